@@ -1,0 +1,12 @@
+//! hindsight: a runtime-verification engine for QTL, first-order past-time
+//! temporal logic with recursive rules and timing constraints.
+//!
+//! The pipeline, one module per stage:
+//! [`syntax`] (grammar, AST, diagnostics) → [`check`] (well-formedness, macro
+//! expansion) → [`plan`] (the monitor plan: subformula table, evaluation order,
+//! variable and bit layout) → [`runtime`] (BDD evaluation of `now`/`pre`
+//! summaries, value enumeration, time) ← [`trace`] (CSV readers) → [`report`].
+#![warn(missing_docs)]
+
+pub mod syntax;
+pub mod check;

@@ -1,0 +1,12 @@
+//! Syntax: the QTL grammar (LALRPOP, `grammar/qtl.lalrpop`), the AST with source
+//! spans, and diagnostics.
+
+pub mod ast;
+pub mod diag;
+pub mod parse;
+pub mod span;
+
+pub use ast::*;
+pub use diag::{Diagnostic, Severity};
+pub use parse::{parse, parse_formula};
+pub use span::{LineIndex, Span};
