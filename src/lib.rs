@@ -10,3 +10,8 @@
 
 pub mod syntax;
 pub mod check;
+pub mod bdd;
+pub mod plan;
+pub mod trace;
+pub mod runtime;
+pub mod report;

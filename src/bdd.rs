@@ -1,0 +1,297 @@
+//! The BDD layer: the one narrow interface between hindsight and a BDD package.
+//!
+//! Everything else in the crate speaks of [`Space`], [`Bdd`] and [`BddVar`];
+//! only this module names `biodivine-lib-bdd`. The operations are the ones the
+//! monitoring algorithm needs: constants, literals and cubes, boolean
+//! connectives, quantification over a set of variables, restriction, renaming,
+//! size and one satisfying assignment.
+
+use biodivine_lib_bdd as bio;
+
+/// A BDD variable (one bit of a data variable's code, or of a time stamp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BddVar(pub u16);
+
+impl BddVar {
+    fn bio(self) -> bio::BddVariable {
+        bio::BddVariable::from_index(self.0 as usize)
+    }
+}
+
+/// The most BDD variables one [`Space`] can have.
+pub const MAX_VARS: usize = u16::MAX as usize - 1;
+
+/// A universe of BDD variables; every [`Bdd`] of one space is built over it.
+#[derive(Clone, Debug)]
+pub struct Space {
+    vars: bio::BddVariableSet,
+}
+
+/// A boolean function over the variables of a [`Space`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bdd(bio::Bdd);
+
+impl Space {
+    /// A space of `num_vars` variables, ordered by index (0 at the top).
+    pub fn new(num_vars: usize) -> Space {
+        let n = u16::try_from(num_vars.min(MAX_VARS)).unwrap_or(u16::MAX - 1);
+        Space { vars: bio::BddVariableSet::new_anonymous(n) }
+    }
+
+    /// Number of variables.
+    pub fn num_vars(&self) -> usize {
+        self.vars.num_vars() as usize
+    }
+
+    /// The constant true function.
+    pub fn tt(&self) -> Bdd {
+        Bdd(self.vars.mk_true())
+    }
+
+    /// The constant false function.
+    pub fn ff(&self) -> Bdd {
+        Bdd(self.vars.mk_false())
+    }
+
+    /// The constant `value`.
+    pub fn constant(&self, value: bool) -> Bdd {
+        if value { self.tt() } else { self.ff() }
+    }
+
+    /// The literal `var = value`.
+    pub fn lit(&self, var: BddVar, value: bool) -> Bdd {
+        Bdd(self.vars.mk_literal(var.bio(), value))
+    }
+
+    /// The conjunction of the given literals (a cube).
+    pub fn cube(&self, lits: &[(BddVar, bool)]) -> Bdd {
+        let partial = bio::BddPartialValuation::from_values(
+            &lits.iter().map(|&(v, b)| (v.bio(), b)).collect::<Vec<_>>(),
+        );
+        Bdd(self.vars.mk_conjunctive_clause(&partial))
+    }
+}
+
+impl Bdd {
+    /// `self ∧ other`
+    pub fn and(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.and(&other.0))
+    }
+
+    /// `self ∨ other`
+    pub fn or(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.or(&other.0))
+    }
+
+    /// `¬self`
+    pub fn not(&self) -> Bdd {
+        Bdd(self.0.not())
+    }
+
+    /// `self → other`
+    pub fn imp(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.imp(&other.0))
+    }
+
+    /// `self ↔ other`
+    pub fn iff(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.iff(&other.0))
+    }
+
+    /// `self ∧ ¬other`
+    pub fn and_not(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.and_not(&other.0))
+    }
+
+    /// `if cond then then_ else else_`
+    pub fn ite(cond: &Bdd, then_: &Bdd, else_: &Bdd) -> Bdd {
+        Bdd(bio::Bdd::if_then_else(&cond.0, &then_.0, &else_.0))
+    }
+
+    /// `∃ vars . self`
+    pub fn exists(&self, vars: &[BddVar]) -> Bdd {
+        if vars.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        Bdd(self.0.exists(&bio_vars(vars)))
+    }
+
+    /// `∀ vars . self`
+    pub fn forall(&self, vars: &[BddVar]) -> Bdd {
+        if vars.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        Bdd(self.0.for_all(&bio_vars(vars)))
+    }
+
+    /// `∃ vars . (self ∧ other)`, in one pass.
+    pub fn and_exists(&self, other: &Bdd, vars: &[BddVar]) -> Bdd {
+        Bdd(bio::Bdd::binary_op_with_exists(
+            &self.0,
+            &other.0,
+            bio::op_function::and,
+            &bio_vars(vars),
+        ))
+    }
+
+    /// The cofactor with the given variables fixed; the result no longer depends on them.
+    pub fn restrict(&self, lits: &[(BddVar, bool)]) -> Bdd {
+        if lits.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        let values: Vec<_> = lits.iter().map(|&(v, b)| (v.bio(), b)).collect();
+        Bdd(self.0.restrict(&values))
+    }
+
+    /// Renames variables simultaneously: every `from` becomes its `to`.
+    ///
+    /// The targets must not occur in `self` unless they are themselves renamed.
+    pub fn rename(&self, space: &Space, pairs: &[(BddVar, BddVar)]) -> Bdd {
+        if pairs.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        let map: std::collections::HashMap<u16, u16> = pairs.iter().map(|&(f, t)| (f.0, t.0)).collect();
+        let mut nodes = self.0.clone().to_nodes();
+        // Fast path: when the renaming keeps the order of the variables that occur,
+        // it is a relabelling of the nodes. `from_nodes` re-validates the order.
+        let mut support: Vec<u16> = nodes.iter().skip(2).map(|n| n.var.to_index() as u16).collect();
+        support.sort_unstable();
+        support.dedup();
+        let mapped: Vec<u16> = support.iter().map(|v| *map.get(v).unwrap_or(v)).collect();
+        if mapped.windows(2).all(|w| w[0] < w[1]) {
+            for node in nodes.iter_mut().skip(2) {
+                let v = node.var.to_index() as u16;
+                if let Some(&t) = map.get(&v) {
+                    node.var = bio::BddVariable::from_index(t as usize);
+                }
+            }
+            if let Ok(bdd) = bio::Bdd::from_nodes(&nodes) {
+                return Bdd(bdd);
+            }
+        }
+        self.rebuild(space, &map)
+    }
+
+    /// General renaming: rebuilds the function node by node with if-then-else.
+    fn rebuild(&self, space: &Space, map: &std::collections::HashMap<u16, u16>) -> Bdd {
+        let bdd = &self.0;
+        let n = bdd.size();
+        let mut done: Vec<Option<bio::Bdd>> = vec![None; n];
+        done[0] = Some(space.ff().0);
+        if n > 1 {
+            done[1] = Some(space.tt().0);
+        }
+        let mut stack = vec![bdd.root_pointer()];
+        while let Some(&p) = stack.last() {
+            let i = p.to_index();
+            if done[i].is_some() {
+                stack.pop();
+                continue;
+            }
+            let (lo, hi) = (bdd.low_link_of(p), bdd.high_link_of(p));
+            match (&done[lo.to_index()], &done[hi.to_index()]) {
+                (Some(l), Some(h)) => {
+                    let v = bdd.var_of(p).to_index() as u16;
+                    let t = *map.get(&v).unwrap_or(&v);
+                    let lit = space.lit(BddVar(t), true).0;
+                    done[i] = Some(bio::Bdd::if_then_else(&lit, h, l));
+                    stack.pop();
+                }
+                (l, h) => {
+                    if h.is_none() {
+                        stack.push(hi);
+                    }
+                    if l.is_none() {
+                        stack.push(lo);
+                    }
+                }
+            }
+        }
+        let root = bdd.root_pointer().to_index();
+        Bdd(done[root].take().unwrap_or_else(|| space.ff().0))
+    }
+
+    /// Number of nodes.
+    pub fn size(&self) -> usize {
+        self.0.size()
+    }
+
+    /// Whether this is the constant true.
+    pub fn is_true(&self) -> bool {
+        self.0.is_true()
+    }
+
+    /// Whether this is the constant false.
+    pub fn is_false(&self) -> bool {
+        self.0.is_false()
+    }
+
+    /// Whether this is a constant.
+    pub fn is_constant(&self) -> bool {
+        self.0.size() <= 2
+    }
+
+    /// The constant value, if this is a constant.
+    pub fn as_bool(&self) -> Option<bool> {
+        self.0.as_bool()
+    }
+
+    /// Whether the function depends on `var`.
+    pub fn depends_on(&self, var: BddVar) -> bool {
+        self.0.support_set_contains(&var.bio())
+    }
+
+    /// One satisfying assignment: the values of `vars` in the lexicographically
+    /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
+    pub fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {
+        let valuation = self.0.first_valuation()?;
+        Some(vars.iter().map(|v| valuation.value(v.bio())).collect())
+    }
+}
+
+fn bio_vars(vars: &[BddVar]) -> Vec<bio::BddVariable> {
+    vars.iter().map(|v| v.bio()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(i: u16) -> BddVar {
+        BddVar(i)
+    }
+
+    #[test]
+    fn connectives_and_quantifiers() {
+        let s = Space::new(4);
+        let a = s.lit(v(0), true);
+        let b = s.lit(v(1), true);
+        assert!(a.and(&a.not()).is_false());
+        assert!(a.or(&a.not()).is_true());
+        assert_eq!(a.imp(&b), a.not().or(&b));
+        assert!(a.and(&b).exists(&[v(0)]) == b);
+        assert!(a.or(&b).forall(&[v(0)]) == b);
+        assert_eq!(a.and_exists(&b, &[v(1)]), a);
+        assert_eq!(a.and(&b).restrict(&[(v(0), true)]), b);
+        assert!(a.and(&b).restrict(&[(v(0), false)]).is_false());
+    }
+
+    #[test]
+    fn rename_monotone_and_swapping() {
+        let s = Space::new(4);
+        let f = s.lit(v(0), true).and(&s.lit(v(1), false));
+        let g = f.rename(&s, &[(v(0), v(2)), (v(1), v(3))]);
+        assert_eq!(g, s.lit(v(2), true).and(&s.lit(v(3), false)));
+        let swapped = f.rename(&s, &[(v(0), v(1)), (v(1), v(0))]);
+        assert_eq!(swapped, s.lit(v(1), true).and(&s.lit(v(0), false)));
+    }
+
+    #[test]
+    fn pick_is_a_model() {
+        let s = Space::new(3);
+        let f = s.cube(&[(v(0), true), (v(2), false)]);
+        let vals = f.pick(&[v(0), v(1), v(2)]).expect("satisfiable");
+        assert!(vals[0] && !vals[2]);
+        assert!(s.ff().pick(&[v(0)]).is_none());
+    }
+}

@@ -1,0 +1,213 @@
+//! Variable scopes of one definition body: free variables, quantifiers hiding
+//! an outer variable, and variables introduced but never used.
+//!
+//! These checks do not depend on what calls resolve to (every argument of a
+//! call is a use of its variables), so each body is checked once, as written.
+
+use std::collections::HashMap;
+
+use crate::syntax::{Arena, Diagnostic, Form, FormId, Ident, Span, Term};
+
+/// What a body belongs to, for the messages.
+#[derive(Clone, Copy)]
+pub(crate) enum Owner<'s> {
+    /// The statement of the named property.
+    Prop(&'s str),
+    /// The body of the named rule.
+    Rule(&'s str),
+    /// The body of the named macro.
+    Macro(&'s str),
+}
+
+struct Binder<'a> {
+    name: &'a str,
+    span: Span,
+    used: bool,
+    param: bool,
+}
+
+enum Task {
+    Visit(FormId),
+    Leave(usize),
+}
+
+struct Scopes<'a> {
+    binders: Vec<Binder<'a>>,
+    /// For each name, the binders in scope, innermost last.
+    in_scope: HashMap<&'a str, Vec<usize>>,
+    owner: Owner<'a>,
+}
+
+/// Checks the variables of `body`, where `params` are bound (the parameters of
+/// a macro or rule; repeated ones were reported already and bind once).
+pub(crate) fn check(arena: &Arena, body: FormId, params: &[Ident], owner: Owner<'_>, diags: &mut Vec<Diagnostic>) {
+    let mut s = Scopes { binders: Vec::new(), in_scope: HashMap::new(), owner };
+    for p in params {
+        let slot = s.in_scope.entry(&p.name).or_default();
+        if slot.is_empty() {
+            slot.push(s.binders.len());
+            s.binders.push(Binder { name: &p.name, span: p.span, used: false, param: true });
+        }
+    }
+    let mut tasks = vec![Task::Visit(body)];
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Visit(id) => match arena.form(id) {
+                Form::Call { args, .. } => {
+                    for a in args {
+                        if let Term::Var(v) = a {
+                            s.use_var(v, diags);
+                        }
+                    }
+                }
+                Form::Cmp { left, right, .. } => {
+                    s.use_var(left, diags);
+                    if let Term::Var(v) = right {
+                        s.use_var(v, diags);
+                    }
+                }
+                Form::Quant(q, v, inner) => {
+                    let slot = s.in_scope.entry(&v.name).or_default();
+                    if let Some(&outer) = slot.last() {
+                        let outer = &s.binders[outer];
+                        let what = if outer.param { "parameter" } else { "variable" };
+                        diags.push(
+                            Diagnostic::error(
+                                v.span,
+                                format!(
+                                    "`{} {}` hides the outer {what} `{}` of the same name; give one of them another name",
+                                    q.keyword(),
+                                    v.name,
+                                    v.name
+                                ),
+                            )
+                            .with_note(outer.span, format!("the outer `{}` is introduced here", v.name)),
+                        );
+                    }
+                    slot.push(s.binders.len());
+                    tasks.push(Task::Leave(s.binders.len()));
+                    s.binders.push(Binder { name: &v.name, span: v.span, used: false, param: false });
+                    tasks.push(Task::Visit(*inner));
+                }
+                form => {
+                    let len = tasks.len();
+                    tasks.extend(form.children().map(Task::Visit));
+                    tasks[len..].reverse();
+                }
+            },
+            Task::Leave(b) => {
+                let binder = &s.binders[b];
+                if let Some(slot) = s.in_scope.get_mut(binder.name) {
+                    slot.pop();
+                }
+                if !binder.used {
+                    diags.push(Diagnostic::error(
+                        binder.span,
+                        format!(
+                            "variable `{}` is quantified but never used in the quantified formula; remove the quantifier or use the variable",
+                            binder.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for b in s.binders.iter().filter(|b| b.param && !b.used) {
+        let whose = match owner {
+            Owner::Rule(r) => format!("rule `{r}`"),
+            Owner::Macro(m) => format!("macro `{m}`"),
+            Owner::Prop(p) => format!("property `{p}`"),
+        };
+        diags.push(Diagnostic::error(
+            b.span,
+            format!("parameter `{}` of {whose} is never used in its body; remove it or use it", b.name),
+        ));
+    }
+}
+
+impl<'a> Scopes<'a> {
+    fn use_var(&mut self, v: &Ident, diags: &mut Vec<Diagnostic>) {
+        if let Some(&b) = self.in_scope.get(v.name.as_str()).and_then(|slot| slot.last()) {
+            self.binders[b].used = true;
+            return;
+        }
+        let why = match self.owner {
+            Owner::Prop(p) => format!(
+                "no quantifier around it introduces it (in property `{p}`; write e.g. `Forall {} . ...`)",
+                v.name
+            ),
+            Owner::Rule(r) => format!("it is not a parameter of rule `{r}` and no quantifier around it introduces it"),
+            Owner::Macro(m) => format!("it is not a parameter of macro `{m}` and no quantifier around it introduces it"),
+        };
+        diags.push(Diagnostic::error(v.span, format!("free variable `{}`: {why}", v.name)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_formula;
+
+    fn run(text: &str, params: &[&str], owner: Owner<'_>) -> Vec<(usize, String)> {
+        let (arena, root) = parse_formula(text).unwrap_or_else(|d| panic!("{}", d.message));
+        let params: Vec<Ident> =
+            params.iter().map(|p| Ident { name: p.to_string(), span: Span::new(1000, 1001) }).collect();
+        let mut diags = Vec::new();
+        check(&arena, root, &params, owner, &mut diags);
+        diags.sort_by_key(|d| d.span.start);
+        diags.iter().map(|d| (d.span.start, d.message.clone())).collect()
+    }
+
+    #[test]
+    fn closed_formulas_pass() {
+        assert!(run("Forall x . Exists y . p(x, y) & x < y", &[], Owner::Prop("p")).is_empty());
+        assert!(run("Forall x . p(x) -> Forall y . q(y, x)", &[], Owner::Prop("p")).is_empty());
+        assert!(run("@ r(x, y) | q(y, \"c\")", &["x", "y"], Owner::Rule("r")).is_empty());
+    }
+
+    #[test]
+    fn free_variables_in_calls_and_comparisons() {
+        let e = run("Forall x . p(x, y) & z < x & x = w", &[], Owner::Prop("p"));
+        let at: Vec<usize> = e.iter().map(|(i, _)| *i).collect();
+        assert_eq!(at, vec![16, 21, 33]);
+        assert!(e.iter().all(|(_, m)| m.starts_with("free variable")));
+        let e = run("q(x, y)", &["x"], Owner::Macro("m"));
+        assert_eq!(e.len(), 1);
+        assert!(e[0].1.contains("`y`: it is not a parameter of macro `m`"));
+    }
+
+    #[test]
+    fn hiding_and_unused() {
+        let e = run("Forall x . p(x) -> Exists x . q(x)", &[], Owner::Prop("p"));
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].0, 26);
+        assert!(e[0].1.contains("hides the outer variable `x`"));
+        let e = run("Exists y . q(x)", &["x", "y"], Owner::Rule("r"));
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(e[0].1.contains("hides the outer parameter `y`"));
+        assert!(e[1].1.contains("quantified but never used"));
+        assert!(e[2].1.contains("parameter `y` of rule `r` is never used"));
+        // Sibling quantifiers over the same name do not hide each other.
+        assert!(run("(Exists x . p(x)) & (Exists x . q(x))", &[], Owner::Prop("p")).is_empty());
+    }
+
+    #[test]
+    fn deep_quantifier_chain_is_iterative() {
+        let n = 100_000;
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("Forall x{i} . "));
+        }
+        text.push_str("p(x0)");
+        for i in 1..n {
+            text.push_str(&format!(" & p(x{i})"));
+        }
+        let (arena, root) = parse_formula(&text).unwrap_or_else(|d| panic!("{}", d.message));
+        let mut diags = Vec::new();
+        check(&arena, root, &[], Owner::Prop("p"), &mut diags);
+        assert!(diags.is_empty());
+        let (arena, root) = parse_formula(&text.replace("p(x7)", "p(y7)")).unwrap_or_else(|d| panic!("{}", d.message));
+        check(&arena, root, &[], Owner::Prop("p"), &mut diags);
+        assert_eq!(diags.len(), 2);
+    }
+}

@@ -1,0 +1,434 @@
+//! Building a [`Plan`] from a checked specification.
+
+use std::collections::HashMap;
+
+use super::{Arg, Node, NodeIx, Op, Phase, Plan, PropPlan, RulePlan, Var, VarIx, VarKind};
+use crate::bdd::{BddVar, MAX_VARS};
+use crate::check::{Checked, Property};
+use crate::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, Span, Term, TimeBound};
+
+/// Widest code of a data variable, in bits.
+pub const MAX_BITS: usize = 32;
+/// Largest time bound accepted (time stamps are kept modulo a power of two above twice the bound).
+pub const MAX_TIME_BOUND: u64 = 1 << 62;
+
+/// Why a specification could not be compiled.
+pub type PlanError = Vec<Diagnostic>;
+
+/// Parses, checks and compiles a specification; returns the plan and the warnings.
+pub fn compile_source(text: &str) -> Result<(Plan, Vec<Diagnostic>), PlanError> {
+    let checked = crate::check::check_source(text)?;
+    let plan = compile(&checked).map_err(|d| vec![d])?;
+    Ok((plan, checked.warnings))
+}
+
+/// Compiles a checked specification into its monitor plan.
+pub fn compile(checked: &Checked) -> Result<Plan, Diagnostic> {
+    let props = checked
+        .props
+        .iter()
+        .map(|p| compile_prop(&checked.arena, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Plan { props, events: checked.events.clone() })
+}
+
+struct Builder<'a> {
+    arena: &'a Arena,
+    ops: Vec<(Op, Span)>,
+    memo: HashMap<Op, NodeIx>,
+    vars: Vec<(String, VarKind)>,
+    /// Variables by (rule scope, name); `None` is the statement.
+    var_ix: HashMap<(Option<usize>, String), VarIx>,
+    rule_ix: HashMap<String, usize>,
+
+}
+
+fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> {
+    let mut b = Builder {
+        arena,
+        ops: Vec::new(),
+        memo: HashMap::new(),
+        vars: Vec::new(),
+        var_ix: HashMap::new(),
+        rule_ix: prop.rules.iter().enumerate().map(|(i, r)| (r.name.name.clone(), i)).collect(),
+
+    };
+    let mut rule_params = Vec::new();
+    for (r, rule) in prop.rules.iter().enumerate() {
+        let params: Vec<VarIx> = rule.params.iter().map(|p| b.var(Some(r), &p.name, VarKind::RuleParam(r))).collect();
+        rule_params.push(params);
+    }
+    let root = b.translate(prop.body, None);
+    let rule_roots: Vec<NodeIx> =
+        prop.rules.iter().enumerate().map(|(r, rule)| b.translate(rule.body, Some(r))).collect();
+    let Builder { ops, vars, .. } = b;
+
+    let order = topological_order(&ops, &rule_roots).ok_or_else(|| {
+        Diagnostic::error(prop.name.span, format!(
+            "the rules of property `{}` depend on each other within one event; a rule may only be referenced under `@` in a rule body",
+            prop.name.name
+        ))
+    })?;
+    let phases = classify(&ops, root, &rule_roots);
+    let mut order = order;
+    order.sort_by_key(|&n| phases[n]);
+    let mut new_ix = vec![0; ops.len()];
+    for (pos, &n) in order.iter().enumerate() {
+        new_ix[n] = pos;
+    }
+    // Free variables are syntactic: compute them in creation order, where
+    // every operand (also of `@`) precedes its parent.
+    let mut free: Vec<Vec<VarIx>> = Vec::with_capacity(ops.len());
+    for (op, _) in &ops {
+        let f = free_vars(op, &free);
+        free.push(f);
+    }
+    let mut nodes: Vec<Node> = Vec::with_capacity(ops.len());
+    for &n in &order {
+        let (op, span) = &ops[n];
+        let op = remap(op, &new_ix);
+        nodes.push(Node { op, free: std::mem::take(&mut free[n]), phase: phases[n], span: *span });
+    }
+    let rules = prop
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(r, rule)| RulePlan {
+            name: rule.name.name.clone(),
+            params: rule_params[r].clone(),
+            body: new_ix[rule_roots[r]],
+        })
+        .collect::<Vec<_>>();
+    let (vars, classes) = layout_vars(vars, &nodes, &rules);
+    let max_bound = nodes
+        .iter()
+        .filter_map(|n| match n.op {
+            Op::SinceTimed(TimeBound::AtMost(d) | TimeBound::MoreThan(d), ..) | Op::Zince(d, ..) => Some((d, n.span)),
+            _ => None,
+        })
+        .max_by_key(|&(d, _)| d);
+    let time_width = match max_bound {
+        None => 0,
+        Some((d, span)) if d > MAX_TIME_BOUND => {
+            return Err(Diagnostic::error(span, format!("time bound {d} is too large; the largest supported is 2^62")));
+        }
+        // Time stamps are kept modulo 2^w with 2^w >= 2d + 2.
+        Some((d, _)) => (64 - (2 * d + 1).leading_zeros() as usize).max(1),
+    };
+    let nvars = vars.len();
+    let bits_per_var = if nvars == 0 { 0 } else { MAX_BITS.min((MAX_VARS - time_width) / nvars) };
+    if nvars > 0 && bits_per_var < 8 {
+        return Err(Diagnostic::error(prop.name.span, format!(
+            "property `{}` has {nvars} variables; at most {} fit in one monitor",
+            prop.name.name,
+            (MAX_VARS - time_width) / 8
+        )));
+    }
+    let mut vars = vars;
+    for (v, var) in vars.iter_mut().enumerate() {
+        // Interleaved order: bit level L of every variable, most significant level first.
+        var.bits = (0..bits_per_var).map(|level| BddVar((level * nvars + v) as u16)).collect();
+    }
+    let base = bits_per_var * nvars;
+    let time_bits = (0..time_width).map(|j| BddVar((base + j) as u16)).collect();
+    Ok(PropPlan {
+        name: prop.name.name.clone(),
+        nodes,
+        root: new_ix[root],
+        rules,
+        vars,
+        classes,
+        bits_per_var,
+        time_bits,
+        bdd_vars: base + time_width,
+        source: arena.span(prop.body),
+    })
+}
+
+impl Builder<'_> {
+    fn var(&mut self, scope: Option<usize>, name: &str, kind: VarKind) -> VarIx {
+        if let Some(&v) = self.var_ix.get(&(scope, name.to_string())) {
+            return v;
+        }
+        let shown = match kind {
+            VarKind::RuleParam(r) => format!("{}.{name}", self.rule_name(r)),
+            VarKind::Quantified(_) => match scope {
+                Some(r) => format!("{}.{name}", self.rule_name(r)),
+                None => name.to_string(),
+            },
+        };
+        self.vars.push((shown, kind));
+        let v = self.vars.len() - 1;
+        self.var_ix.insert((scope, name.to_string()), v);
+        v
+    }
+
+    fn rule_name(&self, r: usize) -> String {
+        self.rule_ix.iter().find(|&(_, &i)| i == r).map(|(n, _)| n.clone()).unwrap_or_default()
+    }
+
+    fn lookup(&mut self, scope: Option<usize>, name: &str) -> VarIx {
+        match self.var_ix.get(&(scope, name.to_string())) {
+            Some(&v) => v,
+            // The checker guarantees every variable is bound; a quantified one is
+            // registered before its body is translated.
+            None => self.var(scope, name, VarKind::Quantified(Quant::Exists)),
+        }
+    }
+
+    fn mk(&mut self, op: Op, span: Span) -> NodeIx {
+        let op = match op {
+            Op::Not(a) => match self.ops[a].0 {
+                Op::Not(inner) => return inner,
+                Op::True => Op::False,
+                Op::False => Op::True,
+                _ => Op::Not(a),
+            },
+            other => other,
+        };
+        if let Some(&n) = self.memo.get(&op) {
+            return n;
+        }
+        self.ops.push((op.clone(), span));
+        let n = self.ops.len() - 1;
+        self.memo.insert(op, n);
+        n
+    }
+
+    fn arg(&mut self, scope: Option<usize>, t: &Term) -> Arg {
+        match t {
+            Term::Var(v) => Arg::Var(self.lookup(scope, &v.name)),
+            Term::Const(c) => Arg::Const(c.text.clone()),
+        }
+    }
+
+    fn translate(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.translate_inner(f, scope))
+    }
+
+    fn translate_inner(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
+        let arena = self.arena;
+        let span = arena.span(f);
+        let op = match arena.form(f) {
+            Form::True => Op::True,
+            Form::False => Op::False,
+            Form::Call { name, args } => {
+                let args = args.iter().map(|t| self.arg(scope, t)).collect();
+                match self.rule_ix.get(&name.name) {
+                    Some(&rule) => Op::RuleCall { rule, args },
+                    None => Op::Atom { event: name.name.clone(), args },
+                }
+            }
+            Form::Cmp { op, left, right } => {
+                let left = self.lookup(scope, &left.name);
+                let right = self.arg(scope, right);
+                Op::Cmp { op: *op, left, right }
+            }
+            Form::Not(a) => Op::Not(self.translate(*a, scope)),
+            Form::Prev(a) => Op::Prev(self.translate(*a, scope)),
+            Form::Once(bound, a) => {
+                let a = self.translate(*a, scope);
+                self.once(*bound, a, span)
+            }
+            Form::Hist(bound, a) => {
+                let a = self.translate(*a, scope);
+                let not_a = self.mk(Op::Not(a), span);
+                let once = self.once(*bound, not_a, span);
+                let once = self.mk(once, span);
+                Op::Not(once)
+            }
+            Form::Bin(op, a, b) => {
+                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
+                match op {
+                    BinOp::And => Op::And(a, b),
+                    BinOp::Or => Op::Or(a, b),
+                    BinOp::Implies => Op::Implies(a, b),
+                    BinOp::Iff => Op::Iff(a, b),
+                }
+            }
+            Form::Since(bound, a, b) => {
+                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
+                match bound {
+                    None => Op::Since(a, b),
+                    Some(t) => Op::SinceTimed(*t, a, b),
+                }
+            }
+            Form::Zince(d, a, b) => {
+                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
+                Op::Zince(*d, a, b)
+            }
+            Form::Interval(a, b) => {
+                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
+                let not_b = self.mk(Op::Not(b), span);
+                Op::Since(not_b, a)
+            }
+            Form::Quant(q, v, body) => {
+                let var = self.var(scope, &v.name, VarKind::Quantified(*q));
+                if let VarKind::Quantified(_) = self.vars[var].1 {
+                    self.vars[var].1 = VarKind::Quantified(*q);
+                }
+                let body = self.translate(*body, scope);
+                Op::Quant(*q, var, body)
+            }
+        };
+        self.mk(op, span)
+    }
+
+    fn once(&mut self, bound: Option<TimeBound>, a: NodeIx, span: Span) -> Op {
+        let t = self.mk(Op::True, span);
+        match bound {
+            None => Op::Since(t, a),
+            Some(b) => Op::SinceTimed(b, t, a),
+        }
+    }
+}
+
+/// Dependencies within one event: children, and the body of a called rule.
+fn deps(op: &Op, rule_roots: &[NodeIx]) -> Vec<NodeIx> {
+    match op {
+        Op::RuleCall { rule, .. } => vec![rule_roots[*rule]],
+        other => other.same_step_children(),
+    }
+}
+
+/// A topological order of all nodes (dependencies first), or `None` on a cycle.
+fn topological_order(ops: &[(Op, Span)], rule_roots: &[NodeIx]) -> Option<Vec<NodeIx>> {
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state = vec![0u8; ops.len()];
+    let mut order = Vec::with_capacity(ops.len());
+    for start in 0..ops.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(NodeIx, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some(&mut (n, ref mut next)) = stack.last_mut() {
+            let d = deps(&ops[n].0, rule_roots);
+            if let Some(&c) = d.get(*next) {
+                *next += 1;
+                match state[c] {
+                    0 => {
+                        state[c] = 1;
+                        stack.push((c, 0));
+                    }
+                    1 => return None,
+                    _ => {}
+                }
+            } else {
+                state[n] = 2;
+                order.push(n);
+                stack.pop();
+            }
+        }
+    }
+    Some(order)
+}
+
+/// Assigns each node its group of the mixed evaluation order.
+fn classify(ops: &[(Op, Span)], root: NodeIx, rule_roots: &[NodeIx]) -> Vec<Phase> {
+    let mut phase = vec![Phase::Statement; ops.len()];
+    let mut seen = vec![[false; 2]; ops.len()];
+    let mut stack: Vec<(NodeIx, bool)> = rule_roots.iter().map(|&r| (r, false)).collect();
+    while let Some((n, under_prev)) = stack.pop() {
+        if std::mem::replace(&mut seen[n][under_prev as usize], true) {
+            continue;
+        }
+        let p = if under_prev { Phase::RuleBodyUnderPrev } else { Phase::RuleBody };
+        phase[n] = phase[n].min(p);
+        match &ops[n].0 {
+            Op::Prev(a) => stack.push((*a, true)),
+            op => stack.extend(op.same_step_children().into_iter().map(|c| (c, under_prev))),
+        }
+    }
+    for &r in rule_roots {
+        if phase[r] != Phase::RuleBody {
+            phase[r] = Phase::RuleRelation;
+        }
+    }
+    let _ = root;
+    phase
+}
+
+fn remap(op: &Op, ix: &[NodeIx]) -> Op {
+    match op.clone() {
+        Op::Not(a) => Op::Not(ix[a]),
+        Op::Prev(a) => Op::Prev(ix[a]),
+        Op::And(a, b) => Op::And(ix[a], ix[b]),
+        Op::Or(a, b) => Op::Or(ix[a], ix[b]),
+        Op::Implies(a, b) => Op::Implies(ix[a], ix[b]),
+        Op::Iff(a, b) => Op::Iff(ix[a], ix[b]),
+        Op::Since(a, b) => Op::Since(ix[a], ix[b]),
+        Op::SinceTimed(t, a, b) => Op::SinceTimed(t, ix[a], ix[b]),
+        Op::Zince(d, a, b) => Op::Zince(d, ix[a], ix[b]),
+        Op::Quant(q, v, a) => Op::Quant(q, v, ix[a]),
+        other => other,
+    }
+}
+
+fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
+    let mut out: Vec<VarIx> = match op {
+        Op::True | Op::False => Vec::new(),
+        Op::Atom { args, .. } | Op::RuleCall { args, .. } => {
+            args.iter().filter_map(|a| if let Arg::Var(v) = a { Some(*v) } else { None }).collect()
+        }
+        Op::Cmp { left, right, .. } => {
+            let mut v = vec![*left];
+            if let Arg::Var(r) = right {
+                v.push(*r);
+            }
+            v
+        }
+        Op::Quant(_, v, a) => free[*a].iter().copied().filter(|x| x != v).collect(),
+        Op::Prev(a) => free[*a].clone(),
+        other => other.same_step_children().iter().flat_map(|&c| free[c].iter().copied()).collect(),
+    };
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Enumeration classes (variables joined by rule calls) and which variables
+/// need their seen values tracked.
+fn layout_vars(vars: Vec<(String, VarKind)>, nodes: &[Node], rules: &[RulePlan]) -> (Vec<Var>, usize) {
+    let mut parent: Vec<usize> = (0..vars.len()).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut needs_seen = vec![false; vars.len()];
+    for node in nodes {
+        match &node.op {
+            Op::RuleCall { rule, args } => {
+                for (arg, &p) in args.iter().zip(&rules[*rule].params) {
+                    if let Arg::Var(v) = arg {
+                        let (a, b) = (find(&mut parent, *v), find(&mut parent, p));
+                        parent[a] = b;
+                    }
+                }
+            }
+            Op::Cmp { left, right, .. } => {
+                needs_seen[*left] = true;
+                if let Arg::Var(r) = right {
+                    needs_seen[*r] = true;
+                }
+            }
+            Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, v, _) => needs_seen[*v] = true,
+            _ => {}
+        }
+    }
+    let mut class_of_root = HashMap::new();
+    let out = vars
+        .into_iter()
+        .enumerate()
+        .map(|(v, (name, kind))| {
+            let root = find(&mut parent, v);
+            let next = class_of_root.len();
+            let class = *class_of_root.entry(root).or_insert(next);
+            Var { name, kind, class, needs_seen: needs_seen[v], bits: Vec::new() }
+        })
+        .collect();
+    (out, class_of_root.len())
+}

@@ -1,0 +1,213 @@
+//! Compilation to a monitor plan: for each property the table of its
+//! subformulas (shared when equal) in evaluation order, its variables with their
+//! enumeration classes and BDD bit layout, and its rules.
+//!
+//! The evaluation order is the paper's *mixed evaluation order*: a topological
+//! order of the subformula graph in which `@φ` reads the `pre` value of φ (its
+//! `now` at the previous event) and so does not depend on φ within an event. Rule
+//! bodies are only allowed to reference rules under `@`, which makes that graph
+//! acyclic; a rule call depends on the body of its rule. The [`Phase`] of each
+//! node names the paper's four groups: (a) rule-body subformulas not under `@`,
+//! (b) rule relations, (c) rule-body subformulas under `@`, (d) the statement.
+
+mod build;
+mod dot;
+mod show;
+
+pub use build::{compile, compile_source, PlanError};
+
+use std::collections::BTreeMap;
+
+use crate::syntax::{Quant, RelOp, Span, TimeBound};
+
+/// Index of a subformula in [`PropPlan::nodes`].
+pub type NodeIx = usize;
+/// Index of a variable in [`PropPlan::vars`].
+pub type VarIx = usize;
+
+/// An argument of an event pattern or rule call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Arg {
+    /// A variable.
+    Var(VarIx),
+    /// A constant, as the text a trace field must equal.
+    Const(String),
+}
+
+/// What a subformula computes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `true`
+    True,
+    /// `false`
+    False,
+    /// The current event is `event` with arguments matching `args`.
+    Atom {
+        /// Event name.
+        event: String,
+        /// Argument patterns.
+        args: Vec<Arg>,
+    },
+    /// Comparison of a variable with a variable or constant.
+    Cmp {
+        /// The operator.
+        op: RelOp,
+        /// The left variable.
+        left: VarIx,
+        /// The right side.
+        right: Arg,
+    },
+    /// Negation.
+    Not(NodeIx),
+    /// Conjunction.
+    And(NodeIx, NodeIx),
+    /// Disjunction.
+    Or(NodeIx, NodeIx),
+    /// Implication.
+    Implies(NodeIx, NodeIx),
+    /// Equivalence.
+    Iff(NodeIx, NodeIx),
+    /// `@φ`: the `pre` value of φ.
+    Prev(NodeIx),
+    /// `φ S ψ`.
+    Since(NodeIx, NodeIx),
+    /// `φ S[<=d] ψ` or `φ S[>d] ψ`.
+    SinceTimed(TimeBound, NodeIx, NodeIx),
+    /// `φ Z[<=d] ψ`.
+    Zince(u64, NodeIx, NodeIx),
+    /// A quantifier over one variable.
+    Quant(Quant, VarIx, NodeIx),
+    /// A call of rule `rule` with the given arguments.
+    RuleCall {
+        /// Index into [`PropPlan::rules`].
+        rule: usize,
+        /// One argument per parameter.
+        args: Vec<Arg>,
+    },
+}
+
+impl Op {
+    /// The subformulas this one reads within the same event (not through `@`).
+    pub fn same_step_children(&self) -> Vec<NodeIx> {
+        match *self {
+            Op::Not(a) | Op::Quant(_, _, a) => vec![a],
+            Op::And(a, b)
+            | Op::Or(a, b)
+            | Op::Implies(a, b)
+            | Op::Iff(a, b)
+            | Op::Since(a, b)
+            | Op::SinceTimed(_, a, b)
+            | Op::Zince(_, a, b) => vec![a, b],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The paper's four groups of the mixed evaluation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// (a) a rule-body subformula not under `@`.
+    RuleBody,
+    /// (b) the body root of a rule: the rule relation.
+    RuleRelation,
+    /// (c) a rule-body subformula under `@`.
+    RuleBodyUnderPrev,
+    /// (d) a subformula of the statement.
+    Statement,
+}
+
+impl Phase {
+    /// A short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::RuleBody => "a",
+            Phase::RuleRelation => "b",
+            Phase::RuleBodyUnderPrev => "c",
+            Phase::Statement => "d",
+        }
+    }
+}
+
+/// One subformula of a property.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// What it computes.
+    pub op: Op,
+    /// Its free variables, sorted.
+    pub free: Vec<VarIx>,
+    /// Its group in the mixed evaluation order.
+    pub phase: Phase,
+    /// Where it was written (for a desugared operator, the operator it came from).
+    pub span: Span,
+}
+
+/// How a variable is introduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Bound by a quantifier.
+    Quantified(Quant),
+    /// A parameter of the given rule.
+    RuleParam(usize),
+}
+
+/// A variable of a property.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name (rule variables are shown as `rule.name`).
+    pub name: String,
+    /// How it is introduced.
+    pub kind: VarKind,
+    /// Its enumeration class: variables whose codes must agree share one.
+    pub class: usize,
+    /// Whether the runtime must track the values seen for it (for
+    /// `exists`/`forall` and comparisons).
+    pub needs_seen: bool,
+    /// Its BDD bits, most significant first.
+    pub bits: Vec<crate::bdd::BddVar>,
+}
+
+/// A rule of a property.
+#[derive(Clone, Debug)]
+pub struct RulePlan {
+    /// The rule name.
+    pub name: String,
+    /// Its parameters.
+    pub params: Vec<VarIx>,
+    /// The root of its body.
+    pub body: NodeIx,
+}
+
+/// The monitor plan of one property.
+#[derive(Clone, Debug)]
+pub struct PropPlan {
+    /// The property name.
+    pub name: String,
+    /// The subformulas in evaluation order: a node only reads nodes before it,
+    /// except that `@φ` reads the previous value of φ.
+    pub nodes: Vec<Node>,
+    /// The statement's root.
+    pub root: NodeIx,
+    /// The rules.
+    pub rules: Vec<RulePlan>,
+    /// The variables.
+    pub vars: Vec<Var>,
+    /// Number of enumeration classes.
+    pub classes: usize,
+    /// Bits reserved per variable.
+    pub bits_per_var: usize,
+    /// BDD bits of the time stamps kept by timed operators, most significant first.
+    pub time_bits: Vec<crate::bdd::BddVar>,
+    /// Total number of BDD variables.
+    pub bdd_vars: usize,
+    /// The statement's text in the specification.
+    pub source: Span,
+}
+
+/// The compiled monitor of a whole specification.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// One plan per property, in source order.
+    pub props: Vec<PropPlan>,
+    /// Every event the specification knows, with its arity.
+    pub events: BTreeMap<String, usize>,
+}

@@ -1,0 +1,103 @@
+//! Printing a plan for `hindsight compile`.
+
+use std::fmt::Write as _;
+
+use super::{Arg, Op, Plan, PropPlan, VarKind};
+
+impl PropPlan {
+    /// How a node is written in the plan listing (children as `nK`).
+    pub fn describe(&self, n: usize) -> String {
+        let var = |v: usize| self.vars[v].name.clone();
+        let arg = |a: &Arg| match a {
+            Arg::Var(v) => var(*v),
+            Arg::Const(c) => format!("{c:?}"),
+        };
+        let args = |args: &[Arg]| {
+            if args.is_empty() { String::new() } else { format!("({})", args.iter().map(arg).collect::<Vec<_>>().join(", ")) }
+        };
+        match &self.nodes[n].op {
+            Op::True => "true".into(),
+            Op::False => "false".into(),
+            Op::Atom { event, args: a } => format!("{event}{}", args(a)),
+            Op::Cmp { op, left, right } => format!("{} {} {}", var(*left), op.symbol(), arg(right)),
+            Op::Not(a) => format!("!n{a}"),
+            Op::Prev(a) => format!("@n{a}"),
+            Op::And(a, b) => format!("n{a} & n{b}"),
+            Op::Or(a, b) => format!("n{a} | n{b}"),
+            Op::Implies(a, b) => format!("n{a} -> n{b}"),
+            Op::Iff(a, b) => format!("n{a} <-> n{b}"),
+            Op::Since(a, b) => format!("n{a} S n{b}"),
+            Op::SinceTimed(t, a, b) => format!("n{a} S{t} n{b}"),
+            Op::Zince(d, a, b) => format!("n{a} Z[<={d}] n{b}"),
+            Op::Quant(q, v, a) => format!("{} {} . n{a}", q.keyword(), var(*v)),
+            Op::RuleCall { rule, args: a } => format!("{}{}", self.rules[*rule].name, args(a)),
+        }
+    }
+
+    /// The listing of this property's monitor: variables, rules and the
+    /// subformulas in evaluation order. `source` is the specification text.
+    pub fn render(&self, source: &str) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "property {}: {} subformulas, {} variables in {} enumeration classes, {} BDD variables",
+            self.name,
+            self.nodes.len(),
+            self.vars.len(),
+            self.classes,
+            self.bdd_vars
+        );
+        if !self.vars.is_empty() {
+            let _ = writeln!(out, "  variables:");
+            for v in &self.vars {
+                let kind = match v.kind {
+                    VarKind::Quantified(q) => q.keyword().to_string(),
+                    VarKind::RuleParam(r) => format!("parameter of {}", self.rules[r].name),
+                };
+                let seen = if v.needs_seen { ", seen values tracked" } else { "" };
+                let _ = writeln!(out, "    {:<12} {kind}, class {}{seen}", v.name, v.class);
+            }
+        }
+        if !self.rules.is_empty() {
+            let _ = writeln!(out, "  rules (relations evaluated in phase b):");
+            for r in &self.rules {
+                let params: Vec<_> = r.params.iter().map(|&p| self.vars[p].name.clone()).collect();
+                let _ = writeln!(out, "    {}({}) := n{}", r.name, params.join(", "), r.body);
+            }
+        }
+        if !self.time_bits.is_empty() {
+            let _ = writeln!(out, "  time stamps: {} bits (modular)", self.time_bits.len());
+        }
+        let _ = writeln!(out, "  evaluation order{}:", if self.rules.is_empty() { "" } else {
+            " (a: rule bodies, b: rule relations, c: rule bodies under @, d: statement)"
+        });
+        for (i, node) in self.nodes.iter().enumerate() {
+            let free: Vec<_> = node.free.iter().map(|&v| self.vars[v].name.as_str()).collect();
+            let text = source.get(node.span.start..node.span.end).unwrap_or("");
+            let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = if text.chars().count() > 60 { format!("{}...", text.chars().take(57).collect::<String>()) } else { text };
+            let phase = if self.rules.is_empty() { String::new() } else { format!("({}) ", node.phase.label()) };
+            let root = if i == self.root { "  <- statement" } else { "" };
+            let _ = writeln!(
+                out,
+                "    {phase}n{i:<4} {:<28} free {{{}}}   {text}{root}",
+                self.describe(i),
+                free.join(", ")
+            );
+        }
+        out
+    }
+}
+
+impl Plan {
+    /// The listing of every property's monitor.
+    pub fn render(&self, source: &str) -> String {
+        let mut out = String::new();
+        let events: Vec<String> = self.events.iter().map(|(e, n)| format!("{e}/{n}")).collect();
+        let _ = writeln!(out, "events: {}", if events.is_empty() { "(none)".to_string() } else { events.join(", ") });
+        for p in &self.props {
+            out.push_str(&p.render(source));
+        }
+        out
+    }
+}

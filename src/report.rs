@@ -1,0 +1,187 @@
+//! Reporting: violations as they are found and the end-of-run summary, as
+//! human-readable text or JSON lines.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use serde_json::json;
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A violation to report.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation<'a> {
+    /// Index of the property.
+    pub property: usize,
+    /// 1-based event number.
+    pub event: u64,
+    /// The event's name.
+    pub name: &'a [u8],
+    /// The event's arguments.
+    pub args: &'a [&'a [u8]],
+    /// The event's time, in a timed trace.
+    pub time: Option<u64>,
+}
+
+/// Per-run statistics for the summary.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Events processed.
+    pub events: u64,
+    /// Occurrences per event name.
+    pub counts: BTreeMap<String, u64>,
+    /// Event names the specification mentions.
+    pub spec_events: Vec<String>,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// The input error that ended the run early, if any.
+    pub error: Option<String>,
+}
+
+/// Writes violations and the summary.
+pub struct Reporter<W: Write> {
+    out: W,
+    format: OutputFormat,
+    properties: Vec<String>,
+    violations: Vec<u64>,
+    first: Vec<Option<u64>>,
+    /// Print nothing but the final status.
+    pub quiet: bool,
+    /// Stop printing a property's violations after this many.
+    pub max_violations: Option<u64>,
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl<W: Write> Reporter<W> {
+    /// A reporter for the given property names.
+    pub fn new(out: W, format: OutputFormat, properties: Vec<String>) -> Reporter<W> {
+        let n = properties.len();
+        Reporter {
+            out,
+            format,
+            properties,
+            violations: vec![0; n],
+            first: vec![None; n],
+            quiet: false,
+            max_violations: None,
+        }
+    }
+
+    /// Total violations so far.
+    pub fn total(&self) -> u64 {
+        self.violations.iter().sum()
+    }
+
+    /// Records a violation and prints it (unless quiet or past the limit).
+    pub fn violation(&mut self, v: &Violation<'_>) -> io::Result<()> {
+        self.violations[v.property] += 1;
+        self.first[v.property].get_or_insert(v.event);
+        if self.quiet || self.max_violations.is_some_and(|m| self.violations[v.property] > m) {
+            return Ok(());
+        }
+        let name = &self.properties[v.property];
+        match self.format {
+            OutputFormat::Text => {
+                let args: Vec<String> = v.args.iter().map(|a| text(a)).collect();
+                let call = if args.is_empty() { text(v.name) } else { format!("{}({})", text(v.name), args.join(", ")) };
+                let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
+                writeln!(self.out, "property {name} violated at event {}{time}: {call}", v.event)
+            }
+            OutputFormat::Json => {
+                let mut o = json!({
+                    "kind": "violation",
+                    "property": name,
+                    "event": v.event,
+                    "name": text(v.name),
+                    "args": v.args.iter().map(|a| text(a)).collect::<Vec<_>>(),
+                });
+                if let Some(t) = v.time {
+                    o["time"] = json!(t);
+                }
+                writeln!(self.out, "{o}")
+            }
+        }
+    }
+
+    /// Prints the summary and the CRV status line.
+    pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
+        let status = if self.total() > 0 { "Violated" } else { "Satisfied" };
+        let secs = s.elapsed.as_secs_f64();
+        let never: Vec<&String> = s.spec_events.iter().filter(|e| !s.counts.contains_key(*e)).collect();
+        let unknown: Vec<&String> = s.counts.keys().filter(|e| !s.spec_events.contains(e)).collect();
+        match self.format {
+            OutputFormat::Json => {
+                let props: serde_json::Map<String, serde_json::Value> = self
+                    .properties
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.clone(), json!({"violations": self.violations[i], "first": self.first[i]})))
+                    .collect();
+                let o = json!({
+                    "kind": "summary",
+                    "events": s.events,
+                    "seconds": secs,
+                    "counts": s.counts,
+                    "never_occurred": never,
+                    "not_in_spec": unknown,
+                    "properties": props,
+                    "violations": self.total(),
+                    "error": s.error,
+                    "status": status,
+                });
+                writeln!(self.out, "{o}")?;
+            }
+            OutputFormat::Text => {
+                if !self.quiet {
+                    let rate = if secs > 0.0 { s.events as f64 / secs } else { 0.0 };
+                    writeln!(self.out, "---")?;
+                    writeln!(self.out, "events processed: {} in {secs:.3} s ({rate:.0} events/s)", s.events)?;
+                    let counts: Vec<String> = s.counts.iter().map(|(e, n)| format!("{e} {n}")).collect();
+                    if !counts.is_empty() {
+                        writeln!(self.out, "events by name: {}", counts.join(", "))?;
+                    }
+                    if !never.is_empty() {
+                        let list: Vec<&str> = never.iter().map(|s| s.as_str()).collect();
+                        writeln!(self.out, "in the spec but never occurred: {}", list.join(", "))?;
+                    }
+                    if !unknown.is_empty() {
+                        let list: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
+                        writeln!(self.out, "in the trace but not in the spec: {}", list.join(", "))?;
+                    }
+                    for (i, p) in self.properties.iter().enumerate() {
+                        match self.first[i] {
+                            Some(first) => writeln!(
+                                self.out,
+                                "property {p}: {} violation{} (first at event {first})",
+                                self.violations[i],
+                                if self.violations[i] == 1 { "" } else { "s" }
+                            )?,
+                            None => writeln!(self.out, "property {p}: no violation")?,
+                        }
+                    }
+                    if let Some(e) = &s.error {
+                        writeln!(self.out, "stopped early: {e}")?;
+                    }
+                }
+                writeln!(self.out, "STATUS: {status}")?;
+            }
+        }
+        self.out.flush()
+    }
+
+    /// Flushes the output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}

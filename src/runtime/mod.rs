@@ -1,0 +1,162 @@
+//! The monitoring runtime: feeds events to the per-property monitors and
+//! collects verdicts. This is the library API for online monitoring:
+//!
+//! ```
+//! use hindsight::runtime::Monitor;
+//! let mut monitor = Monitor::from_source(
+//!     "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))",
+//!     Default::default(),
+//! ).expect("well-formed");
+//! assert!(monitor.step(b"open", &[b"a"], 0).expect("ok").is_empty());
+//! assert!(monitor.step(b"close", &[b"a"], 0).expect("ok").is_empty());
+//! assert_eq!(monitor.step(b"close", &[b"a"], 0).expect("ok"), &[0]);
+//! ```
+
+mod enumeration;
+mod prop;
+pub mod time;
+
+pub use enumeration::Enumeration;
+pub use prop::PropMonitor;
+
+use hashbrown::HashMap;
+
+use crate::plan::Plan;
+use crate::syntax::Diagnostic;
+use time::Tick;
+
+/// Options of a monitor.
+#[derive(Clone, Debug)]
+pub struct MonitorOptions {
+    /// Initial width of value codes, in bits (they grow as needed).
+    pub start_bits: usize,
+}
+
+impl Default for MonitorOptions {
+    fn default() -> Self {
+        MonitorOptions { start_bits: 4 }
+    }
+}
+
+/// Why an event could not be processed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MonitorError {
+    /// The event has a different number of arguments than the specification uses.
+    Arity {
+        /// Event name.
+        event: String,
+        /// Arity in the specification.
+        expected: usize,
+        /// Arity of the event.
+        found: usize,
+    },
+    /// The time went backwards.
+    TimeBackwards {
+        /// Previous event's time.
+        previous: u64,
+        /// This event's time.
+        time: u64,
+    },
+    /// More distinct live values than codes of the widest supported width.
+    OutOfCodes {
+        /// The property.
+        property: String,
+    },
+}
+
+impl std::fmt::Display for MonitorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MonitorError::Arity { event, expected, found } => write!(
+                f,
+                "event `{event}` has {found} argument{}, but the specification uses it with {expected}",
+                if *found == 1 { "" } else { "s" }
+            ),
+            MonitorError::TimeBackwards { previous, time } => {
+                write!(f, "time stamp {time} is smaller than the previous one, {previous}")
+            }
+            MonitorError::OutOfCodes { property } => {
+                write!(f, "property `{property}` has more distinct live values than 2^32 codes can hold")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MonitorError {}
+
+/// A monitor for all properties of a specification.
+#[derive(Clone, Debug)]
+pub struct Monitor {
+    props: Vec<PropMonitor>,
+    arity: HashMap<Box<[u8]>, usize>,
+    events: u64,
+    last_time: Option<u64>,
+    violated: Vec<usize>,
+}
+
+impl Monitor {
+    /// A monitor for a compiled plan.
+    pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, MonitorError> {
+        let arity = plan.events.iter().map(|(e, &n)| (e.as_bytes().into(), n)).collect();
+        let props = plan
+            .props
+            .into_iter()
+            .map(|p| PropMonitor::new(p, options.start_bits))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Monitor { props, arity, events: 0, last_time: None, violated: Vec::new() })
+    }
+
+    /// Parses, checks and compiles `source`, and builds its monitor.
+    pub fn from_source(source: &str, options: MonitorOptions) -> Result<Monitor, Vec<Diagnostic>> {
+        let (plan, _warnings) = crate::plan::compile_source(source)?;
+        Monitor::new(plan, options).map_err(|e| vec![Diagnostic::error(crate::syntax::Span::default(), e.to_string())])
+    }
+
+    /// The names of the properties, indexed as in verdicts.
+    pub fn property_names(&self) -> Vec<&str> {
+        self.props.iter().map(|p| p.plan().name.as_str()).collect()
+    }
+
+    /// The per-property monitors.
+    pub fn properties(&self) -> &[PropMonitor] {
+        &self.props
+    }
+
+    /// The arity the specification gives `name`, if it mentions it.
+    pub fn arity_of(&self, name: &[u8]) -> Option<usize> {
+        self.arity.get(name).copied()
+    }
+
+    /// Number of events processed.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Processes the next event (`time` is 0 for untimed traces) and returns the
+    /// indices of the properties violated at it. On error nothing changes.
+    pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], MonitorError> {
+        if let Some(&expected) = self.arity.get(name) {
+            if expected != args.len() {
+                return Err(MonitorError::Arity {
+                    event: String::from_utf8_lossy(name).into_owned(),
+                    expected,
+                    found: args.len(),
+                });
+            }
+        }
+        let prev = self.last_time.unwrap_or(time);
+        if time < prev {
+            return Err(MonitorError::TimeBackwards { previous: prev, time });
+        }
+        let tick = Tick { now: time, prev };
+        self.violated.clear();
+        for (i, p) in self.props.iter_mut().enumerate() {
+            if !p.step(name, args, tick)? {
+                self.violated.push(i);
+            }
+        }
+        self.events += 1;
+        self.last_time = Some(time);
+        Ok(&self.violated)
+    }
+}

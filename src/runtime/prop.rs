@@ -1,0 +1,445 @@
+//! The monitor of one property: `now`/`pre` summaries per subformula,
+//! evaluated at each event in the plan's mixed evaluation order.
+
+use hashbrown::HashMap;
+
+use super::enumeration::Enumeration;
+use super::time::{Clock, Tick, TimedState};
+use super::MonitorError;
+use crate::bdd::{Bdd, BddVar, Space};
+use crate::check::compare_values;
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::syntax::{Quant, RelOp, TimeBound};
+
+/// The runtime state of one property.
+#[derive(Clone, Debug)]
+pub struct PropMonitor {
+    plan: PropPlan,
+    space: Space,
+    clock: Clock,
+    classes: Vec<Enumeration>,
+    /// Per variable whose seen values matter: those values' codes.
+    seen: Vec<Option<Seen>>,
+    now: Vec<Bdd>,
+    /// Per node: its value at the previous event, kept for `@` operands and `S` nodes.
+    pre: Vec<Option<Bdd>>,
+    keeps_pre: Vec<bool>,
+    timed: Vec<Option<TimedState>>,
+    /// Per comparison node: the pairs of seen values that satisfy it.
+    cmp: Vec<Option<Bdd>>,
+    /// Per rule call: the codes of its constant arguments.
+    call_consts: Vec<Vec<Option<u32>>>,
+    atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
+    atom_nodes: Vec<NodeIx>,
+    /// Scratch: matched atoms of the current event and their variables' codes.
+    matched: Vec<(NodeIx, Vec<(VarIx, u32)>)>,
+    /// Scratch: newly seen (variable, code) pairs of the current event.
+    newly_seen: Vec<(VarIx, u32)>,
+    first: bool,
+}
+
+impl PropMonitor {
+    /// A fresh monitor for `plan`, with codes starting at `start_bits` bits.
+    pub fn new(plan: PropPlan, start_bits: usize) -> Result<PropMonitor, MonitorError> {
+        let space = Space::new(plan.bdd_vars);
+        let n = plan.nodes.len();
+        let mut keeps_pre = vec![false; n];
+        let mut timed = vec![None; n];
+        let mut atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>> = HashMap::new();
+        let mut atom_nodes = Vec::new();
+        for (i, node) in plan.nodes.iter().enumerate() {
+            match &node.op {
+                Op::Prev(a) => keeps_pre[*a] = true,
+                Op::Since(..) => keeps_pre[i] = true,
+                Op::SinceTimed(b, ..) => {
+                    timed[i] = Some(TimedState::new(&space, matches!(b, TimeBound::MoreThan(_))))
+                }
+                Op::Zince(..) => timed[i] = Some(TimedState::new(&space, false)),
+                Op::Atom { event, .. } => {
+                    atoms_by_event.entry(event.as_bytes().into()).or_default().push(i);
+                    atom_nodes.push(i);
+                }
+                _ => {}
+            }
+        }
+        let start = start_bits.clamp(1, plan.bits_per_var.max(1));
+        let mut classes: Vec<Enumeration> = (0..plan.classes).map(|_| Enumeration::new(start)).collect();
+        let mut call_consts = vec![Vec::new(); n];
+        for (i, node) in plan.nodes.iter().enumerate() {
+            if let Op::RuleCall { rule, args } = &node.op {
+                let params = &plan.rules[*rule].params;
+                for (arg, &p) in args.iter().zip(params) {
+                    let code = match arg {
+                        Arg::Const(c) => {
+                            let class = plan.vars[p].class;
+                            let found = classes[class]
+                                .get_or_insert(c.as_bytes(), plan.bits_per_var)
+                                .map_err(|_| MonitorError::OutOfCodes { property: plan.name.clone() })?;
+                            Some(found.code)
+                        }
+                        Arg::Var(_) => None,
+                    };
+                    call_consts[i].push(code);
+                }
+            }
+        }
+        let seen = plan.vars.iter().map(|v| v.needs_seen.then(|| Seen::new(&space))).collect();
+        let cmp = plan.nodes.iter().map(|node| matches!(node.op, Op::Cmp { .. }).then(|| space.ff())).collect();
+        Ok(PropMonitor {
+            clock: Clock::new(plan.time_bits.clone()),
+            now: vec![space.ff(); n],
+            pre: vec![None; n],
+            keeps_pre,
+            timed,
+            cmp,
+            call_consts,
+            atoms_by_event,
+            atom_nodes,
+            seen,
+            classes,
+            matched: Vec::new(),
+            newly_seen: Vec::new(),
+            first: true,
+            space,
+            plan,
+        })
+    }
+
+    /// The plan being monitored.
+    pub fn plan(&self) -> &PropPlan {
+        &self.plan
+    }
+
+    /// Processes one event; returns whether the property holds after it.
+    pub fn step(&mut self, name: &[u8], args: &[&[u8]], tick: Tick) -> Result<bool, MonitorError> {
+        self.bind(name, args)?;
+        self.update_comparisons();
+        self.evaluate(tick);
+        let holds = self.now[self.plan.root].is_true();
+        for n in 0..self.now.len() {
+            if self.keeps_pre[n] {
+                self.pre[n] = Some(self.now[n].clone());
+            }
+        }
+        self.first = false;
+        Ok(holds)
+    }
+
+    /// Matches the event against the atoms of its name and enumerates the
+    /// values bound to variables (growing code widths as needed).
+    fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
+        self.matched.clear();
+        self.newly_seen.clear();
+        let Some(atoms) = self.atoms_by_event.get(name) else { return Ok(()) };
+        let mut grown = Vec::new();
+        for &n in atoms {
+            let Op::Atom { args: pattern, .. } = &self.plan.nodes[n].op else { continue };
+            if pattern.len() != args.len() || !matches_pattern(pattern, args) {
+                continue;
+            }
+            let mut codes = Vec::with_capacity(pattern.len());
+            for (p, value) in pattern.iter().zip(args) {
+                let Arg::Var(v) = p else { continue };
+                if codes.iter().any(|&(w, _)| w == *v) {
+                    continue;
+                }
+                let class = self.plan.vars[*v].class;
+                let found = self.classes[class]
+                    .get_or_insert(value, self.plan.bits_per_var)
+                    .map_err(|_| MonitorError::OutOfCodes { property: self.plan.name.clone() })?;
+                if found.grew {
+                    grown.push((class, self.classes[class].width()));
+                }
+                if self.seen[*v].as_ref().is_some_and(|s| !s.contains(found.code)) {
+                    self.newly_seen.push((*v, found.code));
+                }
+                codes.push((*v, found.code));
+            }
+            self.matched.push((n, codes));
+        }
+        for (class, width) in grown {
+            self.grow(class, width);
+        }
+        Ok(())
+    }
+
+    /// The cube `v = code` over the current width of `v`'s class.
+    fn code_cube(&self, v: VarIx, code: u32, lits: &mut Vec<(BddVar, bool)>) {
+        let var = &self.plan.vars[v];
+        let width = self.classes[var.class].width();
+        let bits = &var.bits;
+        for i in 0..width {
+            lits.push((bits[bits.len() - 1 - i], (code >> i) & 1 == 1));
+        }
+    }
+
+    fn update_comparisons(&mut self) {
+        let newly = std::mem::take(&mut self.newly_seen);
+        for &(v, code) in &newly {
+            if self.seen[v].as_ref().is_none_or(|s| s.contains(code)) {
+                continue;
+            }
+            let mut lits = Vec::new();
+            self.code_cube(v, code, &mut lits);
+            let cube = self.space.cube(&lits);
+            for n in 0..self.plan.nodes.len() {
+                let Op::Cmp { op, left, right } = &self.plan.nodes[n].op else { continue };
+                let add = self.comparison_delta(*op, *left, right, v, code);
+                if let (Some(add), Some(rel)) = (add, &self.cmp[n]) {
+                    self.cmp[n] = Some(rel.or(&add));
+                }
+            }
+            if let Some(s) = &mut self.seen[v] {
+                s.insert(code, &cube);
+            }
+        }
+        self.newly_seen = newly;
+    }
+
+    /// The pairs a comparison gains when `code` becomes seen for `v`.
+    fn comparison_delta(&self, op: RelOp, left: VarIx, right: &Arg, v: VarIx, code: u32) -> Option<Bdd> {
+        let value = |var: VarIx, c: u32| self.classes[self.plan.vars[var].class].value(c);
+        let holds = |a: &[u8], b: &[u8]| relop_holds(op, compare_values(a, b));
+        let cube = |var: VarIx, c: u32| {
+            let mut lits = Vec::new();
+            self.code_cube(var, c, &mut lits);
+            self.space.cube(&lits)
+        };
+        match right {
+            Arg::Const(c) if v == left => holds(value(v, code), c.as_bytes()).then(|| cube(v, code)),
+            Arg::Var(r) if *r == left && v == left => holds(value(v, code), value(v, code)).then(|| cube(v, code)),
+            Arg::Var(r) if v == left || v == *r => {
+                let other = if v == left { *r } else { left };
+                let others = self.seen[other].as_ref()?;
+                let mut acc = self.space.ff();
+                for &oc in &others.codes {
+                    let (a, b) = if v == left { (value(v, code), value(other, oc)) } else { (value(other, oc), value(v, code)) };
+                    if holds(a, b) {
+                        acc = acc.or(&cube(other, oc));
+                    }
+                }
+                Some(acc.and(&cube(v, code)))
+            }
+            _ => None,
+        }
+    }
+
+    fn evaluate(&mut self, tick: Tick) {
+        for &n in &self.atom_nodes {
+            self.now[n] = self.space.ff();
+        }
+        for i in 0..self.matched.len() {
+            let mut lits = Vec::new();
+            for &(v, code) in &self.matched[i].1 {
+                self.code_cube(v, code, &mut lits);
+            }
+            let n = self.matched[i].0;
+            let cube = self.space.cube(&lits);
+            self.now[n] = self.now[n].or(&cube);
+        }
+        for n in 0..self.plan.nodes.len() {
+            let value = match &self.plan.nodes[n].op {
+                Op::Atom { .. } => continue,
+                Op::True => self.space.tt(),
+                Op::False => self.space.ff(),
+                Op::Cmp { .. } => self.cmp[n].clone().unwrap_or_else(|| self.space.ff()),
+                Op::Not(a) => self.now[*a].not(),
+                Op::And(a, b) => self.now[*a].and(&self.now[*b]),
+                Op::Or(a, b) => self.now[*a].or(&self.now[*b]),
+                Op::Implies(a, b) => self.now[*a].imp(&self.now[*b]),
+                Op::Iff(a, b) => self.now[*a].iff(&self.now[*b]),
+                Op::Prev(a) => self.pre[*a].clone().unwrap_or_else(|| self.space.ff()),
+                Op::Since(a, b) => match &self.pre[n] {
+                    Some(pre) => self.now[*b].or(&self.now[*a].and(pre)),
+                    None => self.now[*b].clone(),
+                },
+                Op::SinceTimed(bound, a, b) => {
+                    let (d, strict) = match bound {
+                        TimeBound::AtMost(d) | TimeBound::MoreThan(d) => (*d, false),
+                    };
+                    self.timed_step(n, d, strict, *a, *b, tick)
+                }
+                Op::Zince(d, a, b) => self.timed_step(n, *d, true, *a, *b, tick),
+                Op::Quant(q, v, a) => {
+                    let bits = &self.plan.vars[*v].bits;
+                    let body = &self.now[*a];
+                    match q {
+                        Quant::Exists => body.exists(bits),
+                        Quant::Forall => body.forall(bits),
+                        Quant::ExistsSeen => match &self.seen[*v] {
+                            Some(seen) => seen.set.and_exists(body, bits),
+                            None => self.space.ff(),
+                        },
+                        Quant::ForallSeen => match &self.seen[*v] {
+                            Some(seen) => seen.set.and_exists(&body.not(), bits).not(),
+                            None => self.space.tt(),
+                        },
+                    }
+                }
+                Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
+            };
+            self.now[n] = value;
+        }
+    }
+
+    fn timed_step(&mut self, n: NodeIx, d: u64, strict: bool, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
+        let Some(mut state) = self.timed[n].take() else { return self.space.ff() };
+        let value = state.step(&self.space, &self.clock, d, tick, &self.now[a], &self.now[b], strict);
+        self.timed[n] = Some(state);
+        value
+    }
+
+    /// The rule's relation with its parameters replaced by the call's arguments.
+    fn rule_call(&self, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
+        let rule_plan = &self.plan.rules[rule];
+        let mut relation = self.now[rule_plan.body].clone();
+        let mut restrict = Vec::new();
+        let mut rename = Vec::new();
+        let mut equal: Vec<(VarIx, VarIx)> = Vec::new();
+        let mut targets: Vec<VarIx> = Vec::new();
+        for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
+            match arg {
+                Arg::Const(_) => {
+                    if let Some(code) = self.call_consts[n].get(i).copied().flatten() {
+                        self.code_cube(p, code, &mut restrict);
+                    }
+                }
+                Arg::Var(v) if targets.contains(v) => equal.push((p, *v)),
+                Arg::Var(v) => {
+                    targets.push(*v);
+                    if *v != p {
+                        let (from, to) = (&self.plan.vars[p].bits, &self.plan.vars[*v].bits);
+                        rename.extend(from.iter().copied().zip(to.iter().copied()));
+                    }
+                }
+            }
+        }
+        if !restrict.is_empty() {
+            relation = relation.restrict(&restrict);
+        }
+        for &(p, v) in &equal {
+            let (pb, vb) = (&self.plan.vars[p].bits, &self.plan.vars[v].bits);
+            let mut eq = self.space.tt();
+            for (&x, &y) in pb.iter().zip(vb) {
+                eq = eq.and(&self.space.lit(x, true).iff(&self.space.lit(y, true)));
+            }
+            relation = relation.and_exists(&eq, pb);
+        }
+        relation.rename(&self.space, &rename)
+    }
+
+    /// Widens class `class` by one bit: the new top bit was ignored so far; from
+    /// now on codes with it set stand for unseen values, like the old reserved code.
+    fn grow(&mut self, class: usize, width: usize) {
+        let space = self.space.clone();
+        let per_var: Vec<(Bdd, Vec<(BddVar, bool)>)> = self
+            .plan
+            .vars
+            .iter()
+            .filter(|v| v.class == class)
+            .map(|v| {
+                let len = v.bits.len();
+                let top = space.lit(v.bits[len - width], true);
+                (top, v.bits[len - width + 1..].iter().map(|&x| (x, true)).collect())
+            })
+            .collect();
+        let transform = |b: &mut Bdd| {
+            for (top, old_low) in &per_var {
+                if old_low.iter().all(|&(x, _)| !b.depends_on(x)) {
+                    continue;
+                }
+                let unseen = b.restrict(old_low);
+                *b = Bdd::ite(top, &unseen, b);
+            }
+        };
+        self.for_each_state(transform);
+    }
+
+    /// Applies `f` to every BDD kept from one event to the next.
+    fn for_each_state(&mut self, mut f: impl FnMut(&mut Bdd)) {
+        for b in self.pre.iter_mut().flatten() {
+            f(b);
+        }
+        for s in self.timed.iter_mut().flatten() {
+            s.for_each_bdd(&mut f);
+        }
+        for s in self.seen.iter_mut().flatten() {
+            f(&mut s.set);
+        }
+        for b in self.cmp.iter_mut().flatten() {
+            f(b);
+        }
+    }
+
+    /// Total BDD nodes of the summaries kept between events.
+    pub fn summary_nodes(&self) -> usize {
+        let pre: usize = self.pre.iter().flatten().map(Bdd::size).sum();
+        let seen: usize = self.seen.iter().flatten().map(|s| s.set.size()).sum();
+        let mut timed = 0;
+        for s in &self.timed {
+            let mut s = s.clone();
+            if let Some(s) = &mut s {
+                s.for_each_bdd(|b| timed += b.size());
+            }
+        }
+        pre + seen + timed
+    }
+}
+
+/// The values seen for one variable.
+#[derive(Clone, Debug)]
+struct Seen {
+    /// Their codes as a set.
+    set: Bdd,
+    /// Their codes in order of first sight.
+    codes: Vec<u32>,
+    member: Vec<bool>,
+}
+
+impl Seen {
+    fn new(space: &Space) -> Seen {
+        Seen { set: space.ff(), codes: Vec::new(), member: Vec::new() }
+    }
+
+    fn contains(&self, code: u32) -> bool {
+        self.member.get(code as usize).copied().unwrap_or(false)
+    }
+
+    fn insert(&mut self, code: u32, cube: &Bdd) {
+        let i = code as usize;
+        if self.member.len() <= i {
+            self.member.resize(i + 1, false);
+        }
+        self.member[i] = true;
+        self.codes.push(code);
+        self.set = self.set.or(cube);
+    }
+}
+
+fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
+    for (i, p) in pattern.iter().enumerate() {
+        match p {
+            Arg::Const(c) if c.as_bytes() != args[i] => return false,
+            Arg::Var(v) => {
+                if let Some(j) = pattern[..i].iter().position(|q| q == &Arg::Var(*v)) {
+                    if args[j] != args[i] {
+                        return false;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+fn relop_holds(op: RelOp, ord: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        RelOp::Lt => ord == Less,
+        RelOp::Le => ord != Greater,
+        RelOp::Eq => ord == Equal,
+        RelOp::Gt => ord == Greater,
+        RelOp::Ge => ord != Less,
+    }
+}

@@ -1,0 +1,182 @@
+//! Timed operators, kept exactly with modular time stamps.
+//!
+//! For `φ S[<=d] ψ` (and `Z[<=d]`) each assignment that may still satisfy the
+//! operator carries the time of the *latest* ψ in its current φ-chain; for
+//! `φ S[>d] ψ` the time of the *earliest* one, until it is more than `d` old,
+//! after which the assignment moves to a time-free set of satisfied
+//! assignments. Time stamps are stored in BDD bits modulo `M = 2^w` with
+//! `M >= 2d + 2`: entries older than the window are dropped (or moved) at every
+//! event, so the live stamps always lie in a range shorter than `M` and their
+//! residues are unambiguous; a gap larger than `d` clears the window at once.
+//! Unlike elapsed-time counters (ATVA 2020), nothing is added to the stamps at
+//! each event: the per-event cost is a few BDD operations on the operator's own
+//! summary plus building range constraints over `w` bits, whatever the gap.
+
+use crate::bdd::{Bdd, BddVar, Space};
+
+/// The state of one timed operator.
+#[derive(Clone, Debug)]
+pub enum TimedState {
+    /// `S[<=d]` or `Z[<=d]`: assignments with the stamp of their latest ψ.
+    AtMost {
+        /// Over data and time bits.
+        pending: Bdd,
+    },
+    /// `S[>d]`: assignments with the stamp of their earliest ψ, and the satisfied ones.
+    MoreThan {
+        /// Over data and time bits.
+        pending: Bdd,
+        /// Over data bits only.
+        sat: Bdd,
+    },
+}
+
+/// The time-stamp bits of a property.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    bits: Vec<BddVar>,
+}
+
+impl Clock {
+    /// A clock over the given bits, most significant first.
+    pub fn new(bits: Vec<BddVar>) -> Clock {
+        Clock { bits }
+    }
+
+    /// The time bits.
+    pub fn bits(&self) -> &[BddVar] {
+        &self.bits
+    }
+
+    fn modulus_mask(&self) -> u64 {
+        if self.bits.len() >= 64 { u64::MAX } else { (1u64 << self.bits.len()) - 1 }
+    }
+
+    /// The stamp `T = t mod M`.
+    pub fn stamp(&self, space: &Space, t: u64) -> Bdd {
+        let t = t & self.modulus_mask();
+        let w = self.bits.len();
+        let lits: Vec<_> = self.bits.iter().enumerate().map(|(j, &b)| (b, (t >> (w - 1 - j)) & 1 == 1)).collect();
+        space.cube(&lits)
+    }
+
+    /// `T mod M` lies in the cyclic range of the residues of `lo ..= hi`
+    /// (requires `hi - lo < M`).
+    pub fn range(&self, space: &Space, lo: u64, hi: u64) -> Bdd {
+        let mask = self.modulus_mask();
+        if hi < lo {
+            return space.ff();
+        }
+        if hi - lo >= mask {
+            return space.tt();
+        }
+        let (a, b) = (lo & mask, hi & mask);
+        let ge = self.compare(space, a, true);
+        let le = self.compare(space, b, false);
+        if a <= b { ge.and(&le) } else { ge.or(&le) }
+    }
+
+    /// `T >= c` (when `at_least`) or `T <= c`.
+    fn compare(&self, space: &Space, c: u64, at_least: bool) -> Bdd {
+        let w = self.bits.len();
+        let mut f = space.tt();
+        for (i, &bit) in self.bits.iter().enumerate().rev() {
+            let set = (c >> (w - 1 - i)) & 1 == 1;
+            let lit = space.lit(bit, at_least);
+            f = if set == at_least { lit.and(&f) } else { lit.or(&f) };
+        }
+        f
+    }
+}
+
+/// The times of the current and the previous event.
+#[derive(Clone, Copy, Debug)]
+pub struct Tick {
+    /// Time of the current event.
+    pub now: u64,
+    /// Time of the previous event (equal to `now` at the first event).
+    pub prev: u64,
+}
+
+impl TimedState {
+    /// The initial state of an operator with bound kind `more_than`.
+    pub fn new(space: &Space, more_than: bool) -> TimedState {
+        if more_than {
+            TimedState::MoreThan { pending: space.ff(), sat: space.ff() }
+        } else {
+            TimedState::AtMost { pending: space.ff() }
+        }
+    }
+
+    /// Advances the state to the current event and returns the operator's
+    /// value there. `strict` selects `Z` (ψ strictly earlier).
+    pub fn step(&mut self, space: &Space, clock: &Clock, d: u64, tick: Tick, phi: &Bdd, psi: &Bdd, strict: bool) -> Bdd {
+        let gap = tick.now - tick.prev;
+        match self {
+            TimedState::AtMost { pending } => {
+                let alive = if gap > d {
+                    space.ff()
+                } else {
+                    pending.and(&clock.range(space, tick.now.saturating_sub(d), tick.now))
+                };
+                let chained = alive.and(phi);
+                let earlier = chained.exists(clock.bits());
+                let value = if strict { earlier } else { psi.or(&earlier) };
+                *pending = chained.and_not(psi).or(&psi.and(&clock.stamp(space, tick.now)));
+                value
+            }
+            TimedState::MoreThan { pending, sat } => {
+                let sat1 = sat.and(phi);
+                let pend1 = pending.and(phi);
+                let old = if gap > d {
+                    space.tt()
+                } else if tick.now > d {
+                    clock.range(space, tick.prev.saturating_sub(d), tick.now - d - 1)
+                } else {
+                    space.ff()
+                };
+                let moved = pend1.and(&old).exists(clock.bits());
+                let sat2 = sat1.or(&moved);
+                let pend2 = pend1.and_not(&old);
+                let fresh = psi.and_not(&sat2).and_not(&pend2.exists(clock.bits()));
+                *pending = pend2.or(&fresh.and(&clock.stamp(space, tick.now)));
+                *sat = sat2.clone();
+                sat2
+            }
+        }
+    }
+
+    /// Applies `f` to every BDD of the state.
+    pub fn for_each_bdd(&mut self, mut f: impl FnMut(&mut Bdd)) {
+        match self {
+            TimedState::AtMost { pending } => f(pending),
+            TimedState::MoreThan { pending, sat } => {
+                f(pending);
+                f(sat);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holds(space: &Space, clock: &Clock, f: &Bdd, t: u64) -> bool {
+        !f.and(&clock.stamp(space, t)).is_false()
+    }
+
+    #[test]
+    fn cyclic_ranges() {
+        let space = Space::new(3);
+        let clock = Clock::new((0..3).map(BddVar).collect());
+        let r = clock.range(&space, 6, 9); // residues 6,7,0,1
+        let inside: Vec<u64> = (0..8).filter(|&t| holds(&space, &clock, &r, t)).collect();
+        assert_eq!(inside, vec![0, 1, 6, 7]);
+        let r = clock.range(&space, 2, 4);
+        let inside: Vec<u64> = (0..8).filter(|&t| holds(&space, &clock, &r, t)).collect();
+        assert_eq!(inside, vec![2, 3, 4]);
+        assert!(clock.range(&space, 0, 100).is_true());
+        assert!(clock.range(&space, 5, 4).is_false());
+    }
+}

@@ -1,0 +1,373 @@
+//! Trace readers: stream the events of a CSV trace from any [`Read`] (a file or
+//! stdin), one at a time, without holding the trace in memory.
+//!
+//! # Formats
+//!
+//! - **Plain** (DejaVu): no header, one event per line, `name,arg1,...,argn`,
+//!   with RFC 4180 quoting (`"a,b"` is one field, `""` inside quotes is a `"`).
+//!   Fields are taken verbatim, spaces included.
+//! - **CRV**: the same, preceded by a header line whose first field is `event`
+//!   (`event, field, ...`); spaces and tabs around every field of every line
+//!   are trimmed (`open, 1, 2` is `open(1,2)`). The header's other fields are
+//!   ignored.
+//! - [`Format::Auto`] picks CRV when the first non-blank line's first field,
+//!   trimmed of spaces and tabs, is exactly `event`, and plain otherwise. (A
+//!   plain trace whose first event is named `event` needs [`Format::Plain`].)
+//!
+//! In a **timed** trace ([`TraceOptions::timed`]; see [`timed_by_name`]) the last
+//! field of every event is its time, a natural number written with decimal
+//! digits only, that fits in a `u64` and never decreases; it is not an
+//! argument. Untimed events have time 0.
+//!
+//! # Lines
+//!
+//! Lines end with `\n` or `\r\n`; the final line end may be missing. Blank
+//! lines and lines of only spaces and tabs (or a lone `""`) are skipped: they
+//! are not events. A quoted field may span lines; an event's
+//! [`line`](EventRef::line) is the line where it starts. Fields are bytes:
+//! invalid UTF-8 and NUL bytes are accepted as they are.
+//!
+//! # Errors
+//!
+//! Every problem is a [`TraceError`] naming the line: broken quoting (a quoted
+//! field never closed, or text after a closing quote), an empty event name, a
+//! missing, malformed, out-of-range or decreasing timestamp, a missing CRV
+//! header when [`Format::Crv`] is forced, and read errors. The first error ends
+//! the trace: later calls to [`TraceReader::next_event`] return `Ok(None)`.
+
+mod event;
+mod watch;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use csv::ByteRecord;
+
+pub use event::EventRef;
+use event::{Fields, trim_blanks};
+use watch::{Fault, Watch};
+
+/// The CSV dialect of a trace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Detect: CRV if the first non-blank line's first field, trimmed, is
+    /// `event`, plain otherwise.
+    #[default]
+    Auto,
+    /// DejaVu CSV: no header, fields verbatim.
+    Plain,
+    /// CRV competition CSV: a header line `event, ...` (required), fields
+    /// trimmed of spaces and tabs.
+    Crv,
+}
+
+/// How to read a trace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TraceOptions {
+    /// Whether the last field of each event is its timestamp.
+    pub timed: bool,
+    /// The CSV dialect.
+    pub format: Format,
+}
+
+/// A problem in a trace, with the line where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    /// The 1-based line of the input where the offending event (or line) starts.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Whether the file name of `path` (its last component) contains `.timed.`,
+/// the convention for timestamped traces (`log1.timed.csv`).
+pub fn timed_by_name(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| {
+        name.as_encoded_bytes()
+            .windows(b".timed.".len())
+            .any(|w| w == b".timed.")
+    })
+}
+
+/// The size of the CSV reader's buffer.
+const BUFFER_CAPACITY: usize = 64 * 1024;
+
+/// What the reader found out about one record, before the view is made.
+struct Accepted {
+    args_end: usize,
+    time: u64,
+    line: u64,
+    trim: bool,
+    strip_cr: bool,
+}
+
+/// A streaming reader of trace events.
+///
+/// Memory use is bounded by the longest event: one [`ByteRecord`] is reused
+/// for every event, and the input is read through a fixed-size buffer.
+pub struct TraceReader<R: Read> {
+    csv: csv::Reader<Watch<R>>,
+    record: ByteRecord,
+    timed: bool,
+    /// The format in use; `Auto` until the first non-blank line is read.
+    format: Format,
+    /// Whether the first non-blank line was read (and the format decided).
+    decided: bool,
+    events: u64,
+    last_time: u64,
+    failed: bool,
+}
+
+impl<R: Read> TraceReader<R> {
+    /// A reader of the trace `input` (consider a buffered or raw file; the
+    /// reader does its own buffering).
+    pub fn new(input: R, options: TraceOptions) -> Self {
+        let csv = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .terminator(csv::Terminator::Any(b'\n'))
+            .buffer_capacity(BUFFER_CAPACITY)
+            .from_reader(Watch::new(input));
+        TraceReader {
+            csv,
+            record: ByteRecord::new(),
+            timed: options.timed,
+            format: options.format,
+            decided: options.format == Format::Plain,
+            events: 0,
+            last_time: 0,
+            failed: false,
+        }
+    }
+
+    /// The next event, or `Ok(None)` at the end of the trace (or after an
+    /// error). The returned view borrows the reader's buffer.
+    pub fn next_event(&mut self) -> Result<Option<EventRef<'_>>, TraceError> {
+        if self.failed {
+            return Ok(None);
+        }
+        match self.advance() {
+            Ok(Some(a)) => Ok(Some(EventRef::new(
+                Fields::new(&self.record, a.trim, a.strip_cr),
+                a.args_end,
+                a.time,
+                a.line,
+                self.events,
+            ))),
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.failed = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// Bytes of the input consumed so far (for progress reports).
+    pub fn bytes_read(&self) -> u64 {
+        self.csv.position().byte()
+    }
+
+    /// The number of events read so far.
+    pub fn events_read(&self) -> u64 {
+        self.events
+    }
+
+    /// The format in use: as given, or, with [`Format::Auto`], the detected one
+    /// once the first non-blank line has been read (`Auto` before).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Reads records until the next event, checking it.
+    fn advance(&mut self) -> Result<Option<Accepted>, TraceError> {
+        loop {
+            let more = self
+                .csv
+                .read_byte_record(&mut self.record)
+                .map_err(|e| TraceError {
+                    line: self.csv.position().line(),
+                    message: format!("cannot read the trace: {e}"),
+                })?;
+            if !more {
+                return Ok(None);
+            }
+            let end = self.csv.position().byte();
+            let (line, strip_cr) = self.locate();
+            check_fault(self.csv.get_ref().fault(), end, line)?;
+            let raw = Fields::new(&self.record, true, strip_cr);
+            if raw.len() == 0 || (raw.len() == 1 && raw.at(0).is_empty()) {
+                continue; // a blank line
+            }
+            let mut header = false;
+            if !self.decided {
+                self.decided = true;
+                header = raw.at(0) == b"event";
+                if header {
+                    self.format = Format::Crv;
+                } else if self.format == Format::Crv {
+                    return Err(TraceError {
+                        line,
+                        message: format!(
+                            "expected the CRV header line `event, ...`, found `{}`",
+                            show(raw.at(0))
+                        ),
+                    });
+                } else {
+                    self.format = Format::Plain;
+                }
+            }
+            let crv = self.format == Format::Crv;
+            check_fault(self.csv.get_ref().format_fault(crv), end, line)?;
+            if header {
+                continue;
+            }
+            return self.accept(line, strip_cr).map(Some);
+        }
+    }
+
+    /// Checks the current (non-blank, non-header) record as an event.
+    fn accept(&mut self, line: u64, strip_cr: bool) -> Result<Accepted, TraceError> {
+        let trim = self.format == Format::Crv;
+        let fields = Fields::new(&self.record, trim, strip_cr);
+        let error = |message: String| TraceError { line, message };
+        if trim_blanks(fields.at(0)).is_empty() {
+            return Err(error("empty event name".to_owned()));
+        }
+        let n = fields.len();
+        let (args_end, time) = if self.timed {
+            if n < 2 {
+                return Err(error(format!(
+                    "missing timestamp: event `{}` has no fields after its name, but a \
+                     timed trace needs the time as the last field",
+                    show(fields.at(0))
+                )));
+            }
+            let time = parse_time(fields.at(n - 1)).map_err(error)?;
+            if time < self.last_time {
+                return Err(error(format!(
+                    "timestamp {time} is smaller than the previous timestamp {}: time \
+                     must not decrease",
+                    self.last_time
+                )));
+            }
+            self.last_time = time;
+            (n - 1, time)
+        } else {
+            (n, 0)
+        };
+        self.events += 1;
+        Ok(Accepted {
+            args_end,
+            time,
+            line,
+            trim,
+            strip_cr,
+        })
+    }
+
+    /// The line where the record just read starts, and whether a `\r` ending
+    /// its last field is half of a CRLF line end (to be dropped).
+    ///
+    /// The CSV reader counts the `\n` bytes it consumed; the record's own ones
+    /// are those inside its (quoted) fields plus its terminator, unless it was
+    /// ended by the end of the input.
+    fn locate(&mut self) -> (u64, bool) {
+        let end = self.csv.position().clone();
+        let record = &self.record;
+        let watch = self.csv.get_mut();
+        let inner = if watch.saw_quoted_field() {
+            record.as_slice().iter().filter(|&&b| b == b'\n').count() as u64
+        } else {
+            0
+        };
+        let unterminated = matches!(watch.fault(), Some(Fault::Unterminated { .. }));
+        let ended_by_newline =
+            end.byte() < watch.total() || (watch.last_byte() == Some(b'\n') && !unterminated);
+        let line = end
+            .line()
+            .saturating_sub(inner + u64::from(ended_by_newline));
+        let ends_with_cr = (record.len().checked_sub(1))
+            .and_then(|i| record.get(i))
+            .is_some_and(|f| f.ends_with(b"\r"));
+        let line_end = end.byte() - u64::from(ended_by_newline);
+        let strip_cr = ends_with_cr && !watch.keeps_cr(line_end);
+        (line.max(1), strip_cr)
+    }
+}
+
+/// Parses a timestamp: decimal digits only, fitting in a `u64`.
+fn parse_time(field: &[u8]) -> Result<u64, String> {
+    if field.is_empty() {
+        return Err("missing timestamp: the last field, the time, is empty".to_owned());
+    }
+    if !field.iter().all(u8::is_ascii_digit) {
+        return Err(format!(
+            "timestamp `{}` is not a natural number (only the digits 0-9 are allowed)",
+            show(field)
+        ));
+    }
+    field
+        .iter()
+        .try_fold(0u64, |t, &d| {
+            t.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+        .ok_or_else(|| {
+            format!(
+                "timestamp `{}` is out of range (the maximum is {})",
+                show(field),
+                u64::MAX
+            )
+        })
+}
+
+/// An error for `fault` if it lies in the record that ends at byte `end` and
+/// starts on `line` (earlier records were checked before).
+fn check_fault(fault: Option<Fault>, end: u64, line: u64) -> Result<(), TraceError> {
+    const HINT: &str = "write a literal quote as `\"\"` inside a quoted field";
+    let message = match fault {
+        Some(fault) if fault.offset() < end => match fault {
+            Fault::Unterminated { .. } => {
+                format!(
+                    "broken quoting: a quoted field is never closed (unterminated `\"`; {HINT})"
+                )
+            }
+            Fault::AfterQuote { byte, .. } => format!(
+                "broken quoting: unexpected `{}` after the closing quote of a quoted field ({HINT})",
+                show(&[byte])
+            ),
+            Fault::QuoteAfterBlanks { .. } => "broken quoting: a `\"` after spaces does not \
+                 start a quoted field; put the opening quote right after the comma"
+                .to_owned(),
+        },
+        _ => return Ok(()),
+    };
+    Err(TraceError { line, message })
+}
+
+/// Printable form of a field for messages: lossy UTF-8, escaped, shortened.
+fn show(bytes: &[u8]) -> String {
+    const MAX: usize = 40;
+    let cut = &bytes[..bytes.len().min(4 * MAX + 4)];
+    let text = String::from_utf8_lossy(cut);
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .flat_map(char::escape_debug)
+        .collect();
+    if text.chars().nth(MAX).is_some() || cut.len() < bytes.len() {
+        out.push('…');
+    }
+    out
+}

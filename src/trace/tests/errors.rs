@@ -1,0 +1,150 @@
+//! Unit tests of the trace readers: malformed traces.
+
+use super::*;
+
+#[test]
+fn timed_missing_timestamp() {
+    let (got, e) = read_all(b"a,1\n\nb\n", TIMED);
+    assert_eq!(got, vec![ev("a", &[], 1, 1, 1)]);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 3);
+    assert!(
+        e.message.contains("missing timestamp") && e.message.contains("`b`"),
+        "{e}"
+    );
+    let e = error(b"a,x,\n", TIMED);
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("missing timestamp"), "{e}");
+}
+
+#[test]
+fn timed_bad_timestamps() {
+    for bad in ["+5", "-5", " 5", "5 ", "5.0", "1e3", "x", "0x10", "５"] {
+        let input = format!("a,1,1\nb,{bad}\n");
+        let e = error(input.as_bytes(), TIMED);
+        assert_eq!(e.line, 2, "{bad}");
+        assert!(e.message.contains("not a natural number"), "{bad}: {e}");
+    }
+    let e = error(b"a,18446744073709551616\n", TIMED);
+    assert_eq!(e.line, 1);
+    assert!(
+        e.message.contains("out of range") && e.message.contains("18446744073709551616"),
+        "{e}"
+    );
+}
+
+#[test]
+fn timed_decreasing() {
+    let (got, e) = read_all(b"a,5\nb,10\nb,10\n\nc,9\nd,20\n", TIMED);
+    assert_eq!(got.len(), 3);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 5);
+    assert!(
+        e.message.contains("smaller") && e.message.contains('9') && e.message.contains("10"),
+        "{e}"
+    );
+    assert_eq!(e.to_string(), format!("line 5: {}", e.message));
+}
+
+#[test]
+fn empty_event_name() {
+    let e = error(b"a\n,1\n", PLAIN);
+    assert_eq!((e.line, e.message.as_str()), (2, "empty event name"));
+    let e = error(b"  ,1\n", PLAIN);
+    assert_eq!((e.line, e.message.as_str()), (1, "empty event name"));
+    let e = error(b"event, x\nopen, 1\n  , 2\n", PLAIN.with(Format::Crv));
+    assert_eq!((e.line, e.message.as_str()), (3, "empty event name"));
+}
+
+#[test]
+fn unterminated_quote_at_end() {
+    // The csv crate alone accepts this (the field runs to the end of input).
+    let (got, e) = read_all(b"a,1\nb,\"x,2\nc,3\n", PLAIN);
+    assert_eq!(got, vec![ev("a", &["1"], 0, 1, 1)]);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("broken quoting") && e.message.contains("never closed"),
+        "{e}"
+    );
+    for input in [
+        &b"a\n\"\n"[..],
+        b"a\n\"",
+        b"a\n\"  ",
+        b"a\n\"x\"\"\n",
+        b"a\n\"x\r\n",
+    ] {
+        let e = error(input, PLAIN);
+        assert_eq!(e.line, 2, "{input:?}");
+        assert!(e.message.contains("never closed"), "{e}");
+    }
+}
+
+#[test]
+fn text_after_closing_quote() {
+    let (got, e) = read_all(b"a\nb,\"x\"y,1\nc\n", PLAIN);
+    assert_eq!(got, vec![ev("a", &[], 0, 1, 1)]);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("broken quoting") && e.message.contains("`y`"),
+        "{e}"
+    );
+    let e = error(b"a,\"x\"\r,1\n", PLAIN);
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("`\\r`"), "{e}");
+    // A closing quote just before the end of input is fine.
+    assert_eq!(events(b"a,\"x\"", PLAIN), vec![ev("a", &["x"], 0, 1, 1)]);
+    assert_eq!(events(b"a,\"x\"\r", PLAIN), vec![ev("a", &["x"], 0, 1, 1)]);
+}
+
+#[test]
+fn crv_forced_needs_header() {
+    let e = error(b"\nopen,1\n", PLAIN.with(Format::Crv));
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("CRV header"), "{e}");
+    assert_eq!(
+        events(b"event,a\nx,1\n", PLAIN.with(Format::Crv)),
+        vec![ev("x", &["1"], 0, 2, 1)]
+    );
+}
+
+#[test]
+fn read_error() {
+    let mut reader = TraceReader::new(Trickle(b"a\nb", true), PLAIN);
+    assert!(reader.next_event().expect("valid").is_some());
+    let e = reader.next_event().map(|e| e.map(|e| e.number));
+    assert!(
+        matches!(&e, Err(TraceError { message, .. }) if message.contains("disk on fire")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn blanks_around_quoted_fields() {
+    // Plain: blanks are data, so a quote after them is an ordinary byte, and
+    // blanks after a closing quote are broken quoting.
+    assert_eq!(
+        events(b"a, \"x\"\n", PLAIN),
+        vec![ev("a", &[" \"x\""], 0, 1, 1)]
+    );
+    let e = error(b"a\nb,\"x\" ,1\n", PLAIN);
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("broken quoting") && e.message.contains("` `"),
+        "{e}"
+    );
+    // CRV: blanks after a closing quote are trimmed away, but a quote after
+    // blanks cannot open a quoted field: an error, not a silent misreading.
+    let got = events(b"event\nb,\"x, y\" \t, 1\n", PLAIN);
+    assert_eq!(got, vec![ev("b", &["x, y", "1"], 0, 2, 1)]);
+    let e = error(b"event, a\nb,1\nc, \"x, y\"\n", PLAIN);
+    assert_eq!(e.line, 3);
+    assert!(
+        e.message.contains("broken quoting") && e.message.contains("after spaces"),
+        "{e}"
+    );
+    let e = error(b"event, a\nb,\"x\" y\n", PLAIN);
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("`y`"), "{e}");
+}

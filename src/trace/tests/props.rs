@@ -1,0 +1,162 @@
+//! Property tests: traces generated from a model and written with random
+//! quoting, line ends and blank lines read back exactly; and the result never
+//! depends on how the input is split into reads.
+
+use std::io::{self, Read};
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// One line of a generated trace.
+#[derive(Clone, Debug)]
+enum Line {
+    /// A blank line: 0 empty, 1 spaces, 2 a tab, 3 a lone `""`.
+    Blank(u8),
+    /// An event: name, arguments, which fields to quote even if not needed.
+    Event(Vec<u8>, Vec<Vec<u8>>, Vec<bool>),
+}
+
+fn field() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop::sample::select(vec![b'a', b'b', b' ', b',', b'"', b'\n', b'\r', 0xff, 0]);
+    prop::collection::vec(byte, 0..6)
+}
+
+fn line() -> impl Strategy<Value = Line> {
+    let name = field().prop_map(|mut f| {
+        f.insert(0, b'n');
+        f
+    });
+    let event = (
+        name,
+        prop::collection::vec(field(), 0..4),
+        prop::collection::vec(any::<bool>(), 5),
+    )
+        .prop_map(|(name, args, quote)| Line::Event(name, args, quote));
+    prop_oneof![1 => (0u8..4).prop_map(Line::Blank), 4 => event]
+}
+
+/// Writes `field` to `out`, quoted if needed or asked.
+fn write_field(out: &mut Vec<u8>, field: &[u8], quote: bool) {
+    if quote
+        || field
+            .iter()
+            .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.push(b'"');
+        for &b in field {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(field);
+    }
+}
+
+/// The text of `lines` and the events expected from it.
+fn render(lines: &[Line], timed: bool, crlf: &[bool], final_end: bool) -> (Vec<u8>, Vec<Ev>) {
+    let (mut out, mut expected) = (Vec::new(), Vec::new());
+    let mut line_no = 1;
+    for (k, line) in lines.iter().enumerate() {
+        let start = out.len();
+        match line {
+            Line::Blank(kind) => {
+                out.extend_from_slice([&b""[..], b"  ", b"\t", b"\"\""][usize::from(*kind)])
+            }
+            Line::Event(name, args, quote) => {
+                write_field(&mut out, name, quote[0]);
+                for (i, arg) in args.iter().enumerate() {
+                    out.push(b',');
+                    write_field(&mut out, arg, quote[i + 1]);
+                }
+                let time = 10 * k as u64;
+                if timed {
+                    out.extend_from_slice(format!(",{time}").as_bytes());
+                }
+                let number = expected.len() as u64 + 1;
+                expected.push((
+                    name.clone(),
+                    args.clone(),
+                    if timed { time } else { 0 },
+                    line_no,
+                    number,
+                ));
+            }
+        }
+        line_no += out[start..].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        if k + 1 < lines.len() || final_end {
+            out.extend_from_slice(if crlf[k % crlf.len()] { b"\r\n" } else { b"\n" });
+        }
+    }
+    (out, expected)
+}
+
+/// A reader that hands out `input` in pieces of at most `size` bytes.
+struct Pieces<'a> {
+    input: &'a [u8],
+    size: usize,
+}
+
+impl Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.len().min(self.size).min(buf.len());
+        buf[..n].copy_from_slice(&self.input[..n]);
+        self.input = &self.input[n..];
+        Ok(n)
+    }
+}
+
+/// All events and the error of `reader`, owned.
+fn drain<R: Read>(mut reader: TraceReader<R>) -> (Vec<Ev>, Option<TraceError>, u64) {
+    let mut events = Vec::new();
+    loop {
+        match reader.next_event() {
+            Ok(Some(e)) => events.push((
+                e.name.to_vec(),
+                e.args().map(<[u8]>::to_vec).collect(),
+                e.time,
+                e.line,
+                e.number,
+            )),
+            Ok(None) => return (events, None, reader.bytes_read()),
+            Err(err) => return (events, Some(err), reader.bytes_read()),
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn generated_traces_read_back(
+        lines in prop::collection::vec(line(), 0..12),
+        timed in any::<bool>(),
+        crlf in prop::collection::vec(any::<bool>(), 1..4),
+        final_end in any::<bool>(),
+    ) {
+        let (text, expected) = render(&lines, timed, &crlf, final_end);
+        let options = TraceOptions { timed, format: Format::Plain };
+        let (got, error, bytes) = drain(TraceReader::new(&text[..], options));
+        prop_assert_eq!(error, None);
+        prop_assert_eq!(got, expected);
+        prop_assert_eq!(bytes, text.len() as u64);
+    }
+
+    #[test]
+    fn reads_do_not_matter(
+        text in prop::collection::vec(prop::sample::select(b"ab ,\"\n\r\t1".to_vec()), 0..60),
+        timed in any::<bool>(),
+        crv in any::<bool>(),
+        size in 1usize..5,
+    ) {
+        let mut text = text;
+        if crv {
+            text.splice(0..0, b"event,x\n".iter().copied());
+        }
+        let options = TraceOptions { timed, format: Format::Auto };
+        let whole = drain(TraceReader::new(&text[..], options));
+        let pieces = drain(TraceReader::new(Pieces { input: &text, size }, options));
+        prop_assert_eq!(whole, pieces);
+    }
+}
