@@ -35,7 +35,9 @@ impl Space {
     /// A space of `num_vars` variables, ordered by index (0 at the top).
     pub fn new(num_vars: usize) -> Space {
         let n = u16::try_from(num_vars.min(MAX_VARS)).unwrap_or(u16::MAX - 1);
-        Space { vars: bio::BddVariableSet::new_anonymous(n) }
+        Space {
+            vars: bio::BddVariableSet::new_anonymous(n),
+        }
     }
 
     /// Number of variables.
@@ -150,11 +152,16 @@ impl Bdd {
         if pairs.is_empty() || self.is_constant() {
             return self.clone();
         }
-        let map: std::collections::HashMap<u16, u16> = pairs.iter().map(|&(f, t)| (f.0, t.0)).collect();
+        let map: std::collections::HashMap<u16, u16> =
+            pairs.iter().map(|&(f, t)| (f.0, t.0)).collect();
         let mut nodes = self.0.clone().to_nodes();
         // Fast path: when the renaming keeps the order of the variables that occur,
         // it is a relabelling of the nodes. `from_nodes` re-validates the order.
-        let mut support: Vec<u16> = nodes.iter().skip(2).map(|n| n.var.to_index() as u16).collect();
+        let mut support: Vec<u16> = nodes
+            .iter()
+            .skip(2)
+            .map(|n| n.var.to_index() as u16)
+            .collect();
         support.sort_unstable();
         support.dedup();
         let mapped: Vec<u16> = support.iter().map(|v| *map.get(v).unwrap_or(v)).collect();

@@ -8,10 +8,10 @@
 //! summaries, value enumeration, time) ← [`trace`] (CSV readers) → [`report`].
 #![warn(missing_docs)]
 
-pub mod syntax;
-pub mod check;
 pub mod bdd;
+pub mod check;
 pub mod plan;
-pub mod trace;
-pub mod runtime;
 pub mod report;
+pub mod runtime;
+pub mod syntax;
+pub mod trace;

@@ -12,7 +12,7 @@ use hindsight::plan::compile_source;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
-use hindsight::trace::{timed_by_name, Format, TraceOptions, TraceReader};
+use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -67,6 +67,11 @@ enum Command {
         /// End the run at the first violation.
         #[arg(long)]
         stop_at_first: bool,
+        /// Treat a time stamp smaller than its predecessor's as an input error.
+        /// By default it is accepted, as the reference tool does, and no time
+        /// elapses between the two events (a warning names the first such line).
+        #[arg(long)]
+        strict_time: bool,
     },
 }
 
@@ -93,8 +98,28 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { spec } => check(&spec),
         Command::Compile { spec, dot } => compile(&spec, dot.as_deref()),
-        Command::Run { spec, trace, timed, output, format, bits, quiet, max_violations, stop_at_first } => {
-            let opts = RunOptions { timed, output, format, bits, quiet, max_violations, stop_at_first };
+        Command::Run {
+            spec,
+            trace,
+            timed,
+            output,
+            format,
+            bits,
+            quiet,
+            max_violations,
+            stop_at_first,
+            strict_time,
+        } => {
+            let opts = RunOptions {
+                timed,
+                output,
+                format,
+                bits,
+                quiet,
+                max_violations,
+                stop_at_first,
+                strict_time,
+            };
             run(&spec, trace.as_deref(), &opts)
         }
     }
@@ -108,7 +133,11 @@ fn read_spec(path: &Path) -> Result<String, ExitCode> {
         })
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
-                eprintln!("error: {} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to());
+                eprintln!(
+                    "error: {} is not UTF-8 text (byte {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                );
                 ExitCode::from(2)
             })
         })
@@ -122,7 +151,11 @@ fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
     }
     let errors = diags.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
-        let _ = writeln!(err, "{file}: {errors} error{}", if errors == 1 { "" } else { "s" });
+        let _ = writeln!(
+            err,
+            "{file}: {errors} error{}",
+            if errors == 1 { "" } else { "s" }
+        );
     }
 }
 
@@ -134,7 +167,12 @@ fn check(path: &Path) -> ExitCode {
     match hindsight::check::check_source(&text) {
         Ok(checked) => {
             print_diagnostics(path, &text, &checked.warnings);
-            println!("{}: well-formed, {} propert{}", path.display(), checked.props.len(), if checked.props.len() == 1 { "y" } else { "ies" });
+            println!(
+                "{}: well-formed, {} propert{}",
+                path.display(),
+                checked.props.len(),
+                if checked.props.len() == 1 { "y" } else { "ies" }
+            );
             ExitCode::SUCCESS
         }
         Err(diags) => {
@@ -176,6 +214,7 @@ struct RunOptions {
     quiet: bool,
     max_violations: Option<u64>,
     stop_at_first: bool,
+    strict_time: bool,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -192,7 +231,13 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     };
     print_diagnostics(spec, &text, &warnings);
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
-    let mut monitor = match Monitor::new(plan, MonitorOptions { start_bits: opts.bits }) {
+    let mut monitor = match Monitor::new(
+        plan,
+        MonitorOptions {
+            start_bits: opts.bits,
+            strict_time: opts.strict_time,
+        },
+    ) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
@@ -216,12 +261,17 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         TraceFormat::Plain => Format::Plain,
         TraceFormat::Crv => Format::Crv,
     };
-    let mut reader = TraceReader::new(input, TraceOptions { timed, format });
+    let mut reader = TraceReader::new(input, TraceOptions { timed, format })
+        .allow_decreasing_time(!opts.strict_time);
     let format = match opts.output {
         Output::Text => OutputFormat::Text,
         Output::Json => OutputFormat::Json,
     };
-    let names = monitor.property_names().iter().map(|s| s.to_string()).collect();
+    let names = monitor
+        .property_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut reporter = Reporter::new(BufWriter::new(io::stdout().lock()), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
@@ -253,7 +303,13 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             }
         };
         for &property in violated {
-            let v = Violation { property, event: event.number, name: event.name, args: &args, time: timed.then_some(event.time) };
+            let v = Violation {
+                property,
+                event: event.number,
+                name: event.name,
+                args: &args,
+                time: timed.then_some(event.time),
+            };
             if reporter.violation(&v).is_err() {
                 closed = true;
                 break 'events;
@@ -263,13 +319,22 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             }
         }
     }
+    if monitor.time_regressions() > 0 && !opts.quiet {
+        eprintln!(
+            "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",
+            monitor.time_regressions()
+        );
+    }
     let failed = error.is_some();
     if let Some(e) = &error {
         eprintln!("error: {e}");
     }
     let summary = Summary {
         events: monitor.events(),
-        counts: counts.into_iter().map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v)).collect(),
+        counts: counts
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+            .collect(),
         spec_events,
         elapsed: start.elapsed(),
         error,

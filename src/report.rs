@@ -87,16 +87,28 @@ impl<W: Write> Reporter<W> {
     pub fn violation(&mut self, v: &Violation<'_>) -> io::Result<()> {
         self.violations[v.property] += 1;
         self.first[v.property].get_or_insert(v.event);
-        if self.quiet || self.max_violations.is_some_and(|m| self.violations[v.property] > m) {
+        if self.quiet
+            || self
+                .max_violations
+                .is_some_and(|m| self.violations[v.property] > m)
+        {
             return Ok(());
         }
         let name = &self.properties[v.property];
         match self.format {
             OutputFormat::Text => {
                 let args: Vec<String> = v.args.iter().map(|a| text(a)).collect();
-                let call = if args.is_empty() { text(v.name) } else { format!("{}({})", text(v.name), args.join(", ")) };
+                let call = if args.is_empty() {
+                    text(v.name)
+                } else {
+                    format!("{}({})", text(v.name), args.join(", "))
+                };
                 let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
-                writeln!(self.out, "property {name} violated at event {}{time}: {call}", v.event)
+                writeln!(
+                    self.out,
+                    "property {name} violated at event {}{time}: {call}",
+                    v.event
+                )
             }
             OutputFormat::Json => {
                 let mut o = json!({
@@ -116,17 +128,34 @@ impl<W: Write> Reporter<W> {
 
     /// Prints the summary and the CRV status line.
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
-        let status = if self.total() > 0 { "Violated" } else { "Satisfied" };
+        let status = if self.total() > 0 {
+            "Violated"
+        } else {
+            "Satisfied"
+        };
         let secs = s.elapsed.as_secs_f64();
-        let never: Vec<&String> = s.spec_events.iter().filter(|e| !s.counts.contains_key(*e)).collect();
-        let unknown: Vec<&String> = s.counts.keys().filter(|e| !s.spec_events.contains(e)).collect();
+        let never: Vec<&String> = s
+            .spec_events
+            .iter()
+            .filter(|e| !s.counts.contains_key(*e))
+            .collect();
+        let unknown: Vec<&String> = s
+            .counts
+            .keys()
+            .filter(|e| !s.spec_events.contains(e))
+            .collect();
         match self.format {
             OutputFormat::Json => {
                 let props: serde_json::Map<String, serde_json::Value> = self
                     .properties
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| (p.clone(), json!({"violations": self.violations[i], "first": self.first[i]})))
+                    .map(|(i, p)| {
+                        (
+                            p.clone(),
+                            json!({"violations": self.violations[i], "first": self.first[i]}),
+                        )
+                    })
                     .collect();
                 let o = json!({
                     "kind": "summary",
@@ -144,20 +173,37 @@ impl<W: Write> Reporter<W> {
             }
             OutputFormat::Text => {
                 if !self.quiet {
-                    let rate = if secs > 0.0 { s.events as f64 / secs } else { 0.0 };
+                    let rate = if secs > 0.0 {
+                        s.events as f64 / secs
+                    } else {
+                        0.0
+                    };
                     writeln!(self.out, "---")?;
-                    writeln!(self.out, "events processed: {} in {secs:.3} s ({rate:.0} events/s)", s.events)?;
-                    let counts: Vec<String> = s.counts.iter().map(|(e, n)| format!("{e} {n}")).collect();
+                    writeln!(
+                        self.out,
+                        "events processed: {} in {secs:.3} s ({rate:.0} events/s)",
+                        s.events
+                    )?;
+                    let counts: Vec<String> =
+                        s.counts.iter().map(|(e, n)| format!("{e} {n}")).collect();
                     if !counts.is_empty() {
                         writeln!(self.out, "events by name: {}", counts.join(", "))?;
                     }
                     if !never.is_empty() {
                         let list: Vec<&str> = never.iter().map(|s| s.as_str()).collect();
-                        writeln!(self.out, "in the spec but never occurred: {}", list.join(", "))?;
+                        writeln!(
+                            self.out,
+                            "in the spec but never occurred: {}",
+                            list.join(", ")
+                        )?;
                     }
                     if !unknown.is_empty() {
                         let list: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
-                        writeln!(self.out, "in the trace but not in the spec: {}", list.join(", "))?;
+                        writeln!(
+                            self.out,
+                            "in the trace but not in the spec: {}",
+                            list.join(", ")
+                        )?;
                     }
                     for (i, p) in self.properties.iter().enumerate() {
                         match self.first[i] {

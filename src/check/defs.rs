@@ -59,7 +59,12 @@ pub(crate) fn collect<'s>(defs: &'s [Def], diags: &mut Vec<Diagnostic>) -> Table
                     t.first_decl.get_or_insert(d.name.span);
                     repeated_params(&d.params, "the declaration of event", &d.name.name, diags);
                     if let Some(&first) = t.decl_by_name.get(d.name.name.as_str()) {
-                        diags.push(duplicate(&d.name, t.decls[first].name.span, "event", "declared"));
+                        diags.push(duplicate(
+                            &d.name,
+                            t.decls[first].name.span,
+                            "event",
+                            "declared",
+                        ));
                     } else {
                         t.decl_by_name.insert(&d.name.name, t.decls.len());
                         t.decls.push(d);
@@ -69,11 +74,21 @@ pub(crate) fn collect<'s>(defs: &'s [Def], diags: &mut Vec<Diagnostic>) -> Table
             Def::Macro { name, params, body } => {
                 repeated_params(params, "macro", &name.name, diags);
                 if let Some(&first) = t.macro_by_name.get(name.name.as_str()) {
-                    diags.push(duplicate(name, t.macros[first].name.span, "macro", "defined"));
+                    diags.push(duplicate(
+                        name,
+                        t.macros[first].name.span,
+                        "macro",
+                        "defined",
+                    ));
                 } else {
                     t.macro_by_name.insert(&name.name, t.macros.len());
                 }
-                t.macros.push(MacroDef { name, params, body: *body, recursive: false });
+                t.macros.push(MacroDef {
+                    name,
+                    params,
+                    body: *body,
+                    recursive: false,
+                });
             }
             Def::Prop { name, body, rules } => {
                 if let Some(&first) = prop_by_name.get(name.name.as_str()) {
@@ -87,13 +102,24 @@ pub(crate) fn collect<'s>(defs: &'s [Def], diags: &mut Vec<Diagnostic>) -> Table
                     t.rule_names.insert(&r.name.name);
                     if let Some(&first) = rule_by_name.get(r.name.name.as_str()) {
                         let first: &Rule = &rules[first];
-                        let what = format!("rule of property `{}`", name.name);
-                        diags.push(duplicate(&r.name, first.name.span, &what, "defined"));
+                        let place = format!(" in property `{}`", name.name);
+                        diags.push(duplicate_in(
+                            &r.name,
+                            first.name.span,
+                            "rule",
+                            "defined",
+                            &place,
+                        ));
                     } else {
                         rule_by_name.insert(r.name.name.as_str(), i);
                     }
                 }
-                t.props.push(PropDef { name, body: *body, rules, rule_by_name });
+                t.props.push(PropDef {
+                    name,
+                    body: *body,
+                    rules,
+                    rule_by_name,
+                });
             }
         }
     }
@@ -150,7 +176,12 @@ fn clashes(t: &Table<'_>, diags: &mut Vec<Diagnostic>) {
 }
 
 fn duplicate(again: &Ident, first: Span, what: &str, verb: &str) -> Diagnostic {
-    Diagnostic::error(again.span, format!("{what} `{}` is {verb} more than once", again.name))
+    duplicate_in(again, first, what, verb, "")
+}
+
+fn duplicate_in(again: &Ident, first: Span, what: &str, verb: &str, place: &str) -> Diagnostic {
+    let message = format!("{what} `{}` is {verb} more than once{place}", again.name);
+    Diagnostic::error(again.span, message)
         .with_note(first, format!("`{}` is first {verb} here", again.name))
 }
 
@@ -198,7 +229,11 @@ fn macro_calls(arena: &Arena, root: FormId, t: &Table<'_>) -> Vec<(usize, Span)>
 /// contains such a call, so expanding the unmarked macros terminates.
 pub(crate) fn find_recursion(t: &mut Table<'_>, arena: &Arena, diags: &mut Vec<Diagnostic>) {
     let n = t.macros.len();
-    let edges: Vec<Vec<(usize, Span)>> = t.macros.iter().map(|m| macro_calls(arena, m.body, t)).collect();
+    let edges: Vec<Vec<(usize, Span)>> = t
+        .macros
+        .iter()
+        .map(|m| macro_calls(arena, m.body, t))
+        .collect();
     // 0: not visited, 1: on the search path, 2: done.
     let mut state = vec![0u8; n];
     let mut path_pos = vec![0usize; n];
@@ -241,11 +276,17 @@ pub(crate) fn find_recursion(t: &mut Table<'_>, arena: &Arena, diags: &mut Vec<D
 fn recursion_error(t: &Table<'_>, cycle: &[usize], span: Span) -> Diagnostic {
     let first = &t.macros[cycle[0]].name;
     let message = if cycle.len() == 1 {
-        format!("macro `{}` calls itself; macros are expanded by substitution and cannot be recursive (a rule can: `where r(x) := ...`)", first.name)
+        format!(
+            "macro `{}` calls itself; macros are expanded by substitution and cannot be recursive (a rule can: `where r(x) := ...`)",
+            first.name
+        )
     } else {
         const SHOWN: usize = 8;
-        let mut chain: Vec<String> =
-            cycle.iter().take(SHOWN).map(|&m| format!("`{}`", t.macros[m].name.name)).collect();
+        let mut chain: Vec<String> = cycle
+            .iter()
+            .take(SHOWN)
+            .map(|&m| format!("`{}`", t.macros[m].name.name))
+            .collect();
         if cycle.len() > SHOWN {
             chain.push(format!("... ({} more)", cycle.len() - SHOWN));
         }
@@ -256,7 +297,10 @@ fn recursion_error(t: &Table<'_>, cycle: &[usize], span: Span) -> Diagnostic {
             chain.join(" calls ")
         )
     };
-    Diagnostic::error(span, message).with_note(first.span, format!("macro `{}` is defined here", first.name))
+    Diagnostic::error(span, message).with_note(
+        first.span,
+        format!("macro `{}` is defined here", first.name),
+    )
 }
 
 #[cfg(test)]
@@ -269,37 +313,53 @@ mod tests {
         let mut diags = Vec::new();
         let mut t = collect(&spec.defs, &mut diags);
         find_recursion(&mut t, &spec.arena, &mut diags);
-        diags.iter().map(|d| (d.span.start, d.message.clone())).collect()
+        diags
+            .iter()
+            .map(|d| (d.span.start, d.message.clone()))
+            .collect()
     }
 
     #[test]
     fn duplicates_are_reported_at_the_second_name() {
-        let text = "pred m = a\npred m = b\nprop p : m\nprop p : a where r := a, r := b\nevent e, e(x)";
+        let text =
+            "pred m = a\npred m = b\nprop p : m\nprop p : a where r := a, r := b\nevent e, e(x)";
         let e = errors(text);
         let at = |s: &str, nth: usize| text.match_indices(s).nth(nth).map(|(i, _)| i);
-        assert!(e.iter().any(|(i, m)| Some(*i) == at("m =", 1) && m.contains("macro `m` is defined more")));
-        assert!(e.iter().any(|(i, m)| Some(*i) == at("p :", 1) && m.contains("property `p`")));
-        assert!(e.iter().any(|(i, m)| Some(*i) == at("r :=", 1) && m.contains("rule of property `p`")));
+        assert!(
+            e.iter()
+                .any(|(i, m)| Some(*i) == at("m =", 1) && m.contains("macro `m` is defined more"))
+        );
+        assert!(
+            e.iter()
+                .any(|(i, m)| Some(*i) == at("p :", 1) && m.contains("property `p`"))
+        );
+        assert!(e.iter().any(|(i, m)| Some(*i) == at("r :=", 1)
+            && m.contains("rule `r` is defined more than once in property `p`")));
         assert!(e.iter().any(|(i, m)| Some(*i) == at("e(x)", 0) && m.contains("event `e` is declared more")));
         assert_eq!(e.len(), 4);
     }
 
     #[test]
     fn clashing_names() {
-        let text = "pred e(x)\npred e2(x) = e(x)\npred e3 = true\nprop p : e2(1) & e3 where e3 := true";
+        let text =
+            "pred e(x)\npred e2(x) = e(x)\npred e3 = true\nprop p : e2(1) & e3 where e3 := true";
         let e = errors(text);
         assert_eq!(e.len(), 1, "{e:?}");
         assert!(e[0].1.contains("rule `e3` has the name of a macro"));
         let e = errors("pred e(x)\npred e(x) = true\nprop p : e(1) where e := true");
         assert_eq!(e.len(), 3, "{e:?}");
-        assert!(e[0].1.contains("macro `e` has the name of a declared event"));
+        assert!(
+            e[0].1
+                .contains("macro `e` has the name of a declared event")
+        );
         assert!(e[1].1.contains("rule `e` has the name of a macro"));
         assert!(e[2].1.contains("rule `e` has the name of a declared event"));
     }
 
     #[test]
     fn repeated_parameters() {
-        let e = errors("pred m(x, y, x) = true\nevent a(u, u, u)\nprop p : true where r(z, z) := true");
+        let e =
+            errors("pred m(x, y, x) = true\nevent a(u, u, u)\nprop p : true where r(z, z) := true");
         let got: Vec<usize> = e.iter().map(|(i, _)| *i).collect();
         assert_eq!(got, vec![13, 34, 37, 65]);
         assert!(e.iter().all(|(_, m)| m.contains("appears twice")));

@@ -15,9 +15,12 @@ use super::defs::Table;
 use crate::check::compare_values;
 use crate::syntax::{Arena, Const, Diagnostic, Form, FormId, Ident, RelOp, Span, Term};
 
-/// Most formula nodes macro expansion may create (beyond a multiple of the
-/// parsed ones); macros calling others several times grow exponentially.
-const EXPANSION_BUDGET: usize = 50_000_000;
+/// Macro expansion may create at most this many formula nodes plus
+/// [`EXPANSION_FACTOR`] times the parsed ones: macros calling others several
+/// times grow exponentially, and the limit turns that into an error.
+const EXPANSION_BUDGET: usize = 2_000_000;
+/// See [`EXPANSION_BUDGET`].
+const EXPANSION_FACTOR: usize = 16;
 
 /// Where a formula is expanded.
 #[derive(Clone, Copy)]
@@ -38,9 +41,21 @@ struct Frame {
 }
 
 enum Task {
-    Enter { id: FormId, frame: usize, under_prev: bool },
-    Build { id: FormId, frame: usize, var: Option<Ident> },
-    Restore { frame: usize, name: String, old: Option<Term> },
+    Enter {
+        id: FormId,
+        frame: usize,
+        under_prev: bool,
+    },
+    Build {
+        id: FormId,
+        frame: usize,
+        var: Option<Ident>,
+    },
+    Restore {
+        frame: usize,
+        name: String,
+        old: Option<Term>,
+    },
     EndFrame,
 }
 
@@ -73,7 +88,7 @@ pub(crate) struct Expander<'t, 's> {
 impl<'t, 's> Expander<'t, 's> {
     pub fn new(table: &'t Table<'s>, arena: &'t mut Arena, diags: &'t mut Vec<Diagnostic>) -> Self {
         let n = table.macros.len();
-        let budget = EXPANSION_BUDGET.saturating_add(arena.len().saturating_mul(8));
+        let budget = EXPANSION_BUDGET.saturating_add(arena.len().saturating_mul(EXPANSION_FACTOR));
         let budget = budget.min((u32::MAX as usize / 2).saturating_sub(arena.len()));
         Expander {
             table,
@@ -107,12 +122,23 @@ impl<'t, 's> Expander<'t, 's> {
     /// Expands `root` in context `ctx` and returns the macro-free formula.
     pub fn expand(&mut self, root: FormId, ctx: Ctx<'s>) -> FormId {
         self.frames.clear();
-        self.frames.push(Frame { subst: HashMap::new(), call: None });
+        self.frames.push(Frame {
+            subst: HashMap::new(),
+            call: None,
+        });
         self.out.clear();
-        self.tasks.push(Task::Enter { id: root, frame: 0, under_prev: false });
+        self.tasks.push(Task::Enter {
+            id: root,
+            frame: 0,
+            under_prev: false,
+        });
         while let Some(task) = self.tasks.pop() {
             match task {
-                Task::Enter { id, frame, under_prev } => self.enter(id, frame, under_prev, ctx),
+                Task::Enter {
+                    id,
+                    frame,
+                    under_prev,
+                } => self.enter(id, frame, under_prev, ctx),
                 Task::Build { id, frame, var } => self.build(id, frame, var),
                 Task::Restore { frame, name, old } => {
                     let subst = &mut self.frames[frame].subst;
@@ -137,24 +163,49 @@ impl<'t, 's> Expander<'t, 's> {
             Form::Quant(_, v, body) => {
                 let body = *body;
                 if frame == 0 {
-                    self.tasks.push(Task::Build { id, frame, var: None });
+                    self.tasks.push(Task::Build {
+                        id,
+                        frame,
+                        var: None,
+                    });
                 } else {
                     // Capture avoidance: a fresh name per expansion.
                     self.fresh += 1;
-                    let fresh = Ident { name: format!("{}'{}", v.name, self.fresh), span: v.span };
+                    let fresh = Ident {
+                        name: format!("{}'{}", v.name, self.fresh),
+                        span: v.span,
+                    };
                     let name = v.name.clone();
-                    let old = self.frames[frame].subst.insert(name.clone(), Term::Var(fresh.clone()));
-                    self.tasks.push(Task::Build { id, frame, var: Some(fresh) });
+                    let old = self.frames[frame]
+                        .subst
+                        .insert(name.clone(), Term::Var(fresh.clone()));
+                    self.tasks.push(Task::Build {
+                        id,
+                        frame,
+                        var: Some(fresh),
+                    });
                     self.tasks.push(Task::Restore { frame, name, old });
                 }
-                self.tasks.push(Task::Enter { id: body, frame, under_prev });
+                self.tasks.push(Task::Enter {
+                    id: body,
+                    frame,
+                    under_prev,
+                });
             }
             form => {
                 let prev = under_prev || matches!(form, Form::Prev(_));
                 let kids: Vec<FormId> = form.children().collect();
-                self.tasks.push(Task::Build { id, frame, var: None });
+                self.tasks.push(Task::Build {
+                    id,
+                    frame,
+                    var: None,
+                });
                 for &k in kids.iter().rev() {
-                    self.tasks.push(Task::Enter { id: k, frame, under_prev: prev });
+                    self.tasks.push(Task::Enter {
+                        id: k,
+                        frame,
+                        under_prev: prev,
+                    });
                 }
             }
         }
@@ -199,8 +250,14 @@ impl<'t, 's> Expander<'t, 's> {
 
     fn subst(&self, frame: usize, v: &Ident) -> Term {
         match self.frames[frame].subst.get(&v.name) {
-            Some(Term::Var(x)) => Term::Var(Ident { name: x.name.clone(), span: v.span }),
-            Some(Term::Const(c)) => Term::Const(Const { text: c.text.clone(), span: v.span }),
+            Some(Term::Var(x)) => Term::Var(Ident {
+                name: x.name.clone(),
+                span: v.span,
+            }),
+            Some(Term::Const(c)) => Term::Const(Const {
+                text: c.text.clone(),
+                span: v.span,
+            }),
             None => Term::Var(v.clone()),
         }
     }
@@ -215,9 +272,10 @@ impl<'t, 's> Expander<'t, 's> {
     /// A note pointing at the macro call being expanded, if any.
     fn in_macro(&self, frame: usize, d: Diagnostic) -> Diagnostic {
         match self.frames[frame].call {
-            Some((span, mi)) => {
-                d.with_note(span, format!("in this use of macro `{}`", self.table.macros[mi].name.name))
-            }
+            Some((span, mi)) => d.with_note(
+                span,
+                format!("in this use of macro `{}`", self.table.macros[mi].name.name),
+            ),
             None => d,
         }
     }
@@ -229,11 +287,17 @@ impl<'t, 's> Expander<'t, 's> {
         }
         let node = self.arena.node(id);
         let span = node.span;
-        let Form::Cmp { op, left, right } = &node.form else { return };
+        let Form::Cmp { op, left, right } = &node.form else {
+            return;
+        };
         let op = *op;
         let form = match (self.subst(frame, left), self.subst_term(frame, right)) {
             (Term::Var(left), right) => Form::Cmp { op, left, right },
-            (Term::Const(c), Term::Var(right)) => Form::Cmp { op: flip(op), left: right, right: Term::Const(c) },
+            (Term::Const(c), Term::Var(right)) => Form::Cmp {
+                op: flip(op),
+                left: right,
+                right: Term::Const(c),
+            },
             (Term::Const(a), Term::Const(b)) => {
                 if holds(op, &a.text, &b.text) {
                     Form::True
@@ -249,7 +313,9 @@ impl<'t, 's> Expander<'t, 's> {
         let table = self.table;
         let node = self.arena.node(id);
         let span = node.span;
-        let Form::Call { name, args } = &node.form else { return };
+        let Form::Call { name, args } = &node.form else {
+            return;
+        };
         let args: Vec<Term> = args.iter().map(|a| self.subst_term(frame, a)).collect();
         let name = name.clone();
         let n = name.name.as_str();
@@ -326,9 +392,16 @@ impl<'t, 's> Expander<'t, 's> {
             for (p, a) in m.params.iter().zip(args) {
                 subst.entry(p.name.clone()).or_insert(a);
             }
-            self.frames.push(Frame { subst, call: Some((span, mi)) });
+            self.frames.push(Frame {
+                subst,
+                call: Some((span, mi)),
+            });
             self.tasks.push(Task::EndFrame);
-            self.tasks.push(Task::Enter { id: m.body, frame: self.frames.len() - 1, under_prev });
+            self.tasks.push(Task::Enter {
+                id: m.body,
+                frame: self.frames.len() - 1,
+                under_prev,
+            });
             return;
         }
 
@@ -373,7 +446,11 @@ impl<'t, 's> Expander<'t, 's> {
 }
 
 fn params(n: usize) -> String {
-    if n == 1 { "1 parameter".to_string() } else { format!("{n} parameters") }
+    if n == 1 {
+        "1 parameter".to_string()
+    } else {
+        format!("{n} parameters")
+    }
 }
 
 /// `c op x` is `x (flip op) c`.
@@ -415,14 +492,22 @@ mod tests {
             Form::True => "true".into(),
             Form::False => "false".into(),
             Form::Call { name, args } => {
-                format!("{}({})", name.name, args.iter().map(term).collect::<Vec<_>>().join(","))
+                format!(
+                    "{}({})",
+                    name.name,
+                    args.iter().map(term).collect::<Vec<_>>().join(",")
+                )
             }
-            Form::Cmp { op, left, right } => format!("{} {} {}", left.name, op.symbol(), term(right)),
+            Form::Cmp { op, left, right } => {
+                format!("{} {} {}", left.name, op.symbol(), term(right))
+            }
             Form::Not(a) => format!("!{}", show(arena, *a)),
             Form::Prev(a) => format!("@{}", show(arena, *a)),
             Form::Once(_, a) => format!("P {}", show(arena, *a)),
             Form::Hist(_, a) => format!("H {}", show(arena, *a)),
-            Form::Bin(op, a, b) => format!("({} {} {})", show(arena, *a), op.symbol(), show(arena, *b)),
+            Form::Bin(op, a, b) => {
+                format!("({} {} {})", show(arena, *a), op.symbol(), show(arena, *b))
+            }
             Form::Since(_, a, b) => format!("({} S {})", show(arena, *a), show(arena, *b)),
             Form::Zince(_, a, b) => format!("({} Z {})", show(arena, *a), show(arena, *b)),
             Form::Interval(a, b) => format!("[{}, {})", show(arena, *a), show(arena, *b)),
@@ -431,7 +516,12 @@ mod tests {
     }
 
     fn ok(text: &str) -> Checked {
-        check_source(text).unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.render("t", text)).collect::<Vec<_>>()))
+        check_source(text).unwrap_or_else(|e| {
+            panic!(
+                "{:?}",
+                e.iter().map(|d| d.render("t", text)).collect::<Vec<_>>()
+            )
+        })
     }
 
     fn body(c: &Checked, prop: usize) -> String {
@@ -440,8 +530,12 @@ mod tests {
 
     #[test]
     fn parameters_are_substituted() {
-        let c = ok("pred isOpen(f) = !close(f) S open(f)\nprop p : Forall g . close(g) -> @ isOpen(g)");
-        assert_eq!(body(&c, 0), "Forall g . (close(g) -> @(!close(g) S open(g)))");
+        let c =
+            ok("pred isOpen(f) = !close(f) S open(f)\nprop p : Forall g . close(g) -> @ isOpen(g)");
+        assert_eq!(
+            body(&c, 0),
+            "Forall g . (close(g) -> @(!close(g) S open(g)))"
+        );
         let c = ok("pred m(a, b) = q(b, a, \"k\")\nprop p : m(\"x\", 5)");
         assert_eq!(body(&c, 0), "q(\"5\",\"x\",\"k\")");
     }
@@ -456,10 +550,14 @@ mod tests {
 
     #[test]
     fn local_quantifiers_get_fresh_names_per_expansion() {
-        let text = "pred seen(u) = exists m . P start(u, m)\nprop p : Forall m . seen(m) & @ seen(m)";
+        let text =
+            "pred seen(u) = exists m . P start(u, m)\nprop p : Forall m . seen(m) & @ seen(m)";
         let c = ok(text);
         let got = body(&c, 0);
-        assert_eq!(got, "Forall m . (exists m'1 . P start(m,m'1) & @exists m'2 . P start(m,m'2))");
+        assert_eq!(
+            got,
+            "Forall m . (exists m'1 . P start(m,m'1) & @exists m'2 . P start(m,m'2))"
+        );
     }
 
     #[test]
@@ -498,7 +596,8 @@ mod tests {
         assert_eq!(got, vec!["q", "s"]);
         // The same macro used outside `@` in a rule body is an error, at the
         // call inside the macro, with a note at the macro call.
-        let text = "pred now(x) = r(x)\nprop p : Forall x . r(x) where r(x) := s(x) | @ now(x) | now(x)";
+        let text =
+            "pred now(x) = r(x)\nprop p : Forall x . r(x) where r(x) := s(x) | @ now(x) | now(x)";
         let errs = check_source(text).err().unwrap_or_default();
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert_eq!(errs[0].span.start, text.find("r(x)\n").unwrap_or(0));
@@ -508,12 +607,24 @@ mod tests {
 
     #[test]
     fn unused_macros_are_still_checked() {
-        let errs = check_source("pred m(x) = a(x, x)\nprop p : Forall y . a(y)").err().unwrap_or_default();
+        let errs = check_source("pred m(x) = a(x, x)\nprop p : Forall y . a(y)")
+            .err()
+            .unwrap_or_default();
         assert_eq!(errs.len(), 1, "{errs:?}");
-        assert!(errs[0].message.contains("event `a` is used with 1 argument here, but with 2"));
+        assert!(
+            errs[0]
+                .message
+                .contains("event `a` is used with 1 argument here, but with 2")
+        );
         let c = ok("pred m(x) = a(x)\npred n = m(1)\nprop p : Forall y . a(y)");
         let w: Vec<_> = c.warnings.iter().map(|w| w.message.as_str()).collect();
-        assert_eq!(w, vec!["macro `m` is never used by any property", "macro `n` is never used by any property"]);
+        assert_eq!(
+            w,
+            vec![
+                "macro `m` is never used by any property",
+                "macro `n` is never used by any property"
+            ]
+        );
     }
 
     #[test]

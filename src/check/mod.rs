@@ -81,7 +81,13 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
     for p in &table.props {
         scope::check(&arena, p.body, &[], Owner::Prop(&p.name.name), &mut diags);
         for r in p.rules {
-            scope::check(&arena, r.body, &r.params, Owner::Rule(&r.name.name), &mut diags);
+            scope::check(
+                &arena,
+                r.body,
+                &r.params,
+                Owner::Rule(&r.name.name),
+                &mut diags,
+            );
         }
     }
     defs::find_recursion(&mut table, &arena, &mut diags);
@@ -89,23 +95,45 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
     let mut ex = Expander::new(&table, &mut arena, &mut diags);
     let mut props = Vec::with_capacity(table.props.len());
     for (pi, p) in table.props.iter().enumerate() {
-        let body = ex.expand(p.body, Ctx { prop: Some(pi), rule: None });
+        let body = ex.expand(
+            p.body,
+            Ctx {
+                prop: Some(pi),
+                rule: None,
+            },
+        );
         let rules = p
             .rules
             .iter()
             .map(|r| Rule {
                 name: r.name.clone(),
                 params: r.params.clone(),
-                body: ex.expand(r.body, Ctx { prop: Some(pi), rule: Some(&r.name) }),
+                body: ex.expand(
+                    r.body,
+                    Ctx {
+                        prop: Some(pi),
+                        rule: Some(&r.name),
+                    },
+                ),
             })
             .collect();
-        props.push(Property { name: p.name.clone(), body, rules });
+        props.push(Property {
+            name: p.name.clone(),
+            body,
+            rules,
+        });
     }
     // Macro bodies no property expanded (unused, recursive or duplicate
     // definitions) are still checked once, on their own.
     for (mi, m) in table.macros.iter().enumerate() {
         if !ex.visited(mi) {
-            ex.expand(m.body, Ctx { prop: None, rule: None });
+            ex.expand(
+                m.body,
+                Ctx {
+                    prop: None,
+                    rule: None,
+                },
+            );
         }
     }
     let out = ex.finish();
@@ -116,7 +144,10 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
         if !out.events.contains_key(d.name.name.as_str()) {
             warnings.push(Diagnostic::warning(
                 d.name.span,
-                format!("event `{}` is declared but no property uses it", d.name.name),
+                format!(
+                    "event `{}` is declared but no property uses it",
+                    d.name.name
+                ),
             ));
         }
     }
@@ -139,7 +170,12 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
         sort_diagnostics(&mut diags);
         return Err(diags);
     }
-    Ok(Checked { arena, props, events, warnings })
+    Ok(Checked {
+        arena,
+        props,
+        events,
+        warnings,
+    })
 }
 
 /// Reports every use of an event whose number of arguments differs from its
@@ -150,38 +186,49 @@ fn check_event_arities(
     diags: &mut Vec<Diagnostic>,
 ) {
     for (name, uses) in uses {
-        let reference = match table.decl_by_name.get(name.as_str()) {
-            Some(&di) => {
-                let d = table.decls[di];
-                (d.name.span, d.params.len(), "declared")
-            }
+        let declared = table
+            .decl_by_name
+            .get(name.as_str())
+            .map(|&di| table.decls[di]);
+        let (ref_span, ref_arity) = match declared {
+            Some(d) => (d.name.span, d.params.len()),
             None => match uses.iter().min_by_key(|(span, _)| (span.start, span.end)) {
-                Some(&(span, arity)) => (span, arity, "first used"),
+                Some(&reference) => reference,
                 None => continue,
             },
         };
-        let (ref_span, ref_arity, how) = reference;
-        for &(span, arity) in uses {
-            if arity != ref_arity {
-                diags.push(
-                    Diagnostic::error(
-                        span,
-                        format!(
-                            "event `{name}` is used with {} here, but with {} elsewhere; an event must always have the same number of arguments",
-                            arguments(arity),
-                            arguments(ref_arity)
-                        ),
-                    )
-                    .with_note(ref_span, format!("`{name}` is {how} with {} here", arguments(ref_arity))),
-                );
-            }
+        for &(span, arity) in uses.iter().filter(|&&(_, arity)| arity != ref_arity) {
+            let (message, note) = if declared.is_some() {
+                (
+                    format!(
+                        "event `{name}` is used with {}, but it is declared with {}",
+                        arguments(arity),
+                        arguments(ref_arity)
+                    ),
+                    format!("`{name}` is declared here"),
+                )
+            } else {
+                (
+                    format!(
+                        "event `{name}` is used with {} here, but with {} elsewhere; an event must always have the same number of arguments",
+                        arguments(arity),
+                        arguments(ref_arity)
+                    ),
+                    format!("`{name}` is first used with {} here", arguments(ref_arity)),
+                )
+            };
+            diags.push(Diagnostic::error(span, message).with_note(ref_span, note));
         }
     }
 }
 
 /// "1 argument", "2 arguments".
 pub(crate) fn arguments(n: usize) -> String {
-    if n == 1 { "1 argument".to_string() } else { format!("{n} arguments") }
+    if n == 1 {
+        "1 argument".to_string()
+    } else {
+        format!("{n} arguments")
+    }
 }
 
 /// Sorts by position and removes repeated reports of the same error (a macro
@@ -226,7 +273,10 @@ fn integer(text: &[u8]) -> Option<(bool, &[u8])> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let first = digits.iter().position(|&d| d != b'0').unwrap_or(digits.len());
+    let first = digits
+        .iter()
+        .position(|&d| d != b'0')
+        .unwrap_or(digits.len());
     let mag = &digits[first..];
     Some((neg && !mag.is_empty(), mag))
 }
@@ -251,7 +301,10 @@ mod tests {
         let big = b"123456789012345678901234567890123456789";
         let bigger = b"123456789012345678901234567890123456790";
         assert_eq!(compare_values(big, bigger), Ordering::Less);
-        assert_eq!(compare_values(b"-123456789012345678901234567890", b"-2"), Ordering::Less);
+        assert_eq!(
+            compare_values(b"-123456789012345678901234567890", b"-2"),
+            Ordering::Less
+        );
     }
 
     #[test]
@@ -273,7 +326,10 @@ mod tests {
             Diagnostic::error(Span::new(5, 6), "a"),
         ];
         sort_diagnostics(&mut d);
-        let got: Vec<_> = d.iter().map(|d| (d.span.start, d.message.as_str())).collect();
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.span.start, d.message.as_str()))
+            .collect();
         assert_eq!(got, vec![(1, "a"), (5, "a"), (5, "b")]);
     }
 
@@ -285,7 +341,8 @@ mod tests {
         assert_eq!(got, vec![("a", 1), ("b", 0), ("c", 2)]);
         assert_eq!(c.warnings.len(), 1);
         assert!(c.warnings[0].message.contains("`b` is declared but"));
-        let c = check_source("prop p : Forall x . a(x) -> @ c(x, \"k\")").unwrap_or_else(|e| panic!("{e:?}"));
+        let c = check_source("prop p : Forall x . a(x) -> @ c(x, \"k\")")
+            .unwrap_or_else(|e| panic!("{e:?}"));
         let got: Vec<_> = c.events.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         assert_eq!(got, vec![("a", 1), ("c", 2)]);
     }

@@ -40,13 +40,28 @@ struct Scopes<'a> {
 
 /// Checks the variables of `body`, where `params` are bound (the parameters of
 /// a macro or rule; repeated ones were reported already and bind once).
-pub(crate) fn check(arena: &Arena, body: FormId, params: &[Ident], owner: Owner<'_>, diags: &mut Vec<Diagnostic>) {
-    let mut s = Scopes { binders: Vec::new(), in_scope: HashMap::new(), owner };
+pub(crate) fn check(
+    arena: &Arena,
+    body: FormId,
+    params: &[Ident],
+    owner: Owner<'_>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut s = Scopes {
+        binders: Vec::new(),
+        in_scope: HashMap::new(),
+        owner,
+    };
     for p in params {
         let slot = s.in_scope.entry(&p.name).or_default();
         if slot.is_empty() {
             slot.push(s.binders.len());
-            s.binders.push(Binder { name: &p.name, span: p.span, used: false, param: true });
+            s.binders.push(Binder {
+                name: &p.name,
+                span: p.span,
+                used: false,
+                param: true,
+            });
         }
     }
     let mut tasks = vec![Task::Visit(body)];
@@ -86,7 +101,12 @@ pub(crate) fn check(arena: &Arena, body: FormId, params: &[Ident], owner: Owner<
                     }
                     slot.push(s.binders.len());
                     tasks.push(Task::Leave(s.binders.len()));
-                    s.binders.push(Binder { name: &v.name, span: v.span, used: false, param: false });
+                    s.binders.push(Binder {
+                        name: &v.name,
+                        span: v.span,
+                        used: false,
+                        param: false,
+                    });
                     tasks.push(Task::Visit(*inner));
                 }
                 form => {
@@ -120,14 +140,21 @@ pub(crate) fn check(arena: &Arena, body: FormId, params: &[Ident], owner: Owner<
         };
         diags.push(Diagnostic::error(
             b.span,
-            format!("parameter `{}` of {whose} is never used in its body; remove it or use it", b.name),
+            format!(
+                "parameter `{}` of {whose} is never used in its body; remove it or use it",
+                b.name
+            ),
         ));
     }
 }
 
 impl<'a> Scopes<'a> {
     fn use_var(&mut self, v: &Ident, diags: &mut Vec<Diagnostic>) {
-        if let Some(&b) = self.in_scope.get(v.name.as_str()).and_then(|slot| slot.last()) {
+        if let Some(&b) = self
+            .in_scope
+            .get(v.name.as_str())
+            .and_then(|slot| slot.last())
+        {
             self.binders[b].used = true;
             return;
         }
@@ -136,10 +163,17 @@ impl<'a> Scopes<'a> {
                 "no quantifier around it introduces it (in property `{p}`; write e.g. `Forall {} . ...`)",
                 v.name
             ),
-            Owner::Rule(r) => format!("it is not a parameter of rule `{r}` and no quantifier around it introduces it"),
-            Owner::Macro(m) => format!("it is not a parameter of macro `{m}` and no quantifier around it introduces it"),
+            Owner::Rule(r) => format!(
+                "it is not a parameter of rule `{r}` and no quantifier around it introduces it"
+            ),
+            Owner::Macro(m) => format!(
+                "it is not a parameter of macro `{m}` and no quantifier around it introduces it"
+            ),
         };
-        diags.push(Diagnostic::error(v.span, format!("free variable `{}`: {why}", v.name)));
+        diags.push(Diagnostic::error(
+            v.span,
+            format!("free variable `{}`: {why}", v.name),
+        ));
     }
 }
 
@@ -150,18 +184,40 @@ mod tests {
 
     fn run(text: &str, params: &[&str], owner: Owner<'_>) -> Vec<(usize, String)> {
         let (arena, root) = parse_formula(text).unwrap_or_else(|d| panic!("{}", d.message));
-        let params: Vec<Ident> =
-            params.iter().map(|p| Ident { name: p.to_string(), span: Span::new(1000, 1001) }).collect();
+        let params: Vec<Ident> = params
+            .iter()
+            .map(|p| Ident {
+                name: p.to_string(),
+                span: Span::new(1000, 1001),
+            })
+            .collect();
         let mut diags = Vec::new();
         check(&arena, root, &params, owner, &mut diags);
         diags.sort_by_key(|d| d.span.start);
-        diags.iter().map(|d| (d.span.start, d.message.clone())).collect()
+        diags
+            .iter()
+            .map(|d| (d.span.start, d.message.clone()))
+            .collect()
     }
 
     #[test]
     fn closed_formulas_pass() {
-        assert!(run("Forall x . Exists y . p(x, y) & x < y", &[], Owner::Prop("p")).is_empty());
-        assert!(run("Forall x . p(x) -> Forall y . q(y, x)", &[], Owner::Prop("p")).is_empty());
+        assert!(
+            run(
+                "Forall x . Exists y . p(x, y) & x < y",
+                &[],
+                Owner::Prop("p")
+            )
+            .is_empty()
+        );
+        assert!(
+            run(
+                "Forall x . p(x) -> Forall y . q(y, x)",
+                &[],
+                Owner::Prop("p")
+            )
+            .is_empty()
+        );
         assert!(run("@ r(x, y) | q(y, \"c\")", &["x", "y"], Owner::Rule("r")).is_empty());
     }
 
@@ -188,7 +244,14 @@ mod tests {
         assert!(e[1].1.contains("quantified but never used"));
         assert!(e[2].1.contains("parameter `y` of rule `r` is never used"));
         // Sibling quantifiers over the same name do not hide each other.
-        assert!(run("(Exists x . p(x)) & (Exists x . q(x))", &[], Owner::Prop("p")).is_empty());
+        assert!(
+            run(
+                "(Exists x . p(x)) & (Exists x . q(x))",
+                &[],
+                Owner::Prop("p")
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -206,7 +269,8 @@ mod tests {
         let mut diags = Vec::new();
         check(&arena, root, &[], Owner::Prop("p"), &mut diags);
         assert!(diags.is_empty());
-        let (arena, root) = parse_formula(&text.replace("p(x7)", "p(y7)")).unwrap_or_else(|d| panic!("{}", d.message));
+        let (arena, root) = parse_formula(&text.replace("p(x7)", "p(y7)"))
+            .unwrap_or_else(|d| panic!("{}", d.message));
         check(&arena, root, &[], Owner::Prop("p"), &mut diags);
         assert_eq!(diags.len(), 2);
     }

@@ -29,7 +29,10 @@ pub fn compile(checked: &Checked) -> Result<Plan, Diagnostic> {
         .iter()
         .map(|p| compile_prop(&checked.arena, p))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Plan { props, events: checked.events.clone() })
+    Ok(Plan {
+        props,
+        events: checked.events.clone(),
+    })
 }
 
 struct Builder<'a> {
@@ -40,7 +43,6 @@ struct Builder<'a> {
     /// Variables by (rule scope, name); `None` is the statement.
     var_ix: HashMap<(Option<usize>, String), VarIx>,
     rule_ix: HashMap<String, usize>,
-
 }
 
 fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> {
@@ -50,17 +52,29 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
         memo: HashMap::new(),
         vars: Vec::new(),
         var_ix: HashMap::new(),
-        rule_ix: prop.rules.iter().enumerate().map(|(i, r)| (r.name.name.clone(), i)).collect(),
-
+        rule_ix: prop
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.name.clone(), i))
+            .collect(),
     };
     let mut rule_params = Vec::new();
     for (r, rule) in prop.rules.iter().enumerate() {
-        let params: Vec<VarIx> = rule.params.iter().map(|p| b.var(Some(r), &p.name, VarKind::RuleParam(r))).collect();
+        let params: Vec<VarIx> = rule
+            .params
+            .iter()
+            .map(|p| b.var(Some(r), &p.name, VarKind::RuleParam(r)))
+            .collect();
         rule_params.push(params);
     }
     let root = b.translate(prop.body, None);
-    let rule_roots: Vec<NodeIx> =
-        prop.rules.iter().enumerate().map(|(r, rule)| b.translate(rule.body, Some(r))).collect();
+    let rule_roots: Vec<NodeIx> = prop
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(r, rule)| b.translate(rule.body, Some(r)))
+        .collect();
     let Builder { ops, vars, .. } = b;
 
     let order = topological_order(&ops, &rule_roots).ok_or_else(|| {
@@ -87,7 +101,12 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
     for &n in &order {
         let (op, span) = &ops[n];
         let op = remap(op, &new_ix);
-        nodes.push(Node { op, free: std::mem::take(&mut free[n]), phase: phases[n], span: *span });
+        nodes.push(Node {
+            op,
+            free: std::mem::take(&mut free[n]),
+            phase: phases[n],
+            span: *span,
+        });
     }
     let rules = prop
         .rules
@@ -103,31 +122,44 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
     let max_bound = nodes
         .iter()
         .filter_map(|n| match n.op {
-            Op::SinceTimed(TimeBound::AtMost(d) | TimeBound::MoreThan(d), ..) | Op::Zince(d, ..) => Some((d, n.span)),
+            Op::SinceTimed(TimeBound::AtMost(d) | TimeBound::MoreThan(d), ..)
+            | Op::Zince(d, ..) => Some((d, n.span)),
             _ => None,
         })
         .max_by_key(|&(d, _)| d);
     let time_width = match max_bound {
         None => 0,
         Some((d, span)) if d > MAX_TIME_BOUND => {
-            return Err(Diagnostic::error(span, format!("time bound {d} is too large; the largest supported is 2^62")));
+            return Err(Diagnostic::error(
+                span,
+                format!("time bound {d} is too large; the largest supported is 2^62"),
+            ));
         }
         // Time stamps are kept modulo 2^w with 2^w >= 2d + 2.
         Some((d, _)) => (64 - (2 * d + 1).leading_zeros() as usize).max(1),
     };
     let nvars = vars.len();
-    let bits_per_var = if nvars == 0 { 0 } else { MAX_BITS.min((MAX_VARS - time_width) / nvars) };
+    let bits_per_var = if nvars == 0 {
+        0
+    } else {
+        MAX_BITS.min((MAX_VARS - time_width) / nvars)
+    };
     if nvars > 0 && bits_per_var < 8 {
-        return Err(Diagnostic::error(prop.name.span, format!(
-            "property `{}` has {nvars} variables; at most {} fit in one monitor",
-            prop.name.name,
-            (MAX_VARS - time_width) / 8
-        )));
+        return Err(Diagnostic::error(
+            prop.name.span,
+            format!(
+                "property `{}` has {nvars} variables; at most {} fit in one monitor",
+                prop.name.name,
+                (MAX_VARS - time_width) / 8
+            ),
+        ));
     }
     let mut vars = vars;
     for (v, var) in vars.iter_mut().enumerate() {
         // Interleaved order: bit level L of every variable, most significant level first.
-        var.bits = (0..bits_per_var).map(|level| BddVar((level * nvars + v) as u16)).collect();
+        var.bits = (0..bits_per_var)
+            .map(|level| BddVar((level * nvars + v) as u16))
+            .collect();
     }
     let base = bits_per_var * nvars;
     let time_bits = (0..time_width).map(|j| BddVar((base + j) as u16)).collect();
@@ -164,7 +196,11 @@ impl Builder<'_> {
     }
 
     fn rule_name(&self, r: usize) -> String {
-        self.rule_ix.iter().find(|&(_, &i)| i == r).map(|(n, _)| n.clone()).unwrap_or_default()
+        self.rule_ix
+            .iter()
+            .find(|&(_, &i)| i == r)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default()
     }
 
     fn lookup(&mut self, scope: Option<usize>, name: &str) -> VarIx {
@@ -203,7 +239,9 @@ impl Builder<'_> {
     }
 
     fn translate(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.translate_inner(f, scope))
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
+            self.translate_inner(f, scope)
+        })
     }
 
     fn translate_inner(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
@@ -216,13 +254,20 @@ impl Builder<'_> {
                 let args = args.iter().map(|t| self.arg(scope, t)).collect();
                 match self.rule_ix.get(&name.name) {
                     Some(&rule) => Op::RuleCall { rule, args },
-                    None => Op::Atom { event: name.name.clone(), args },
+                    None => Op::Atom {
+                        event: name.name.clone(),
+                        args,
+                    },
                 }
             }
             Form::Cmp { op, left, right } => {
                 let left = self.lookup(scope, &left.name);
                 let right = self.arg(scope, right);
-                Op::Cmp { op: *op, left, right }
+                Op::Cmp {
+                    op: *op,
+                    left,
+                    right,
+                }
             }
             Form::Not(a) => Op::Not(self.translate(*a, scope)),
             Form::Prev(a) => Op::Prev(self.translate(*a, scope)),
@@ -333,7 +378,11 @@ fn classify(ops: &[(Op, Span)], root: NodeIx, rule_roots: &[NodeIx]) -> Vec<Phas
         if std::mem::replace(&mut seen[n][under_prev as usize], true) {
             continue;
         }
-        let p = if under_prev { Phase::RuleBodyUnderPrev } else { Phase::RuleBody };
+        let p = if under_prev {
+            Phase::RuleBodyUnderPrev
+        } else {
+            Phase::RuleBody
+        };
         phase[n] = phase[n].min(p);
         match &ops[n].0 {
             Op::Prev(a) => stack.push((*a, true)),
@@ -368,9 +417,10 @@ fn remap(op: &Op, ix: &[NodeIx]) -> Op {
 fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
     let mut out: Vec<VarIx> = match op {
         Op::True | Op::False => Vec::new(),
-        Op::Atom { args, .. } | Op::RuleCall { args, .. } => {
-            args.iter().filter_map(|a| if let Arg::Var(v) = a { Some(*v) } else { None }).collect()
-        }
+        Op::Atom { args, .. } | Op::RuleCall { args, .. } => args
+            .iter()
+            .filter_map(|a| if let Arg::Var(v) = a { Some(*v) } else { None })
+            .collect(),
         Op::Cmp { left, right, .. } => {
             let mut v = vec![*left];
             if let Arg::Var(r) = right {
@@ -380,7 +430,11 @@ fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
         }
         Op::Quant(_, v, a) => free[*a].iter().copied().filter(|x| x != v).collect(),
         Op::Prev(a) => free[*a].clone(),
-        other => other.same_step_children().iter().flat_map(|&c| free[c].iter().copied()).collect(),
+        other => other
+            .same_step_children()
+            .iter()
+            .flat_map(|&c| free[c].iter().copied())
+            .collect(),
     };
     out.sort_unstable();
     out.dedup();
@@ -389,7 +443,11 @@ fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
 
 /// Enumeration classes (variables joined by rule calls) and which variables
 /// need their seen values tracked.
-fn layout_vars(vars: Vec<(String, VarKind)>, nodes: &[Node], rules: &[RulePlan]) -> (Vec<Var>, usize) {
+fn layout_vars(
+    vars: Vec<(String, VarKind)>,
+    nodes: &[Node],
+    rules: &[RulePlan],
+) -> (Vec<Var>, usize) {
     let mut parent: Vec<usize> = (0..vars.len()).collect();
     fn find(parent: &mut [usize], mut x: usize) -> usize {
         while parent[x] != x {
@@ -427,7 +485,13 @@ fn layout_vars(vars: Vec<(String, VarKind)>, nodes: &[Node], rules: &[RulePlan])
             let root = find(&mut parent, v);
             let next = class_of_root.len();
             let class = *class_of_root.entry(root).or_insert(next);
-            Var { name, kind, class, needs_seen: needs_seen[v], bits: Vec::new() }
+            Var {
+                name,
+                kind,
+                class,
+                needs_seen: needs_seen[v],
+                bits: Vec::new(),
+            }
         })
         .collect();
     (out, class_of_root.len())

@@ -8,9 +8,14 @@ impl Plan {
     /// The subformula DAG of every property as one Graphviz digraph: solid
     /// edges are same-event dependencies, dashed edges read the previous event.
     pub fn to_dot(&self) -> String {
-        let mut out = String::from("digraph hindsight {\n  node [shape=box, fontname=\"monospace\"];\n");
+        let mut out =
+            String::from("digraph hindsight {\n  node [shape=box, fontname=\"monospace\"];\n");
         for (p, prop) in self.props.iter().enumerate() {
-            let _ = writeln!(out, "  subgraph cluster_{p} {{\n    label={:?};", format!("property {}", prop.name));
+            let _ = writeln!(
+                out,
+                "  subgraph cluster_{p} {{\n    label={:?};",
+                format!("property {}", prop.name)
+            );
             for (i, node) in prop.nodes.iter().enumerate() {
                 let mut label = format!("n{i}: {}", prop.describe(i));
                 if i == prop.root {
@@ -22,7 +27,11 @@ impl Plan {
                         let _ = writeln!(out, "    p{p}n{i} -> p{p}n{a} [style=dashed];");
                     }
                     Op::RuleCall { rule, .. } => {
-                        let _ = writeln!(out, "    p{p}n{i} -> p{p}n{} [color=blue];", prop.rules[*rule].body);
+                        let _ = writeln!(
+                            out,
+                            "    p{p}n{i} -> p{p}n{} [color=blue];",
+                            prop.rules[*rule].body
+                        );
                     }
                     op => {
                         for c in op.same_step_children() {

@@ -14,7 +14,7 @@ mod build;
 mod dot;
 mod show;
 
-pub use build::{compile, compile_source, PlanError};
+pub use build::{PlanError, compile, compile_source};
 
 use std::collections::BTreeMap;
 

@@ -13,7 +13,11 @@ impl PropPlan {
             Arg::Const(c) => format!("{c:?}"),
         };
         let args = |args: &[Arg]| {
-            if args.is_empty() { String::new() } else { format!("({})", args.iter().map(arg).collect::<Vec<_>>().join(", ")) }
+            if args.is_empty() {
+                String::new()
+            } else {
+                format!("({})", args.iter().map(arg).collect::<Vec<_>>().join(", "))
+            }
         };
         match &self.nodes[n].op {
             Op::True => "true".into(),
@@ -54,29 +58,59 @@ impl PropPlan {
                     VarKind::Quantified(q) => q.keyword().to_string(),
                     VarKind::RuleParam(r) => format!("parameter of {}", self.rules[r].name),
                 };
-                let seen = if v.needs_seen { ", seen values tracked" } else { "" };
+                let seen = if v.needs_seen {
+                    ", seen values tracked"
+                } else {
+                    ""
+                };
                 let _ = writeln!(out, "    {:<12} {kind}, class {}{seen}", v.name, v.class);
             }
         }
         if !self.rules.is_empty() {
             let _ = writeln!(out, "  rules (relations evaluated in phase b):");
             for r in &self.rules {
-                let params: Vec<_> = r.params.iter().map(|&p| self.vars[p].name.clone()).collect();
+                let params: Vec<_> = r
+                    .params
+                    .iter()
+                    .map(|&p| self.vars[p].name.clone())
+                    .collect();
                 let _ = writeln!(out, "    {}({}) := n{}", r.name, params.join(", "), r.body);
             }
         }
         if !self.time_bits.is_empty() {
-            let _ = writeln!(out, "  time stamps: {} bits (modular)", self.time_bits.len());
+            let _ = writeln!(
+                out,
+                "  time stamps: {} bits (modular)",
+                self.time_bits.len()
+            );
         }
-        let _ = writeln!(out, "  evaluation order{}:", if self.rules.is_empty() { "" } else {
-            " (a: rule bodies, b: rule relations, c: rule bodies under @, d: statement)"
-        });
+        let _ = writeln!(
+            out,
+            "  evaluation order{}:",
+            if self.rules.is_empty() {
+                ""
+            } else {
+                " (a: rule bodies, b: rule relations, c: rule bodies under @, d: statement)"
+            }
+        );
         for (i, node) in self.nodes.iter().enumerate() {
-            let free: Vec<_> = node.free.iter().map(|&v| self.vars[v].name.as_str()).collect();
+            let free: Vec<_> = node
+                .free
+                .iter()
+                .map(|&v| self.vars[v].name.as_str())
+                .collect();
             let text = source.get(node.span.start..node.span.end).unwrap_or("");
             let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            let text = if text.chars().count() > 60 { format!("{}...", text.chars().take(57).collect::<String>()) } else { text };
-            let phase = if self.rules.is_empty() { String::new() } else { format!("({}) ", node.phase.label()) };
+            let text = if text.chars().count() > 60 {
+                format!("{}...", text.chars().take(57).collect::<String>())
+            } else {
+                text
+            };
+            let phase = if self.rules.is_empty() {
+                String::new()
+            } else {
+                format!("({}) ", node.phase.label())
+            };
             let root = if i == self.root { "  <- statement" } else { "" };
             let _ = writeln!(
                 out,
@@ -93,8 +127,20 @@ impl Plan {
     /// The listing of every property's monitor.
     pub fn render(&self, source: &str) -> String {
         let mut out = String::new();
-        let events: Vec<String> = self.events.iter().map(|(e, n)| format!("{e}/{n}")).collect();
-        let _ = writeln!(out, "events: {}", if events.is_empty() { "(none)".to_string() } else { events.join(", ") });
+        let events: Vec<String> = self
+            .events
+            .iter()
+            .map(|(e, n)| format!("{e}/{n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "events: {}",
+            if events.is_empty() {
+                "(none)".to_string()
+            } else {
+                events.join(", ")
+            }
+        );
         for p in &self.props {
             out.push_str(&p.render(source));
         }

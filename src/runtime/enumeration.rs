@@ -31,7 +31,11 @@ pub struct Lookup {
 impl Enumeration {
     /// An empty table whose codes start with `width` bits.
     pub fn new(width: usize) -> Enumeration {
-        Enumeration { codes: HashMap::new(), values: Vec::new(), width: width.max(1) }
+        Enumeration {
+            codes: HashMap::new(),
+            values: Vec::new(),
+            width: width.max(1),
+        }
     }
 
     /// Current width in bits.
@@ -68,7 +72,11 @@ impl Enumeration {
     /// bits cannot hold another code.
     pub fn get_or_insert(&mut self, value: &[u8], max_width: usize) -> Result<Lookup, usize> {
         if let Some(&code) = self.codes.get(value) {
-            return Ok(Lookup { code, fresh: false, grew: false });
+            return Ok(Lookup {
+                code,
+                fresh: false,
+                grew: false,
+            });
         }
         let code = self.values.len() as u64;
         let mut grew = false;
@@ -82,7 +90,11 @@ impl Enumeration {
         let code = code as u32;
         self.values.push(value.into());
         self.codes.insert(value.into(), code);
-        Ok(Lookup { code, fresh: true, grew })
+        Ok(Lookup {
+            code,
+            fresh: true,
+            grew,
+        })
     }
 }
 
@@ -95,9 +107,23 @@ mod tests {
         let mut e = Enumeration::new(1);
         assert_eq!(e.unseen(), 1);
         let a = e.get_or_insert(b"a", 32).expect("room");
-        assert_eq!(a, Lookup { code: 0, fresh: true, grew: false });
+        assert_eq!(
+            a,
+            Lookup {
+                code: 0,
+                fresh: true,
+                grew: false
+            }
+        );
         let b = e.get_or_insert(b"b", 32).expect("room");
-        assert_eq!(b, Lookup { code: 1, fresh: true, grew: true });
+        assert_eq!(
+            b,
+            Lookup {
+                code: 1,
+                fresh: true,
+                grew: true
+            }
+        );
         assert_eq!(e.width(), 2);
         assert_eq!(e.unseen(), 3);
         assert_eq!(e.get_or_insert(b"a", 32).expect("room").code, 0);

@@ -30,11 +30,19 @@ use time::Tick;
 pub struct MonitorOptions {
     /// Initial width of value codes, in bits (they grow as needed).
     pub start_bits: usize,
+    /// Reject an event whose time stamp is smaller than the previous one. When
+    /// false (the default, as the reference tool behaves), such an event is
+    /// taken to happen no later than its predecessor: the time that elapses
+    /// between two events is `max(0, t_i - t_{i-1})`.
+    pub strict_time: bool,
 }
 
 impl Default for MonitorOptions {
     fn default() -> Self {
-        MonitorOptions { start_bits: 4 }
+        MonitorOptions {
+            start_bits: 4,
+            strict_time: false,
+        }
     }
 }
 
@@ -67,16 +75,26 @@ pub enum MonitorError {
 impl std::fmt::Display for MonitorError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MonitorError::Arity { event, expected, found } => write!(
+            MonitorError::Arity {
+                event,
+                expected,
+                found,
+            } => write!(
                 f,
                 "event `{event}` has {found} argument{}, but the specification uses it with {expected}",
                 if *found == 1 { "" } else { "s" }
             ),
             MonitorError::TimeBackwards { previous, time } => {
-                write!(f, "time stamp {time} is smaller than the previous one, {previous}")
+                write!(
+                    f,
+                    "time stamp {time} is smaller than the previous one, {previous}"
+                )
             }
             MonitorError::OutOfCodes { property } => {
-                write!(f, "property `{property}` has more distinct live values than 2^32 codes can hold")
+                write!(
+                    f,
+                    "property `{property}` has more distinct live values than 2^32 codes can hold"
+                )
             }
         }
     }
@@ -90,26 +108,46 @@ pub struct Monitor {
     props: Vec<PropMonitor>,
     arity: HashMap<Box<[u8]>, usize>,
     events: u64,
-    last_time: Option<u64>,
+    /// The last raw time stamp and the monitor's own clock (which never goes back).
+    last_time: Option<(u64, u64)>,
+    strict_time: bool,
+    time_regressions: u64,
     violated: Vec<usize>,
 }
 
 impl Monitor {
     /// A monitor for a compiled plan.
     pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, MonitorError> {
-        let arity = plan.events.iter().map(|(e, &n)| (e.as_bytes().into(), n)).collect();
+        let arity = plan
+            .events
+            .iter()
+            .map(|(e, &n)| (e.as_bytes().into(), n))
+            .collect();
         let props = plan
             .props
             .into_iter()
             .map(|p| PropMonitor::new(p, options.start_bits))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Monitor { props, arity, events: 0, last_time: None, violated: Vec::new() })
+        Ok(Monitor {
+            props,
+            arity,
+            events: 0,
+            last_time: None,
+            strict_time: options.strict_time,
+            time_regressions: 0,
+            violated: Vec::new(),
+        })
     }
 
     /// Parses, checks and compiles `source`, and builds its monitor.
     pub fn from_source(source: &str, options: MonitorOptions) -> Result<Monitor, Vec<Diagnostic>> {
         let (plan, _warnings) = crate::plan::compile_source(source)?;
-        Monitor::new(plan, options).map_err(|e| vec![Diagnostic::error(crate::syntax::Span::default(), e.to_string())])
+        Monitor::new(plan, options).map_err(|e| {
+            vec![Diagnostic::error(
+                crate::syntax::Span::default(),
+                e.to_string(),
+            )]
+        })
     }
 
     /// The names of the properties, indexed as in verdicts.
@@ -132,9 +170,19 @@ impl Monitor {
         self.events
     }
 
+    /// Number of events whose time stamp was smaller than their predecessor's.
+    pub fn time_regressions(&self) -> u64 {
+        self.time_regressions
+    }
+
     /// Processes the next event (`time` is 0 for untimed traces) and returns the
     /// indices of the properties violated at it. On error nothing changes.
-    pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], MonitorError> {
+    pub fn step(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        time: u64,
+    ) -> Result<&[usize], MonitorError> {
         if let Some(&expected) = self.arity.get(name) {
             if expected != args.len() {
                 return Err(MonitorError::Arity {
@@ -144,11 +192,19 @@ impl Monitor {
                 });
             }
         }
-        let prev = self.last_time.unwrap_or(time);
-        if time < prev {
-            return Err(MonitorError::TimeBackwards { previous: prev, time });
+        let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
+        let regressed = time < raw_prev;
+        if regressed && self.strict_time {
+            return Err(MonitorError::TimeBackwards {
+                previous: raw_prev,
+                time,
+            });
         }
-        let tick = Tick { now: time, prev };
+        let clock = clock_prev.saturating_add(time.saturating_sub(raw_prev));
+        let tick = Tick {
+            now: clock,
+            prev: clock_prev,
+        };
         self.violated.clear();
         for (i, p) in self.props.iter_mut().enumerate() {
             if !p.step(name, args, tick)? {
@@ -156,7 +212,8 @@ impl Monitor {
             }
         }
         self.events += 1;
-        self.last_time = Some(time);
+        self.time_regressions += u64::from(regressed);
+        self.last_time = Some((time, clock));
         Ok(&self.violated)
     }
 }

@@ -3,9 +3,9 @@
 
 use hashbrown::HashMap;
 
+use super::MonitorError;
 use super::enumeration::Enumeration;
 use super::time::{Clock, Tick, TimedState};
-use super::MonitorError;
 use crate::bdd::{Bdd, BddVar, Space};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
@@ -56,14 +56,18 @@ impl PropMonitor {
                 }
                 Op::Zince(..) => timed[i] = Some(TimedState::new(&space, false)),
                 Op::Atom { event, .. } => {
-                    atoms_by_event.entry(event.as_bytes().into()).or_default().push(i);
+                    atoms_by_event
+                        .entry(event.as_bytes().into())
+                        .or_default()
+                        .push(i);
                     atom_nodes.push(i);
                 }
                 _ => {}
             }
         }
         let start = start_bits.clamp(1, plan.bits_per_var.max(1));
-        let mut classes: Vec<Enumeration> = (0..plan.classes).map(|_| Enumeration::new(start)).collect();
+        let mut classes: Vec<Enumeration> =
+            (0..plan.classes).map(|_| Enumeration::new(start)).collect();
         let mut call_consts = vec![Vec::new(); n];
         for (i, node) in plan.nodes.iter().enumerate() {
             if let Op::RuleCall { rule, args } = &node.op {
@@ -74,7 +78,9 @@ impl PropMonitor {
                             let class = plan.vars[p].class;
                             let found = classes[class]
                                 .get_or_insert(c.as_bytes(), plan.bits_per_var)
-                                .map_err(|_| MonitorError::OutOfCodes { property: plan.name.clone() })?;
+                                .map_err(|_| MonitorError::OutOfCodes {
+                                    property: plan.name.clone(),
+                                })?;
                             Some(found.code)
                         }
                         Arg::Var(_) => None,
@@ -83,8 +89,16 @@ impl PropMonitor {
                 }
             }
         }
-        let seen = plan.vars.iter().map(|v| v.needs_seen.then(|| Seen::new(&space))).collect();
-        let cmp = plan.nodes.iter().map(|node| matches!(node.op, Op::Cmp { .. }).then(|| space.ff())).collect();
+        let seen = plan
+            .vars
+            .iter()
+            .map(|v| v.needs_seen.then(|| Seen::new(&space)))
+            .collect();
+        let cmp = plan
+            .nodes
+            .iter()
+            .map(|node| matches!(node.op, Op::Cmp { .. }).then(|| space.ff()))
+            .collect();
         Ok(PropMonitor {
             clock: Clock::new(plan.time_bits.clone()),
             now: vec![space.ff(); n],
@@ -130,10 +144,14 @@ impl PropMonitor {
     fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
         self.matched.clear();
         self.newly_seen.clear();
-        let Some(atoms) = self.atoms_by_event.get(name) else { return Ok(()) };
+        let Some(atoms) = self.atoms_by_event.get(name) else {
+            return Ok(());
+        };
         let mut grown = Vec::new();
         for &n in atoms {
-            let Op::Atom { args: pattern, .. } = &self.plan.nodes[n].op else { continue };
+            let Op::Atom { args: pattern, .. } = &self.plan.nodes[n].op else {
+                continue;
+            };
             if pattern.len() != args.len() || !matches_pattern(pattern, args) {
                 continue;
             }
@@ -146,11 +164,16 @@ impl PropMonitor {
                 let class = self.plan.vars[*v].class;
                 let found = self.classes[class]
                     .get_or_insert(value, self.plan.bits_per_var)
-                    .map_err(|_| MonitorError::OutOfCodes { property: self.plan.name.clone() })?;
+                    .map_err(|_| MonitorError::OutOfCodes {
+                        property: self.plan.name.clone(),
+                    })?;
                 if found.grew {
                     grown.push((class, self.classes[class].width()));
                 }
-                if self.seen[*v].as_ref().is_some_and(|s| !s.contains(found.code)) {
+                if self.seen[*v]
+                    .as_ref()
+                    .is_some_and(|s| !s.contains(found.code))
+                {
                     self.newly_seen.push((*v, found.code));
                 }
                 codes.push((*v, found.code));
@@ -183,7 +206,9 @@ impl PropMonitor {
             self.code_cube(v, code, &mut lits);
             let cube = self.space.cube(&lits);
             for n in 0..self.plan.nodes.len() {
-                let Op::Cmp { op, left, right } = &self.plan.nodes[n].op else { continue };
+                let Op::Cmp { op, left, right } = &self.plan.nodes[n].op else {
+                    continue;
+                };
                 let add = self.comparison_delta(*op, *left, right, v, code);
                 if let (Some(add), Some(rel)) = (add, &self.cmp[n]) {
                     self.cmp[n] = Some(rel.or(&add));
@@ -197,7 +222,14 @@ impl PropMonitor {
     }
 
     /// The pairs a comparison gains when `code` becomes seen for `v`.
-    fn comparison_delta(&self, op: RelOp, left: VarIx, right: &Arg, v: VarIx, code: u32) -> Option<Bdd> {
+    fn comparison_delta(
+        &self,
+        op: RelOp,
+        left: VarIx,
+        right: &Arg,
+        v: VarIx,
+        code: u32,
+    ) -> Option<Bdd> {
         let value = |var: VarIx, c: u32| self.classes[self.plan.vars[var].class].value(c);
         let holds = |a: &[u8], b: &[u8]| relop_holds(op, compare_values(a, b));
         let cube = |var: VarIx, c: u32| {
@@ -206,14 +238,22 @@ impl PropMonitor {
             self.space.cube(&lits)
         };
         match right {
-            Arg::Const(c) if v == left => holds(value(v, code), c.as_bytes()).then(|| cube(v, code)),
-            Arg::Var(r) if *r == left && v == left => holds(value(v, code), value(v, code)).then(|| cube(v, code)),
+            Arg::Const(c) if v == left => {
+                holds(value(v, code), c.as_bytes()).then(|| cube(v, code))
+            }
+            Arg::Var(r) if *r == left && v == left => {
+                holds(value(v, code), value(v, code)).then(|| cube(v, code))
+            }
             Arg::Var(r) if v == left || v == *r => {
                 let other = if v == left { *r } else { left };
                 let others = self.seen[other].as_ref()?;
                 let mut acc = self.space.ff();
                 for &oc in &others.codes {
-                    let (a, b) = if v == left { (value(v, code), value(other, oc)) } else { (value(other, oc), value(v, code)) };
+                    let (a, b) = if v == left {
+                        (value(v, code), value(other, oc))
+                    } else {
+                        (value(other, oc), value(v, code))
+                    };
                     if holds(a, b) {
                         acc = acc.or(&cube(other, oc));
                     }
@@ -282,9 +322,27 @@ impl PropMonitor {
         }
     }
 
-    fn timed_step(&mut self, n: NodeIx, d: u64, strict: bool, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
-        let Some(mut state) = self.timed[n].take() else { return self.space.ff() };
-        let value = state.step(&self.space, &self.clock, d, tick, &self.now[a], &self.now[b], strict);
+    fn timed_step(
+        &mut self,
+        n: NodeIx,
+        d: u64,
+        strict: bool,
+        a: NodeIx,
+        b: NodeIx,
+        tick: Tick,
+    ) -> Bdd {
+        let Some(mut state) = self.timed[n].take() else {
+            return self.space.ff();
+        };
+        let value = state.step(
+            &self.space,
+            &self.clock,
+            d,
+            tick,
+            &self.now[a],
+            &self.now[b],
+            strict,
+        );
         self.timed[n] = Some(state);
         value
     }
@@ -340,7 +398,13 @@ impl PropMonitor {
             .map(|v| {
                 let len = v.bits.len();
                 let top = space.lit(v.bits[len - width], true);
-                (top, v.bits[len - width + 1..].iter().map(|&x| (x, true)).collect())
+                (
+                    top,
+                    v.bits[len - width + 1..]
+                        .iter()
+                        .map(|&x| (x, true))
+                        .collect(),
+                )
             })
             .collect();
         let transform = |b: &mut Bdd| {
@@ -398,7 +462,11 @@ struct Seen {
 
 impl Seen {
     fn new(space: &Space) -> Seen {
-        Seen { set: space.ff(), codes: Vec::new(), member: Vec::new() }
+        Seen {
+            set: space.ff(),
+            codes: Vec::new(),
+            member: Vec::new(),
+        }
     }
 
     fn contains(&self, code: u32) -> bool {

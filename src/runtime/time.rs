@@ -49,14 +49,23 @@ impl Clock {
     }
 
     fn modulus_mask(&self) -> u64 {
-        if self.bits.len() >= 64 { u64::MAX } else { (1u64 << self.bits.len()) - 1 }
+        if self.bits.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits.len()) - 1
+        }
     }
 
     /// The stamp `T = t mod M`.
     pub fn stamp(&self, space: &Space, t: u64) -> Bdd {
         let t = t & self.modulus_mask();
         let w = self.bits.len();
-        let lits: Vec<_> = self.bits.iter().enumerate().map(|(j, &b)| (b, (t >> (w - 1 - j)) & 1 == 1)).collect();
+        let lits: Vec<_> = self
+            .bits
+            .iter()
+            .enumerate()
+            .map(|(j, &b)| (b, (t >> (w - 1 - j)) & 1 == 1))
+            .collect();
         space.cube(&lits)
     }
 
@@ -83,7 +92,11 @@ impl Clock {
         for (i, &bit) in self.bits.iter().enumerate().rev() {
             let set = (c >> (w - 1 - i)) & 1 == 1;
             let lit = space.lit(bit, at_least);
-            f = if set == at_least { lit.and(&f) } else { lit.or(&f) };
+            f = if set == at_least {
+                lit.and(&f)
+            } else {
+                lit.or(&f)
+            };
         }
         f
     }
@@ -102,15 +115,29 @@ impl TimedState {
     /// The initial state of an operator with bound kind `more_than`.
     pub fn new(space: &Space, more_than: bool) -> TimedState {
         if more_than {
-            TimedState::MoreThan { pending: space.ff(), sat: space.ff() }
+            TimedState::MoreThan {
+                pending: space.ff(),
+                sat: space.ff(),
+            }
         } else {
-            TimedState::AtMost { pending: space.ff() }
+            TimedState::AtMost {
+                pending: space.ff(),
+            }
         }
     }
 
     /// Advances the state to the current event and returns the operator's
     /// value there. `strict` selects `Z` (ψ strictly earlier).
-    pub fn step(&mut self, space: &Space, clock: &Clock, d: u64, tick: Tick, phi: &Bdd, psi: &Bdd, strict: bool) -> Bdd {
+    pub fn step(
+        &mut self,
+        space: &Space,
+        clock: &Clock,
+        d: u64,
+        tick: Tick,
+        phi: &Bdd,
+        psi: &Bdd,
+        strict: bool,
+    ) -> Bdd {
         let gap = tick.now - tick.prev;
         match self {
             TimedState::AtMost { pending } => {
@@ -122,7 +149,9 @@ impl TimedState {
                 let chained = alive.and(phi);
                 let earlier = chained.exists(clock.bits());
                 let value = if strict { earlier } else { psi.or(&earlier) };
-                *pending = chained.and_not(psi).or(&psi.and(&clock.stamp(space, tick.now)));
+                *pending = chained
+                    .and_not(psi)
+                    .or(&psi.and(&clock.stamp(space, tick.now)));
                 value
             }
             TimedState::MoreThan { pending, sat } => {

@@ -30,12 +30,22 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `span`.
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, span, message: message.into(), notes: Vec::new() }
+        Diagnostic {
+            severity: Severity::Error,
+            span,
+            message: message.into(),
+            notes: Vec::new(),
+        }
     }
 
     /// A warning at `span`.
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, span, message: message.into(), notes: Vec::new() }
+        Diagnostic {
+            severity: Severity::Warning,
+            span,
+            message: message.into(),
+            notes: Vec::new(),
+        }
     }
 
     /// Adds a note pointing at another place.
@@ -79,11 +89,19 @@ fn excerpt(
     let source = index.line_text(text, line);
     let shown: String = source.chars().take(200).collect();
     let (end_line, end_col) = index.line_col(text, span.end);
-    let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
+    let width = if end_line == line {
+        end_col.saturating_sub(col).max(1)
+    } else {
+        1
+    };
     let width = width.min(shown.chars().count().saturating_sub(col - 1).max(1));
     let gutter = line.to_string().len();
     let _ = writeln!(out, "{:gutter$} |", "");
     let _ = writeln!(out, "{line} | {shown}");
-    let pad: String = shown.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let pad: String = shown
+        .chars()
+        .take(col - 1)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
     let _ = writeln!(out, "{:gutter$} | {pad}{}", "", "^".repeat(width));
 }

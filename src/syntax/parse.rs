@@ -54,7 +54,10 @@ pub fn parse(text: &str) -> Result<Spec, Diagnostic> {
     let defs = qtl::DefsParser::new()
         .parse(&arena, text)
         .map_err(|e| to_diagnostic(text, e))?;
-    Ok(Spec { defs, arena: arena.into_inner() })
+    Ok(Spec {
+        defs,
+        arena: arena.into_inner(),
+    })
 }
 
 /// Parses a single formula (for tests and the library API).
@@ -73,26 +76,42 @@ fn to_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
         ParseError::InvalidToken { location } => {
             let rest = &text[location..];
             let (len, message) = if rest.starts_with("/*") {
-                (2, "this comment is never closed: `/*` needs a matching `*/`".to_string())
+                (
+                    2,
+                    "this comment is never closed: `/*` needs a matching `*/`".to_string(),
+                )
             } else if rest.starts_with('"') {
-                (1, "this string is never closed: a `\"` is missing on this line".to_string())
+                (
+                    1,
+                    "this string is never closed: a `\"` is missing on this line".to_string(),
+                )
             } else {
                 let c = rest.chars().next().unwrap_or(' ');
-                (c.len_utf8(), format!("unexpected character `{}`", c.escape_debug()))
+                (
+                    c.len_utf8(),
+                    format!("unexpected character `{}`", c.escape_debug()),
+                )
             };
             Diagnostic::error(Span::new(location, location + len), message)
         }
         ParseError::UnrecognizedEof { location, expected } => Diagnostic::error(
             Span::new(location, location),
-            format!("the specification ends too early{}", expected_list(&expected)),
+            format!(
+                "the specification ends too early{}",
+                expected_list(&expected)
+            ),
         ),
-        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => Diagnostic::error(
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => Diagnostic::error(
             Span::new(l, r),
             format!("unexpected `{}`{}", tok.1, expected_list(&expected)),
         ),
-        ParseError::ExtraToken { token: (l, tok, r) } => {
-            Diagnostic::error(Span::new(l, r), format!("unexpected `{}` after the end", tok.1))
-        }
+        ParseError::ExtraToken { token: (l, tok, r) } => Diagnostic::error(
+            Span::new(l, r),
+            format!("unexpected `{}` after the end", tok.1),
+        ),
         ParseError::User { error } => Diagnostic::error(error.span, error.message),
     }
 }

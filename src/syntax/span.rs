@@ -31,7 +31,12 @@ impl LineIndex {
     /// Indexes the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut line_starts = vec![0];
-        line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { line_starts }
     }
 
@@ -40,14 +45,22 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
-        let col = text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let col = text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
         (line + 1, col + 1)
     }
 
     /// The text of 1-based line `line`, without its line terminator.
     pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
-        let start = self.line_starts.get(line - 1).copied().unwrap_or(text.len());
+        let start = self
+            .line_starts
+            .get(line - 1)
+            .copied()
+            .unwrap_or(text.len());
         let end = self.line_starts.get(line).copied().unwrap_or(text.len());
-        text.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+        text.get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
     }
 }

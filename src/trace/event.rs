@@ -21,21 +21,23 @@ pub(super) struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// Views `record`, trimming fields if `trim`, and dropping the `\r` that
     /// ends the last field if `strip_cr` (the caller checked there is one).
+    #[inline]
     pub(super) fn new(record: &'a ByteRecord, trim: bool, strip_cr: bool) -> Self {
-        let last_cr = strip_cr;
         Fields {
             record,
-            last_cr,
+            last_cr: strip_cr,
             trim,
         }
     }
 
     /// Number of raw fields.
+    #[inline]
     pub(super) fn len(self) -> usize {
         self.record.len()
     }
 
     /// Field `i`, cleaned; `None` past the end.
+    #[inline]
     pub(super) fn get(self, i: usize) -> Option<&'a [u8]> {
         let mut field = self.record.get(i)?;
         if self.last_cr && i + 1 == self.record.len() {
@@ -48,12 +50,14 @@ impl<'a> Fields<'a> {
     }
 
     /// Field `i`, cleaned; empty past the end.
+    #[inline]
     pub(super) fn at(self, i: usize) -> &'a [u8] {
         self.get(i).unwrap_or_default()
     }
 }
 
 /// `field` without leading and trailing spaces and tabs.
+#[inline]
 pub(super) fn trim_blanks(field: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let start = field.iter().position(|b| !blank(b)).unwrap_or(field.len());
@@ -87,6 +91,7 @@ pub struct EventRef<'a> {
 
 impl<'a> EventRef<'a> {
     /// Makes the view; fields `1..args_end` are the arguments.
+    #[inline]
     pub(super) fn new(
         fields: Fields<'a>,
         args_end: usize,
@@ -106,17 +111,20 @@ impl<'a> EventRef<'a> {
     }
 
     /// The number of arguments (the timestamp is not one).
+    #[inline]
     pub fn arity(&self) -> usize {
         self.args_end - 1
     }
 
     /// The arguments, in order.
+    #[inline]
     pub fn args(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + use<'a> {
         let fields = self.fields;
         (1..self.args_end).map(move |i| fields.at(i))
     }
 
     /// Argument `i` (0-based), or `None` if `i >= self.arity()`.
+    #[inline]
     pub fn get_arg(&self, i: usize) -> Option<&'a [u8]> {
         if i < self.arity() {
             self.fields.get(i + 1)
@@ -130,6 +138,7 @@ impl<'a> EventRef<'a> {
     /// # Panics
     ///
     /// If `i >= self.arity()`; see [`get_arg`](Self::get_arg).
+    #[inline]
     pub fn arg(&self, i: usize) -> &'a [u8] {
         match self.get_arg(i) {
             Some(arg) => arg,

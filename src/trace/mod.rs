@@ -4,12 +4,15 @@
 //! # Formats
 //!
 //! - **Plain** (DejaVu): no header, one event per line, `name,arg1,...,argn`,
-//!   with RFC 4180 quoting (`"a,b"` is one field, `""` inside quotes is a `"`).
-//!   Fields are taken verbatim, spaces included.
+//!   with RFC 4180 quoting (`"a,b"` is one field, `""` inside quotes is a `"`;
+//!   a `"` inside an unquoted field is an ordinary character). Fields are taken
+//!   verbatim, spaces included, so only `,` or a line end may follow a closing
+//!   quote.
 //! - **CRV**: the same, preceded by a header line whose first field is `event`
 //!   (`event, field, ...`); spaces and tabs around every field of every line
-//!   are trimmed (`open, 1, 2` is `open(1,2)`). The header's other fields are
-//!   ignored.
+//!   are trimmed (`open, 1, 2` is `open(1,2)`), also after a closing quote. A
+//!   quoted field must start right after the comma (`a,"x, y"`, not
+//!   `a, "x, y"`: that is an error). The header's other fields are ignored.
 //! - [`Format::Auto`] picks CRV when the first non-blank line's first field,
 //!   trimmed of spaces and tabs, is exactly `event`, and plain otherwise. (A
 //!   plain trace whose first event is named `event` needs [`Format::Plain`].)
@@ -21,20 +24,23 @@
 //!
 //! # Lines
 //!
-//! Lines end with `\n` or `\r\n`; the final line end may be missing. Blank
-//! lines and lines of only spaces and tabs (or a lone `""`) are skipped: they
-//! are not events. A quoted field may span lines; an event's
+//! Lines end with `\n` or `\r\n` (a lone `\r` is an ordinary byte, and so is
+//! a `\r` ending a quoted field's content); the final line end may be missing.
+//! Blank lines and lines of only spaces and tabs (or a lone `""`) are skipped:
+//! they are not events. A quoted field may span lines; an event's
 //! [`line`](EventRef::line) is the line where it starts. Fields are bytes:
 //! invalid UTF-8 and NUL bytes are accepted as they are.
 //!
 //! # Errors
 //!
 //! Every problem is a [`TraceError`] naming the line: broken quoting (a quoted
-//! field never closed, or text after a closing quote), an empty event name, a
-//! missing, malformed, out-of-range or decreasing timestamp, a missing CRV
-//! header when [`Format::Crv`] is forced, and read errors. The first error ends
-//! the trace: later calls to [`TraceReader::next_event`] return `Ok(None)`.
+//! field never closed, text after a closing quote, in CRV a quote after
+//! leading spaces), an empty (or blank) event name, a missing, malformed,
+//! out-of-range or decreasing timestamp, a missing CRV header when
+//! [`Format::Crv`] is forced, and read errors. The first error ends the trace:
+//! later calls to [`TraceReader::next_event`] return `Ok(None)`.
 
+mod diag;
 mod event;
 mod watch;
 
@@ -47,6 +53,7 @@ use std::path::Path;
 
 use csv::ByteRecord;
 
+use diag::{check_fault, parse_time, show};
 pub use event::EventRef;
 use event::{Fields, trim_blanks};
 use watch::{Fault, Watch};
@@ -104,8 +111,10 @@ pub fn timed_by_name(path: &Path) -> bool {
 /// The size of the CSV reader's buffer.
 const BUFFER_CAPACITY: usize = 64 * 1024;
 
-/// What the reader found out about one record, before the view is made.
-struct Accepted {
+/// What the reader found out about the current event's record, to make the
+/// view.
+#[derive(Clone, Copy, Default)]
+struct Current {
     args_end: usize,
     time: u64,
     line: u64,
@@ -127,7 +136,10 @@ pub struct TraceReader<R: Read> {
     decided: bool,
     events: u64,
     last_time: u64,
+    /// Whether a timestamp smaller than the previous one is accepted.
+    allow_decrease: bool,
     failed: bool,
+    current: Current,
 }
 
 impl<R: Read> TraceReader<R> {
@@ -148,8 +160,19 @@ impl<R: Read> TraceReader<R> {
             decided: options.format == Format::Plain,
             events: 0,
             last_time: 0,
+            allow_decrease: false,
             failed: false,
+            current: Current::default(),
         }
+    }
+
+    /// Accepts (`true`) or rejects (`false`, the default) timestamps smaller
+    /// than the previous one. Accepted, they are passed on as they are: what a
+    /// step back in time means is the monitor's business. (Real logs have
+    /// them; the reference tool accepts them.)
+    pub fn allow_decreasing_time(mut self, allow: bool) -> Self {
+        self.allow_decrease = allow;
+        self
     }
 
     /// The next event, or `Ok(None)` at the end of the trace (or after an
@@ -159,14 +182,18 @@ impl<R: Read> TraceReader<R> {
             return Ok(None);
         }
         match self.advance() {
-            Ok(Some(a)) => Ok(Some(EventRef::new(
-                Fields::new(&self.record, a.trim, a.strip_cr),
-                a.args_end,
-                a.time,
-                a.line,
-                self.events,
-            ))),
-            Ok(None) => Ok(None),
+            Ok(true) => {
+                let c = self.current;
+                let fields = Fields::new(&self.record, c.trim, c.strip_cr);
+                Ok(Some(EventRef::new(
+                    fields,
+                    c.args_end,
+                    c.time,
+                    c.line,
+                    self.events,
+                )))
+            }
+            Ok(false) => Ok(None),
             Err(e) => {
                 self.failed = true;
                 Err(e)
@@ -191,7 +218,7 @@ impl<R: Read> TraceReader<R> {
     }
 
     /// Reads records until the next event, checking it.
-    fn advance(&mut self) -> Result<Option<Accepted>, TraceError> {
+    fn advance(&mut self) -> Result<bool, TraceError> {
         loop {
             let more = self
                 .csv
@@ -201,7 +228,7 @@ impl<R: Read> TraceReader<R> {
                     message: format!("cannot read the trace: {e}"),
                 })?;
             if !more {
-                return Ok(None);
+                return Ok(false);
             }
             let end = self.csv.position().byte();
             let (line, strip_cr) = self.locate();
@@ -233,12 +260,13 @@ impl<R: Read> TraceReader<R> {
             if header {
                 continue;
             }
-            return self.accept(line, strip_cr).map(Some);
+            self.accept(line, strip_cr)?;
+            return Ok(true);
         }
     }
 
     /// Checks the current (non-blank, non-header) record as an event.
-    fn accept(&mut self, line: u64, strip_cr: bool) -> Result<Accepted, TraceError> {
+    fn accept(&mut self, line: u64, strip_cr: bool) -> Result<(), TraceError> {
         let trim = self.format == Format::Crv;
         let fields = Fields::new(&self.record, trim, strip_cr);
         let error = |message: String| TraceError { line, message };
@@ -255,7 +283,7 @@ impl<R: Read> TraceReader<R> {
                 )));
             }
             let time = parse_time(fields.at(n - 1)).map_err(error)?;
-            if time < self.last_time {
+            if time < self.last_time && !self.allow_decrease {
                 return Err(error(format!(
                     "timestamp {time} is smaller than the previous timestamp {}: time \
                      must not decrease",
@@ -268,13 +296,14 @@ impl<R: Read> TraceReader<R> {
             (n, 0)
         };
         self.events += 1;
-        Ok(Accepted {
+        self.current = Current {
             args_end,
             time,
             line,
             trim,
             strip_cr,
-        })
+        };
+        Ok(())
     }
 
     /// The line where the record just read starts, and whether a `\r` ending
@@ -301,73 +330,8 @@ impl<R: Read> TraceReader<R> {
         let ends_with_cr = (record.len().checked_sub(1))
             .and_then(|i| record.get(i))
             .is_some_and(|f| f.ends_with(b"\r"));
-        let line_end = end.byte() - u64::from(ended_by_newline);
+        let line_end = end.byte().saturating_sub(u64::from(ended_by_newline));
         let strip_cr = ends_with_cr && !watch.keeps_cr(line_end);
         (line.max(1), strip_cr)
     }
-}
-
-/// Parses a timestamp: decimal digits only, fitting in a `u64`.
-fn parse_time(field: &[u8]) -> Result<u64, String> {
-    if field.is_empty() {
-        return Err("missing timestamp: the last field, the time, is empty".to_owned());
-    }
-    if !field.iter().all(u8::is_ascii_digit) {
-        return Err(format!(
-            "timestamp `{}` is not a natural number (only the digits 0-9 are allowed)",
-            show(field)
-        ));
-    }
-    field
-        .iter()
-        .try_fold(0u64, |t, &d| {
-            t.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
-        .ok_or_else(|| {
-            format!(
-                "timestamp `{}` is out of range (the maximum is {})",
-                show(field),
-                u64::MAX
-            )
-        })
-}
-
-/// An error for `fault` if it lies in the record that ends at byte `end` and
-/// starts on `line` (earlier records were checked before).
-fn check_fault(fault: Option<Fault>, end: u64, line: u64) -> Result<(), TraceError> {
-    const HINT: &str = "write a literal quote as `\"\"` inside a quoted field";
-    let message = match fault {
-        Some(fault) if fault.offset() < end => match fault {
-            Fault::Unterminated { .. } => {
-                format!(
-                    "broken quoting: a quoted field is never closed (unterminated `\"`; {HINT})"
-                )
-            }
-            Fault::AfterQuote { byte, .. } => format!(
-                "broken quoting: unexpected `{}` after the closing quote of a quoted field ({HINT})",
-                show(&[byte])
-            ),
-            Fault::QuoteAfterBlanks { .. } => "broken quoting: a `\"` after spaces does not \
-                 start a quoted field; put the opening quote right after the comma"
-                .to_owned(),
-        },
-        _ => return Ok(()),
-    };
-    Err(TraceError { line, message })
-}
-
-/// Printable form of a field for messages: lossy UTF-8, escaped, shortened.
-fn show(bytes: &[u8]) -> String {
-    const MAX: usize = 40;
-    let cut = &bytes[..bytes.len().min(4 * MAX + 4)];
-    let text = String::from_utf8_lossy(cut);
-    let mut out: String = text
-        .chars()
-        .take(MAX)
-        .flat_map(char::escape_debug)
-        .collect();
-    if text.chars().nth(MAX).is_some() || cut.len() < bytes.len() {
-        out.push('…');
-    }
-    out
 }

@@ -7,12 +7,14 @@
 //! trace of the raw bytes, so these problems are detected here, by a small
 //! state machine that mirrors `csv-core`'s quoting rules (quote `"`, doubled
 //! quotes inside quoted fields, delimiter `,`, terminator `\n`). The first
-//! problem is remembered with its byte offset; the reader reports it when it
-//! reads the record that contains that offset.
+//! problem of each kind is remembered with its byte offset; the reader reports
+//! it when it reads the record that contains that offset. (The watcher runs
+//! ahead of the parser by at most one buffer.)
 //!
 //! The watcher also counts the bytes and remembers the last one, which lets the
 //! reader tell a record ended by a newline from one ended by the end of the
-//! input (for line numbers).
+//! input (for line numbers), and it notes the line ends that follow a quoted
+//! field whose content ends with `\r` (that `\r` is data, not half of a CRLF).
 //!
 //! It copies nothing: outside quoted fields it only looks for `"` bytes.
 //!

@@ -47,6 +47,13 @@ fn timed_decreasing() {
 }
 
 #[test]
+fn decreasing_time_allowed_on_request() {
+    let reader = TraceReader::new(&b"a,5\nb,3\nc,4\n"[..], TIMED).allow_decreasing_time(true);
+    let got: Vec<_> = drain(reader).0.into_iter().map(|e| (e.2, e.3)).collect();
+    assert_eq!(got, vec![(5, 1), (3, 2), (4, 3)]);
+}
+
+#[test]
 fn empty_event_name() {
     let e = error(b"a\n,1\n", PLAIN);
     assert_eq!((e.line, e.message.as_str()), (2, "empty event name"));
@@ -58,7 +65,14 @@ fn empty_event_name() {
 
 #[test]
 fn unterminated_quote_at_end() {
-    // The csv crate alone accepts this (the field runs to the end of input).
+    // The csv crate alone accepts this: the field runs to the end of input.
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(&b"b,\"x,2\nc\n"[..]);
+    let mut record = csv::ByteRecord::new();
+    assert!(matches!(csv.read_byte_record(&mut record), Ok(true)));
+    assert_eq!(&record[1], b"x,2\nc\n");
     let (got, e) = read_all(b"a,1\nb,\"x,2\nc,3\n", PLAIN);
     assert_eq!(got, vec![ev("a", &["1"], 0, 1, 1)]);
     let e = e.expect("an error");

@@ -18,25 +18,26 @@ fn opts(timed: bool, format: Format) -> TraceOptions {
 
 /// Reads all of `input`; the events before the first error, and the error.
 fn read_all(input: &[u8], options: TraceOptions) -> (Vec<Ev>, Option<TraceError>) {
-    let mut reader = TraceReader::new(input, options);
+    let (events, error, _) = drain(TraceReader::new(input, options));
+    (events, error)
+}
+
+/// All events of `reader`, owned, the error that ended them, and the bytes read.
+fn drain<R: Read>(mut reader: TraceReader<R>) -> (Vec<Ev>, Option<TraceError>, u64) {
     let mut events = Vec::new();
     loop {
         match reader.next_event() {
             Ok(Some(e)) => {
                 assert_eq!(e.args().len(), e.arity());
-                events.push((
-                    e.name.to_vec(),
-                    e.args().map(<[u8]>::to_vec).collect(),
-                    e.time,
-                    e.line,
-                    e.number,
-                ));
+                let args = e.args().map(<[u8]>::to_vec).collect();
+                events.push((e.name.to_vec(), args, e.time, e.line, e.number));
             }
-            Ok(None) => return (events, None),
+            Ok(None) => return (events, None, reader.bytes_read()),
             Err(err) => {
+                let bytes = reader.bytes_read();
                 // The reader is fused after an error.
                 assert!(matches!(reader.next_event(), Ok(None)));
-                return (events, Some(err));
+                return (events, Some(err), bytes);
             }
         }
     }
@@ -139,6 +140,23 @@ fn crlf_line_ends() {
     );
     let got = events(b"a,1,5\r\nb,7\r\n", TIMED);
     assert_eq!(got, vec![ev("a", &["1"], 5, 1, 1), ev("b", &[], 7, 2, 2)]);
+}
+
+#[test]
+fn carriage_return_inside_quotes_is_data() {
+    let got = events(b"a,\"x\r\"\nb,\"y\r\"\r\nc,\"z\r\"", PLAIN);
+    assert_eq!(
+        got,
+        vec![
+            ev("a", &["x\r"], 0, 1, 1),
+            ev("b", &["y\r"], 0, 2, 2),
+            ev("c", &["z\r"], 0, 3, 3)
+        ]
+    );
+    assert_eq!(
+        events(b"a\rb,1\r\n", PLAIN),
+        vec![ev("a\rb", &["1"], 0, 1, 1)]
+    );
 }
 
 #[test]

@@ -109,24 +109,6 @@ impl Read for Pieces<'_> {
     }
 }
 
-/// All events and the error of `reader`, owned.
-fn drain<R: Read>(mut reader: TraceReader<R>) -> (Vec<Ev>, Option<TraceError>, u64) {
-    let mut events = Vec::new();
-    loop {
-        match reader.next_event() {
-            Ok(Some(e)) => events.push((
-                e.name.to_vec(),
-                e.args().map(<[u8]>::to_vec).collect(),
-                e.time,
-                e.line,
-                e.number,
-            )),
-            Ok(None) => return (events, None, reader.bytes_read()),
-            Err(err) => return (events, Some(err), reader.bytes_read()),
-        }
-    }
-}
-
 proptest! {
     #[test]
     fn generated_traces_read_back(

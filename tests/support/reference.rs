@@ -1,0 +1,408 @@
+//! A deliberately simple reference evaluator for QTL (DESIGN.md §1), used as
+//! the oracle of the differential tests.
+//!
+//! It follows the definitions literally: a formula is evaluated at event `i`
+//! by recursion over the trace prefix, with explicit values, explicit sets of
+//! seen values and no BDDs. The only optimisation is a memo table keyed by
+//! (context, formula, event, values of the formula's free variables), which
+//! keeps the nested temporal operators of small cases fast.
+//!
+//! Conventions:
+//! - events are numbered from 1; `clock[i]` is the effective time of event `i`:
+//!   `c_1 = t_1`, `c_i = c_{i-1} + max(0, t_i - t_{i-1})`;
+//! - `Exists`/`Forall` range over every value of the trace, every constant of
+//!   the specification and one fresh value (which stands for all the others);
+//! - `exists`/`forall` and comparisons use the seen sets: the values bound to a
+//!   variable by matching event atoms at events `1..=i`, where the atoms are
+//!   those of the statement (for the statement's variables) or of one rule's
+//!   body (for that rule's variables), grouped by variable name.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use hindsight::check::{Checked, Property, compare_values};
+use hindsight::syntax::{Arena, BinOp, Form, FormId, Quant, RelOp, Term, TimeBound};
+
+/// One event of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The event name.
+    pub name: String,
+    /// The argument values.
+    pub args: Vec<String>,
+    /// The time stamp (0 in untimed traces).
+    pub time: u64,
+}
+
+impl Event {
+    /// An event from string slices.
+    pub fn new(name: &str, args: &[&str], time: u64) -> Event {
+        Event { name: name.to_string(), args: args.iter().map(|a| a.to_string()).collect(), time }
+    }
+}
+
+/// The violations of every property of `spec` on `trace`: the pairs
+/// (property index, event number), event numbers counted from 1.
+pub fn violations(spec: &Checked, trace: &[Event]) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    for (pi, prop) in spec.props.iter().enumerate() {
+        let mut eval = Evaluator::new(&spec.arena, prop, trace);
+        for i in 1..=trace.len() {
+            if !eval.eval(STATEMENT, prop.body, i, &Env::new()) {
+                out.insert((pi, i));
+            }
+        }
+    }
+    out
+}
+
+/// Variable name → value.
+type Env = BTreeMap<String, String>;
+
+/// Where a formula sits: the statement, or the body of rule `k` (context `k + 1`).
+/// Seen sets are per context.
+type Ctx = usize;
+const STATEMENT: Ctx = 0;
+
+/// An event atom `name(args)` of some context.
+struct Atom {
+    name: String,
+    args: Vec<Term>,
+}
+
+struct Evaluator<'a> {
+    arena: &'a Arena,
+    prop: &'a Property,
+    trace: &'a [Event],
+    /// `clock[i]` for `i` in `1..=n` (`clock[0]` is unused).
+    clock: Vec<u64>,
+    /// The domain of `Exists`/`Forall`: trace values, constants, one fresh value.
+    domain: Vec<String>,
+    /// Per context, its event atoms.
+    atoms: Vec<Vec<Atom>>,
+    /// Free variables of every formula node (sorted).
+    free: HashMap<FormId, Vec<String>>,
+    /// (context, variable, i) → seen values.
+    seen: HashMap<(Ctx, String, usize), BTreeSet<String>>,
+    memo: HashMap<(Ctx, FormId, usize, Vec<String>), bool>,
+}
+
+impl<'a> Evaluator<'a> {
+    fn new(arena: &'a Arena, prop: &'a Property, trace: &'a [Event]) -> Self {
+        let mut clock = vec![0];
+        for (k, e) in trace.iter().enumerate() {
+            let c = if k == 0 { e.time } else { clock[k] + e.time.saturating_sub(trace[k - 1].time) };
+            clock.push(c);
+        }
+
+        let mut roots = vec![prop.body];
+        roots.extend(prop.rules.iter().map(|r| r.body));
+        let mut atoms = Vec::new();
+        let mut values: BTreeSet<String> = trace.iter().flat_map(|e| e.args.iter().cloned()).collect();
+        for &root in &roots {
+            let mut list = Vec::new();
+            let mut stack = vec![root];
+            while let Some(id) = stack.pop() {
+                let form = arena.form(id);
+                match form {
+                    Form::Call { name, args } => {
+                        for a in args {
+                            if let Term::Const(c) = a {
+                                values.insert(c.text.clone());
+                            }
+                        }
+                        if !prop.rules.iter().any(|r| r.name.name == name.name) {
+                            list.push(Atom { name: name.name.clone(), args: args.clone() });
+                        }
+                    }
+                    Form::Cmp { right: Term::Const(c), .. } => {
+                        values.insert(c.text.clone());
+                    }
+                    _ => {}
+                }
+                stack.extend(form.children());
+            }
+            atoms.push(list);
+        }
+        let mut fresh = String::from("fresh");
+        while values.contains(&fresh) {
+            fresh.push('\'');
+        }
+        let mut domain: Vec<String> = values.into_iter().collect();
+        domain.push(fresh);
+
+        Evaluator {
+            arena,
+            prop,
+            trace,
+            clock,
+            domain,
+            atoms,
+            free: HashMap::new(),
+            seen: HashMap::new(),
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The free variables of `id`, sorted.
+    fn free_vars(&mut self, id: FormId) -> Vec<String> {
+        if let Some(v) = self.free.get(&id) {
+            return v.clone();
+        }
+        let mut vars = BTreeSet::new();
+        match self.arena.form(id) {
+            Form::Call { args, .. } => {
+                for a in args {
+                    if let Term::Var(v) = a {
+                        vars.insert(v.name.clone());
+                    }
+                }
+            }
+            Form::Cmp { left, right, .. } => {
+                vars.insert(left.name.clone());
+                if let Term::Var(v) = right {
+                    vars.insert(v.name.clone());
+                }
+            }
+            Form::Quant(_, x, body) => {
+                let body = *body;
+                vars.extend(self.free_vars(body));
+                vars.remove(&x.name);
+            }
+            form => {
+                let kids: Vec<FormId> = form.children().collect();
+                for k in kids {
+                    vars.extend(self.free_vars(k));
+                }
+            }
+        }
+        let vars: Vec<String> = vars.into_iter().collect();
+        self.free.insert(id, vars.clone());
+        vars
+    }
+
+    /// Whether the event atom `name(args)` matches event `j`; if so, the
+    /// values it binds to its variables (a repeated variable must get equal
+    /// values).
+    fn match_atom(&self, name: &str, args: &[Term], j: usize) -> Option<Env> {
+        let e = &self.trace[j - 1];
+        if e.name != name || e.args.len() != args.len() {
+            return None;
+        }
+        let mut env = Env::new();
+        for (a, field) in args.iter().zip(&e.args) {
+            match a {
+                Term::Const(c) => {
+                    if c.text != *field {
+                        return None;
+                    }
+                }
+                Term::Var(v) => match env.get(&v.name) {
+                    Some(old) if old != field => return None,
+                    Some(_) => {}
+                    None => {
+                        env.insert(v.name.clone(), field.clone());
+                    }
+                },
+            }
+        }
+        Some(env)
+    }
+
+    /// seen(x, i) in context `ctx`: the values the atoms of `ctx` bound to `x`
+    /// at events `1..=i`.
+    fn seen(&mut self, ctx: Ctx, x: &str, i: usize) -> BTreeSet<String> {
+        let key = (ctx, x.to_string(), i);
+        if let Some(s) = self.seen.get(&key) {
+            return s.clone();
+        }
+        let mut set = BTreeSet::new();
+        for j in 1..=i {
+            for atom in &self.atoms[ctx] {
+                if let Some(b) = self.match_atom(&atom.name, &atom.args, j) {
+                    if let Some(v) = b.get(x) {
+                        set.insert(v.clone());
+                    }
+                }
+            }
+        }
+        self.seen.insert(key, set.clone());
+        set
+    }
+
+    fn term_value(env: &Env, t: &Term) -> String {
+        match t {
+            Term::Var(v) => env.get(&v.name).unwrap_or_else(|| panic!("unbound variable {}", v.name)).clone(),
+            Term::Const(c) => c.text.clone(),
+        }
+    }
+
+    /// Whether the time between events `j` and `i` satisfies `bound`.
+    fn within(&self, bound: Option<TimeBound>, j: usize, i: usize) -> bool {
+        let elapsed = self.clock[i] - self.clock[j];
+        match bound {
+            None => true,
+            Some(TimeBound::AtMost(d)) => elapsed <= d,
+            Some(TimeBound::MoreThan(d)) => elapsed > d,
+        }
+    }
+
+    /// `∃ j ∈ [1, last]`: `bound(j, i)`, ψ at j and φ at every k in (j, i],
+    /// where ψ and φ are given as closures over the evaluator.
+    fn since_from(
+        &mut self,
+        i: usize,
+        last: usize,
+        bound: Option<TimeBound>,
+        phi: &mut dyn FnMut(&mut Self, usize) -> bool,
+        psi: &mut dyn FnMut(&mut Self, usize) -> bool,
+    ) -> bool {
+        // φ must hold on (j, i]; walking j down from i, stop once it fails.
+        for k in (last + 1..=i).rev() {
+            if !phi(self, k) {
+                return false;
+            }
+        }
+        for j in (1..=last).rev() {
+            if self.within(bound, j, i) && psi(self, j) {
+                return true;
+            }
+            if !phi(self, j) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Whether formula `id` holds at event `i` (1-based) in context `ctx`
+    /// under `env` (which binds at least its free variables).
+    fn eval(&mut self, ctx: Ctx, id: FormId, i: usize, env: &Env) -> bool {
+        let free = self.free_vars(id);
+        let vals: Vec<String> =
+            free.iter().map(|v| env.get(v).unwrap_or_else(|| panic!("unbound variable {v}")).clone()).collect();
+        let key = (ctx, id, i, vals);
+        if let Some(&b) = self.memo.get(&key) {
+            return b;
+        }
+        let env: Env = free.iter().cloned().zip(key.3.iter().cloned()).collect();
+        let b = self.eval_uncached(ctx, id, i, &env);
+        self.memo.insert(key, b);
+        b
+    }
+
+    fn eval_uncached(&mut self, ctx: Ctx, id: FormId, i: usize, env: &Env) -> bool {
+        let arena = self.arena;
+        match arena.form(id) {
+            Form::True => true,
+            Form::False => false,
+            Form::Call { name, args } => {
+                if let Some(rk) = self.prop.rules.iter().position(|r| r.name.name == name.name) {
+                    let rule = &self.prop.rules[rk];
+                    let inner: Env =
+                        rule.params.iter().zip(args).map(|(p, a)| (p.name.clone(), Self::term_value(env, a))).collect();
+                    return self.eval(rk + 1, rule.body, i, &inner);
+                }
+                let e = &self.trace[i - 1];
+                e.name == name.name
+                    && e.args.len() == args.len()
+                    && args.iter().zip(&e.args).all(|(a, field)| Self::term_value(env, a) == *field)
+            }
+            Form::Cmp { op, left, right } => {
+                let vx = env[&left.name].clone();
+                if !self.seen(ctx, &left.name, i).contains(&vx) {
+                    return false;
+                }
+                let vy = match right {
+                    Term::Var(y) => {
+                        let vy = Self::term_value(env, right);
+                        if !self.seen(ctx, &y.name, i).contains(&vy) {
+                            return false;
+                        }
+                        vy
+                    }
+                    Term::Const(c) => c.text.clone(),
+                };
+                let ord = compare_values(vx.as_bytes(), vy.as_bytes());
+                match op {
+                    RelOp::Lt => ord == Ordering::Less,
+                    RelOp::Le => ord != Ordering::Greater,
+                    RelOp::Eq => ord == Ordering::Equal,
+                    RelOp::Gt => ord == Ordering::Greater,
+                    RelOp::Ge => ord != Ordering::Less,
+                }
+            }
+            Form::Not(a) => !self.eval(ctx, *a, i, env),
+            Form::Prev(a) => i > 1 && self.eval(ctx, *a, i - 1, env),
+            Form::Bin(op, a, b) => {
+                let (a, b) = (*a, *b);
+                let va = self.eval(ctx, a, i, env);
+                let vb = self.eval(ctx, b, i, env);
+                match op {
+                    BinOp::And => va && vb,
+                    BinOp::Or => va || vb,
+                    BinOp::Implies => !va || vb,
+                    BinOp::Iff => va == vb,
+                }
+            }
+            // φ S ψ: ∃ j ≤ i with ψ at j, φ on (j, i], and the time bound.
+            Form::Since(bound, a, b) => {
+                let (bound, a, b) = (*bound, *a, *b);
+                self.since_from(
+                    i,
+                    i,
+                    bound,
+                    &mut |s, k| s.eval(ctx, a, k, env),
+                    &mut |s, j| s.eval(ctx, b, j, env),
+                )
+            }
+            // φ Z[<=d] ψ: as S[<=d] with j < i.
+            Form::Zince(d, a, b) => {
+                let (d, a, b) = (*d, *a, *b);
+                self.since_from(
+                    i,
+                    i - 1,
+                    Some(TimeBound::AtMost(d)),
+                    &mut |s, k| s.eval(ctx, a, k, env),
+                    &mut |s, j| s.eval(ctx, b, j, env),
+                )
+            }
+            // P[b] φ = true S[b] φ.
+            Form::Once(bound, a) => {
+                let (bound, a) = (*bound, *a);
+                self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| s.eval(ctx, a, j, env))
+            }
+            // H[b] φ = !P[b] !φ.
+            Form::Hist(bound, a) => {
+                let (bound, a) = (*bound, *a);
+                !self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| !s.eval(ctx, a, j, env))
+            }
+            // [φ, ψ) = !ψ S φ.
+            Form::Interval(a, b) => {
+                let (a, b) = (*a, *b);
+                self.since_from(
+                    i,
+                    i,
+                    None,
+                    &mut |s, k| !s.eval(ctx, b, k, env),
+                    &mut |s, j| s.eval(ctx, a, j, env),
+                )
+            }
+            Form::Quant(q, x, body) => {
+                let (q, body) = (*q, *body);
+                let values: Vec<String> = match q {
+                    Quant::Exists | Quant::Forall => self.domain.clone(),
+                    Quant::ExistsSeen | Quant::ForallSeen => self.seen(ctx, &x.name, i).into_iter().collect(),
+                };
+                let mut inner = env.clone();
+                let mut holds = |s: &mut Self, v: &String| {
+                    inner.insert(x.name.clone(), v.clone());
+                    s.eval(ctx, body, i, &inner)
+                };
+                match q {
+                    Quant::Exists | Quant::ExistsSeen => values.iter().any(|v| holds(self, v)),
+                    Quant::Forall | Quant::ForallSeen => values.iter().all(|v| holds(self, v)),
+                }
+            }
+        }
+    }
+}
