@@ -380,7 +380,8 @@ fn syntax_errors_are_one_diagnostic() {
     let d = check_source(text).err().unwrap_or_default();
     assert_eq!(d.len(), 1);
     assert!(
-        headlines(text, &d)[0].starts_with("spec.qtl:2:1: error:"),
+        headlines(text, &d)[0]
+            .starts_with("spec.qtl:1:13: error: the specification ends too early"),
         "{:?}",
         headlines(text, &d)
     );

@@ -147,7 +147,7 @@ fn assert_verdicts(spec: &str, trace: &str, expected: &[(&str, &[u64])]) -> Json
     let violated = !want.is_empty();
     assert_eq!(
         run.code,
-        if violated { 1 } else { 0 },
+        i32::from(violated),
         "{spec} on {trace}: exit status\nstderr: {}",
         run.stderr
     );

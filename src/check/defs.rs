@@ -212,10 +212,10 @@ fn macro_calls(arena: &Arena, root: FormId, t: &Table<'_>) -> Vec<(usize, Span)>
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         let form = arena.form(id);
-        if let Form::Call { name, .. } = form {
-            if let Some(&mi) = t.macro_by_name.get(name.name.as_str()) {
-                calls.push((mi, arena.span(id)));
-            }
+        if let Form::Call { name, .. } = form
+            && let Some(&mi) = t.macro_by_name.get(name.name.as_str())
+        {
+            calls.push((mi, arena.span(id)));
         }
         let len = stack.len();
         stack.extend(form.children());

@@ -37,7 +37,11 @@ pub struct Event {
 impl Event {
     /// An event from string slices.
     pub fn new(name: &str, args: &[&str], time: u64) -> Event {
-        Event { name: name.to_string(), args: args.iter().map(|a| a.to_string()).collect(), time }
+        Event {
+            name: name.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            time,
+        }
     }
 }
 
@@ -91,14 +95,19 @@ impl<'a> Evaluator<'a> {
     fn new(arena: &'a Arena, prop: &'a Property, trace: &'a [Event]) -> Self {
         let mut clock = vec![0];
         for (k, e) in trace.iter().enumerate() {
-            let c = if k == 0 { e.time } else { clock[k] + e.time.saturating_sub(trace[k - 1].time) };
+            let c = if k == 0 {
+                e.time
+            } else {
+                clock[k] + e.time.saturating_sub(trace[k - 1].time)
+            };
             clock.push(c);
         }
 
         let mut roots = vec![prop.body];
         roots.extend(prop.rules.iter().map(|r| r.body));
         let mut atoms = Vec::new();
-        let mut values: BTreeSet<String> = trace.iter().flat_map(|e| e.args.iter().cloned()).collect();
+        let mut values: BTreeSet<String> =
+            trace.iter().flat_map(|e| e.args.iter().cloned()).collect();
         for &root in &roots {
             let mut list = Vec::new();
             let mut stack = vec![root];
@@ -112,10 +121,16 @@ impl<'a> Evaluator<'a> {
                             }
                         }
                         if !prop.rules.iter().any(|r| r.name.name == name.name) {
-                            list.push(Atom { name: name.name.clone(), args: args.clone() });
+                            list.push(Atom {
+                                name: name.name.clone(),
+                                args: args.clone(),
+                            });
                         }
                     }
-                    Form::Cmp { right: Term::Const(c), .. } => {
+                    Form::Cmp {
+                        right: Term::Const(c),
+                        ..
+                    } => {
                         values.insert(c.text.clone());
                     }
                     _ => {}
@@ -232,7 +247,10 @@ impl<'a> Evaluator<'a> {
 
     fn term_value(env: &Env, t: &Term) -> String {
         match t {
-            Term::Var(v) => env.get(&v.name).unwrap_or_else(|| panic!("unbound variable {}", v.name)).clone(),
+            Term::Var(v) => env
+                .get(&v.name)
+                .unwrap_or_else(|| panic!("unbound variable {}", v.name))
+                .clone(),
             Term::Const(c) => c.text.clone(),
         }
     }
@@ -278,8 +296,14 @@ impl<'a> Evaluator<'a> {
     /// under `env` (which binds at least its free variables).
     fn eval(&mut self, ctx: Ctx, id: FormId, i: usize, env: &Env) -> bool {
         let free = self.free_vars(id);
-        let vals: Vec<String> =
-            free.iter().map(|v| env.get(v).unwrap_or_else(|| panic!("unbound variable {v}")).clone()).collect();
+        let vals: Vec<String> = free
+            .iter()
+            .map(|v| {
+                env.get(v)
+                    .unwrap_or_else(|| panic!("unbound variable {v}"))
+                    .clone()
+            })
+            .collect();
         let key = (ctx, id, i, vals);
         if let Some(&b) = self.memo.get(&key) {
             return b;
@@ -296,16 +320,28 @@ impl<'a> Evaluator<'a> {
             Form::True => true,
             Form::False => false,
             Form::Call { name, args } => {
-                if let Some(rk) = self.prop.rules.iter().position(|r| r.name.name == name.name) {
+                if let Some(rk) = self
+                    .prop
+                    .rules
+                    .iter()
+                    .position(|r| r.name.name == name.name)
+                {
                     let rule = &self.prop.rules[rk];
-                    let inner: Env =
-                        rule.params.iter().zip(args).map(|(p, a)| (p.name.clone(), Self::term_value(env, a))).collect();
+                    let inner: Env = rule
+                        .params
+                        .iter()
+                        .zip(args)
+                        .map(|(p, a)| (p.name.clone(), Self::term_value(env, a)))
+                        .collect();
                     return self.eval(rk + 1, rule.body, i, &inner);
                 }
                 let e = &self.trace[i - 1];
                 e.name == name.name
                     && e.args.len() == args.len()
-                    && args.iter().zip(&e.args).all(|(a, field)| Self::term_value(env, a) == *field)
+                    && args
+                        .iter()
+                        .zip(&e.args)
+                        .all(|(a, field)| Self::term_value(env, a) == *field)
             }
             Form::Cmp { op, left, right } => {
                 let vx = env[&left.name].clone();
@@ -369,12 +405,16 @@ impl<'a> Evaluator<'a> {
             // P[b] φ = true S[b] φ.
             Form::Once(bound, a) => {
                 let (bound, a) = (*bound, *a);
-                self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| s.eval(ctx, a, j, env))
+                self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| {
+                    s.eval(ctx, a, j, env)
+                })
             }
             // H[b] φ = !P[b] !φ.
             Form::Hist(bound, a) => {
                 let (bound, a) = (*bound, *a);
-                !self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| !s.eval(ctx, a, j, env))
+                !self.since_from(i, i, bound, &mut |_, _| true, &mut |s, j| {
+                    !s.eval(ctx, a, j, env)
+                })
             }
             // [φ, ψ) = !ψ S φ.
             Form::Interval(a, b) => {
@@ -391,7 +431,9 @@ impl<'a> Evaluator<'a> {
                 let (q, body) = (*q, *body);
                 let values: Vec<String> = match q {
                     Quant::Exists | Quant::Forall => self.domain.clone(),
-                    Quant::ExistsSeen | Quant::ForallSeen => self.seen(ctx, &x.name, i).into_iter().collect(),
+                    Quant::ExistsSeen | Quant::ForallSeen => {
+                        self.seen(ctx, &x.name, i).into_iter().collect()
+                    }
                 };
                 let mut inner = env.clone();
                 let mut holds = |s: &mut Self, v: &String| {

@@ -1,0 +1,253 @@
+//! Calls and comparisons during expansion: substitution of arguments, name
+//! resolution (rule of the property, else macro, else event) and the checks
+//! that depend on it.
+
+use super::{Ctx, Expander, Frame, Task};
+use crate::check::{arguments, compare_values};
+use crate::syntax::{Const, Diagnostic, Form, FormId, Ident, RelOp, Rule, Span, Term};
+use std::collections::HashMap;
+
+impl<'s> Expander<'_, 's> {
+    pub(super) fn subst(&self, frame: usize, v: &Ident) -> Term {
+        match self.frames[frame].subst.get(&v.name) {
+            Some(Term::Var(x)) => Term::Var(Ident {
+                name: x.name.clone(),
+                span: v.span,
+            }),
+            Some(Term::Const(c)) => Term::Const(Const {
+                text: c.text.clone(),
+                span: v.span,
+            }),
+            None => Term::Var(v.clone()),
+        }
+    }
+
+    fn subst_term(&self, frame: usize, t: &Term) -> Term {
+        match t {
+            Term::Var(v) => self.subst(frame, v),
+            Term::Const(c) => Term::Const(c.clone()),
+        }
+    }
+
+    /// A note pointing at the macro call being expanded, if any.
+    fn in_macro(&self, frame: usize, d: Diagnostic) -> Diagnostic {
+        match self.frames[frame].call {
+            Some((span, mi)) => d.with_note(
+                span,
+                format!("in this use of macro `{}`", self.table.macros[mi].name.name),
+            ),
+            None => d,
+        }
+    }
+
+    pub(super) fn compare(&mut self, id: FormId, frame: usize) {
+        if frame == 0 {
+            self.out.push(id);
+            return;
+        }
+        let node = self.arena.node(id);
+        let span = node.span;
+        let Form::Cmp { op, left, right } = &node.form else {
+            return;
+        };
+        let op = *op;
+        let form = match (self.subst(frame, left), self.subst_term(frame, right)) {
+            (Term::Var(left), right) => Form::Cmp { op, left, right },
+            (Term::Const(c), Term::Var(right)) => Form::Cmp {
+                op: flip(op),
+                left: right,
+                right: Term::Const(c),
+            },
+            (Term::Const(a), Term::Const(b)) => {
+                if holds(op, &a.text, &b.text) {
+                    Form::True
+                } else {
+                    Form::False
+                }
+            }
+        };
+        self.push(form, span);
+    }
+
+    pub(super) fn call(&mut self, id: FormId, frame: usize, under_prev: bool, ctx: Ctx<'s>) {
+        let table = self.table;
+        let node = self.arena.node(id);
+        let span = node.span;
+        let Form::Call { name, args } = &node.form else {
+            return;
+        };
+        let args: Vec<Term> = args.iter().map(|a| self.subst_term(frame, a)).collect();
+        let name = name.clone();
+        let n = name.name.as_str();
+
+        let rule = ctx.prop.and_then(|p| {
+            let p = &table.props[p];
+            p.rule_by_name.get(n).map(|&ri| &p.rules[ri])
+        });
+        if let Some(rule) = rule {
+            self.check_rule_call(rule, span, args.len(), frame, under_prev, ctx);
+            return self.rebuild_call(id, frame, name, args, span);
+        }
+
+        if let Some(&mi) = table.macro_by_name.get(n) {
+            let m = &table.macros[mi];
+            if ctx.prop.is_some() {
+                self.found.macro_used[mi] = true;
+            }
+            if m.params.len() != args.len() {
+                let d = Diagnostic::error(
+                    span,
+                    format!(
+                        "macro `{n}` has {} but is called with {}",
+                        params(m.params.len()),
+                        arguments(args.len())
+                    ),
+                )
+                .with_note(m.name.span, format!("macro `{n}` is defined here"));
+                let d = self.in_macro(frame, d);
+                self.diags.push(d);
+                self.out.push(id);
+                return;
+            }
+            if m.recursive || ctx.prop.is_none() || self.aborted {
+                self.out.push(id);
+                return;
+            }
+            if self.created > self.budget {
+                self.aborted = true;
+                self.diags.push(Diagnostic::error(
+                    span,
+                    format!(
+                        "macro expansion is too large: it made more than {} formula nodes; macros that call other macros several times grow exponentially",
+                        self.budget
+                    ),
+                ));
+                self.out.push(id);
+                return;
+            }
+            self.visited[mi] = true;
+            let mut subst = HashMap::with_capacity(args.len());
+            for (p, a) in m.params.iter().zip(args) {
+                subst.entry(p.name.clone()).or_insert(a);
+            }
+            self.frames.push(Frame {
+                subst,
+                call: Some((span, mi)),
+            });
+            self.tasks.push(Task::EndFrame);
+            self.tasks.push(Task::Enter {
+                id: m.body,
+                frame: self.frames.len() - 1,
+                under_prev,
+            });
+            return;
+        }
+
+        // An event. In a macro checked on its own, a name that is a rule of
+        // some property is left alone: it may be meant as that rule.
+        if ctx.prop.is_none() && table.rule_names.contains(n) {
+            return self.rebuild_call(id, frame, name, args, span);
+        }
+        let arity = args.len();
+        match self.found.uses.get_mut(n) {
+            Some(v) => v.push((span, arity)),
+            None => {
+                self.found.uses.insert(n.to_string(), vec![(span, arity)]);
+            }
+        }
+        if ctx.prop.is_some() && !self.found.events.contains_key(n) {
+            self.found.events.insert(n.to_string(), arity);
+        }
+        if let Some(first) = table.first_decl
+            && !table.decl_by_name.contains_key(n)
+        {
+            let d = Diagnostic::error(
+                name.span,
+                format!(
+                    "event `{n}` is not declared; this specification declares its events, so add `{n}` to a declaration (or define a macro or rule `{n}`)"
+                ),
+            )
+            .with_note(first, "events are declared here");
+            let d = self.in_macro(frame, d);
+            self.diags.push(d);
+        }
+        self.rebuild_call(id, frame, name, args, span)
+    }
+
+    /// Arity of a rule call, and whether it is under `@` when in a rule body.
+    fn check_rule_call(
+        &mut self,
+        rule: &Rule,
+        span: Span,
+        nargs: usize,
+        frame: usize,
+        under_prev: bool,
+        ctx: Ctx<'s>,
+    ) {
+        let n = rule.name.name.as_str();
+        if rule.params.len() != nargs {
+            let d = Diagnostic::error(
+                span,
+                format!(
+                    "rule `{n}` has {} but is called with {}",
+                    params(rule.params.len()),
+                    arguments(nargs)
+                ),
+            )
+            .with_note(rule.name.span, format!("rule `{n}` is defined here"));
+            let d = self.in_macro(frame, d);
+            self.diags.push(d);
+        }
+        if let (Some(owner), false) = (ctx.rule, under_prev) {
+            let d = Diagnostic::error(
+                span,
+                format!(
+                    "rule `{n}` is referenced outside `@` in the body of rule `{}`; in a rule body, rules may only be referenced under `@` (at the previous event)",
+                    owner.name
+                ),
+            );
+            let d = self.in_macro(frame, d);
+            self.diags.push(d);
+        }
+    }
+
+    fn rebuild_call(&mut self, id: FormId, frame: usize, name: Ident, args: Vec<Term>, span: Span) {
+        if frame == 0 {
+            self.out.push(id);
+        } else {
+            self.push(Form::Call { name, args }, span);
+        }
+    }
+}
+
+fn params(n: usize) -> String {
+    if n == 1 {
+        "1 parameter".to_string()
+    } else {
+        format!("{n} parameters")
+    }
+}
+
+/// `c op x` is `x (flip op) c`.
+fn flip(op: RelOp) -> RelOp {
+    match op {
+        RelOp::Lt => RelOp::Gt,
+        RelOp::Le => RelOp::Ge,
+        RelOp::Eq => RelOp::Eq,
+        RelOp::Gt => RelOp::Lt,
+        RelOp::Ge => RelOp::Le,
+    }
+}
+
+/// Whether `a op b` holds for two constants. `=` is equality of the texts (as
+/// for trace values); the orders use [`compare_values`].
+fn holds(op: RelOp, a: &str, b: &str) -> bool {
+    let ord = compare_values(a.as_bytes(), b.as_bytes());
+    match op {
+        RelOp::Eq => a == b,
+        RelOp::Lt => ord.is_lt(),
+        RelOp::Le => ord.is_le(),
+        RelOp::Gt => ord.is_gt(),
+        RelOp::Ge => ord.is_ge(),
+    }
+}

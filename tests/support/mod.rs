@@ -1,0 +1,7 @@
+//! Test support: a reference evaluator for QTL and proptest strategies for
+//! specifications and traces (issue 6). Not part of the product.
+
+// `gen` is a reserved keyword in edition 2024, so the module has another name.
+pub mod reference;
+#[path = "gen.rs"]
+pub mod strategies;
