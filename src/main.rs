@@ -191,11 +191,11 @@ fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
             print!("{}", plan.render(&text));
-            if let Some(dot) = dot {
-                if let Err(e) = std::fs::write(dot, plan.to_dot()) {
-                    eprintln!("error: cannot write {}: {e}", dot.display());
-                    return ExitCode::from(2);
-                }
+            if let Some(dot) = dot
+                && let Err(e) = std::fs::write(dot, plan.to_dot())
+            {
+                eprintln!("error: cannot write {}: {e}", dot.display());
+                return ExitCode::from(2);
             }
             ExitCode::SUCCESS
         }
@@ -288,12 +288,6 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break;
             }
         };
-        match counts.get_mut(event.name) {
-            Some(c) => *c += 1,
-            None => {
-                counts.insert(event.name.to_vec(), 1);
-            }
-        }
         let args: Vec<&[u8]> = event.args().collect();
         let violated = match monitor.step(event.name, &args, event.time) {
             Ok(v) => v,
@@ -302,6 +296,12 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break;
             }
         };
+        match counts.get_mut(event.name) {
+            Some(c) => *c += 1,
+            None => {
+                counts.insert(event.name.to_vec(), 1);
+            }
+        }
         for &property in violated {
             let v = Violation {
                 property,

@@ -10,7 +10,11 @@ fn violations(spec: &str, events: &[(&str, &[&str], u64)]) -> Vec<u64> {
     let mut out = Vec::new();
     for (i, (name, args, time)) in events.iter().enumerate() {
         let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        if !m.step(name.as_bytes(), &args, *time).expect("valid event").is_empty() {
+        if !m
+            .step(name.as_bytes(), &args, *time)
+            .expect("valid event")
+            .is_empty()
+        {
             out.push(i as u64 + 1);
         }
     }
@@ -167,7 +171,10 @@ fn bounds_beyond_32_bits_and_huge_gaps() {
 fn untimed_traces_have_time_zero_everywhere() {
     // With every time stamp 0, S[<=d] is S and S[>d] never holds.
     let trace = [("r", NO, 0), ("s", NO, 0), ("q", NO, 0)];
-    assert_eq!(violations("prop p : q -> P[<=0] r", &trace), Vec::<u64>::new());
+    assert_eq!(
+        violations("prop p : q -> P[<=0] r", &trace),
+        Vec::<u64>::new()
+    );
     assert_eq!(violations("prop p : q -> P[>0] r", &trace), vec![3]);
 }
 
@@ -176,13 +183,22 @@ fn a_decreasing_time_stamp_adds_no_time_unless_strict() {
     let spec = "prop p : q -> P[<=3] r";
     let trace = [
         ("r", NO, 10),
-        ("q", NO, 5),  // 2: back in time: no time elapsed since r: holds
-        ("q", NO, 9),  // 3: 4 units after the stamp 5: violated
+        ("q", NO, 5), // 2: back in time: no time elapsed since r: holds
+        ("q", NO, 9), // 3: 4 units after the stamp 5: violated
     ];
     assert_eq!(violations(spec, &trace), vec![3]);
-    let mut strict =
-        Monitor::from_source(spec, MonitorOptions { strict_time: true, ..Default::default() }).expect("ok");
+    let mut strict = Monitor::from_source(
+        spec,
+        MonitorOptions {
+            strict_time: true,
+            ..Default::default()
+        },
+    )
+    .expect("ok");
     strict.step(b"r", &[], 10).expect("first event");
     let err = strict.step(b"q", &[], 5).expect_err("time went back");
-    assert_eq!(err.to_string(), "time stamp 5 is smaller than the previous one, 10");
+    assert_eq!(
+        err.to_string(),
+        "time stamp 5 is smaller than the previous one, 10"
+    );
 }

@@ -10,7 +10,7 @@ pub(crate) struct MacroDef<'s> {
     pub name: &'s Ident,
     pub params: &'s [Ident],
     pub body: FormId,
-    /// Part of a cycle of macro calls: never expanded.
+    /// Closes a cycle of macro calls: never expanded.
     pub recursive: bool,
 }
 
@@ -224,9 +224,10 @@ fn macro_calls(arena: &Arena, root: FormId, t: &Table<'_>) -> Vec<(usize, Span)>
     calls
 }
 
-/// Finds every cycle of macro calls (one error per call that closes a cycle in
-/// a depth-first search) and marks the macros on it as recursive. Every cycle
-/// contains such a call, so expanding the unmarked macros terminates.
+/// Finds the cycles of macro calls: one error per call that closes a cycle in
+/// a depth-first search (a "back edge"), whose target is then marked
+/// recursive. Every cycle contains a back edge, so expanding only the unmarked
+/// macros terminates.
 pub(crate) fn find_recursion(t: &mut Table<'_>, arena: &Arena, diags: &mut Vec<Diagnostic>) {
     let n = t.macros.len();
     let edges: Vec<Vec<(usize, Span)>> = t
@@ -258,11 +259,9 @@ pub(crate) fn find_recursion(t: &mut Table<'_>, arena: &Arena, diags: &mut Vec<D
                     path.push((w, 0));
                 }
                 1 => {
-                    let cycle: Vec<usize> = path[path_pos[w]..].iter().map(|&(m, _)| m).collect();
-                    for &m in &cycle {
-                        recursive[m] = true;
-                    }
-                    diags.push(recursion_error(t, &cycle, span));
+                    // Not expanding `w` is enough to break this cycle.
+                    recursive[w] = true;
+                    diags.push(recursion_error(t, &path[path_pos[w]..], span));
                 }
                 _ => {}
             }
@@ -273,8 +272,10 @@ pub(crate) fn find_recursion(t: &mut Table<'_>, arena: &Arena, diags: &mut Vec<D
     }
 }
 
-fn recursion_error(t: &Table<'_>, cycle: &[usize], span: Span) -> Diagnostic {
-    let first = &t.macros[cycle[0]].name;
+/// The error for the cycle `cycle` (the search path from the called macro to
+/// the caller; each entry is a macro and a position in its calls).
+fn recursion_error(t: &Table<'_>, cycle: &[(usize, usize)], span: Span) -> Diagnostic {
+    let first = &t.macros[cycle[0].0].name;
     let message = if cycle.len() == 1 {
         format!(
             "macro `{}` calls itself; macros are expanded by substitution and cannot be recursive (a rule can: `where r(x) := ...`)",
@@ -285,7 +286,7 @@ fn recursion_error(t: &Table<'_>, cycle: &[usize], span: Span) -> Diagnostic {
         let mut chain: Vec<String> = cycle
             .iter()
             .take(SHOWN)
-            .map(|&m| format!("`{}`", t.macros[m].name.name))
+            .map(|&(m, _)| format!("`{}`", t.macros[m].name.name))
             .collect();
         if cycle.len() > SHOWN {
             chain.push(format!("... ({} more)", cycle.len() - SHOWN));

@@ -1,4 +1,4 @@
-//! Checking and macro expansion: turns a parsed [`Spec`](crate::syntax::Spec)
+//! Checking and macro expansion: turns a parsed [`Spec`]
 //! into a [`Checked`] specification, or reports every well-formedness error
 //! with its source place.
 //!
@@ -9,10 +9,10 @@
 //! The stage runs in four steps, each linear in the size of the specification
 //! (plus the size of the macro expansions) and free of deep recursion:
 //!
-//! 1. [`defs`]: name tables; duplicate and clashing names, repeated parameters,
+//! 1. `defs`: name tables; duplicate and clashing names, repeated parameters,
 //!    recursive macros;
-//! 2. [`scope`]: free, hiding and unused variables, per definition;
-//! 3. [`expand`]: macro expansion, name resolution of calls, arities, undeclared
+//! 2. `scope`: free, hiding and unused variables, per definition;
+//! 3. `expand`: macro expansion, name resolution of calls, arities, undeclared
 //!    events, rules referenced outside `@` (also through macros);
 //! 4. here: arity consistency of events across the whole specification, and
 //!    the warnings.

@@ -139,11 +139,9 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
         Some((d, _)) => (64 - (2 * d + 1).leading_zeros() as usize).max(1),
     };
     let nvars = vars.len();
-    let bits_per_var = if nvars == 0 {
-        0
-    } else {
-        MAX_BITS.min((MAX_VARS - time_width) / nvars)
-    };
+    let bits_per_var = (MAX_VARS - time_width)
+        .checked_div(nvars)
+        .map_or(0, |b| MAX_BITS.min(b));
     if nvars > 0 && bits_per_var < 8 {
         return Err(Diagnostic::error(
             prop.name.span,

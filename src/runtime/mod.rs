@@ -183,14 +183,14 @@ impl Monitor {
         args: &[&[u8]],
         time: u64,
     ) -> Result<&[usize], MonitorError> {
-        if let Some(&expected) = self.arity.get(name) {
-            if expected != args.len() {
-                return Err(MonitorError::Arity {
-                    event: String::from_utf8_lossy(name).into_owned(),
-                    expected,
-                    found: args.len(),
-                });
-            }
+        if let Some(&expected) = self.arity.get(name)
+            && expected != args.len()
+        {
+            return Err(MonitorError::Arity {
+                event: String::from_utf8_lossy(name).into_owned(),
+                expected,
+                found: args.len(),
+            });
         }
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;

@@ -51,10 +51,13 @@ impl PropMonitor {
             match &node.op {
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,
-                Op::SinceTimed(b, ..) => {
-                    timed[i] = Some(TimedState::new(&space, matches!(b, TimeBound::MoreThan(_))))
+                Op::SinceTimed(TimeBound::AtMost(d), ..) => {
+                    timed[i] = Some(TimedState::at_most(&space, *d, false))
                 }
-                Op::Zince(..) => timed[i] = Some(TimedState::new(&space, false)),
+                Op::SinceTimed(TimeBound::MoreThan(d), ..) => {
+                    timed[i] = Some(TimedState::more_than(&space, *d))
+                }
+                Op::Zince(d, ..) => timed[i] = Some(TimedState::at_most(&space, *d, true)),
                 Op::Atom { event, .. } => {
                     atoms_by_event
                         .entry(event.as_bytes().into())
@@ -293,13 +296,7 @@ impl PropMonitor {
                     Some(pre) => self.now[*b].or(&self.now[*a].and(pre)),
                     None => self.now[*b].clone(),
                 },
-                Op::SinceTimed(bound, a, b) => {
-                    let (d, strict) = match bound {
-                        TimeBound::AtMost(d) | TimeBound::MoreThan(d) => (*d, false),
-                    };
-                    self.timed_step(n, d, strict, *a, *b, tick)
-                }
-                Op::Zince(d, a, b) => self.timed_step(n, *d, true, *a, *b, tick),
+                Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
                 Op::Quant(q, v, a) => {
                     let bits = &self.plan.vars[*v].bits;
                     let body = &self.now[*a];
@@ -322,27 +319,11 @@ impl PropMonitor {
         }
     }
 
-    fn timed_step(
-        &mut self,
-        n: NodeIx,
-        d: u64,
-        strict: bool,
-        a: NodeIx,
-        b: NodeIx,
-        tick: Tick,
-    ) -> Bdd {
+    fn timed_step(&mut self, n: NodeIx, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
         let Some(mut state) = self.timed[n].take() else {
             return self.space.ff();
         };
-        let value = state.step(
-            &self.space,
-            &self.clock,
-            d,
-            tick,
-            &self.now[a],
-            &self.now[b],
-            strict,
-        );
+        let value = state.step(&self.space, &self.clock, tick, &self.now[a], &self.now[b]);
         self.timed[n] = Some(state);
         value
     }
@@ -489,10 +470,10 @@ fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
         match p {
             Arg::Const(c) if c.as_bytes() != args[i] => return false,
             Arg::Var(v) => {
-                if let Some(j) = pattern[..i].iter().position(|q| q == &Arg::Var(*v)) {
-                    if args[j] != args[i] {
-                        return false;
-                    }
+                if let Some(j) = pattern[..i].iter().position(|q| q == &Arg::Var(*v))
+                    && args[j] != args[i]
+                {
+                    return false;
                 }
             }
             _ => {}

@@ -19,11 +19,17 @@ use crate::bdd::{Bdd, BddVar, Space};
 pub enum TimedState {
     /// `S[<=d]` or `Z[<=d]`: assignments with the stamp of their latest ψ.
     AtMost {
+        /// The bound.
+        d: u64,
+        /// Whether ψ must be strictly earlier (`Z`).
+        strict: bool,
         /// Over data and time bits.
         pending: Bdd,
     },
     /// `S[>d]`: assignments with the stamp of their earliest ψ, and the satisfied ones.
     MoreThan {
+        /// The bound.
+        d: u64,
         /// Over data and time bits.
         pending: Bdd,
         /// Over data bits only.
@@ -112,37 +118,35 @@ pub struct Tick {
 }
 
 impl TimedState {
-    /// The initial state of an operator with bound kind `more_than`.
-    pub fn new(space: &Space, more_than: bool) -> TimedState {
-        if more_than {
-            TimedState::MoreThan {
-                pending: space.ff(),
-                sat: space.ff(),
-            }
-        } else {
-            TimedState::AtMost {
-                pending: space.ff(),
-            }
+    /// The initial state of `S[<=d]` (`strict`: `Z[<=d]`).
+    pub fn at_most(space: &Space, d: u64, strict: bool) -> TimedState {
+        TimedState::AtMost {
+            d,
+            strict,
+            pending: space.ff(),
         }
     }
 
-    /// Advances the state to the current event and returns the operator's
-    /// value there. `strict` selects `Z` (ψ strictly earlier).
-    pub fn step(
-        &mut self,
-        space: &Space,
-        clock: &Clock,
-        d: u64,
-        tick: Tick,
-        phi: &Bdd,
-        psi: &Bdd,
-        strict: bool,
-    ) -> Bdd {
+    /// The initial state of `S[>d]`.
+    pub fn more_than(space: &Space, d: u64) -> TimedState {
+        TimedState::MoreThan {
+            d,
+            pending: space.ff(),
+            sat: space.ff(),
+        }
+    }
+
+    /// Advances the state to the current event and returns the operator's value there.
+    pub fn step(&mut self, space: &Space, clock: &Clock, tick: Tick, phi: &Bdd, psi: &Bdd) -> Bdd {
         let gap = tick.now - tick.prev;
         match self {
-            TimedState::AtMost { pending } => {
+            TimedState::AtMost { d, strict, pending } => {
+                let (d, strict) = (*d, *strict);
                 let alive = if gap > d {
                     space.ff()
+                } else if gap == 0 {
+                    // Nothing expires when no time passes.
+                    pending.clone()
                 } else {
                     pending.and(&clock.range(space, tick.now.saturating_sub(d), tick.now))
                 };
@@ -154,12 +158,13 @@ impl TimedState {
                     .or(&psi.and(&clock.stamp(space, tick.now)));
                 value
             }
-            TimedState::MoreThan { pending, sat } => {
+            TimedState::MoreThan { d, pending, sat } => {
+                let d = *d;
                 let sat1 = sat.and(phi);
                 let pend1 = pending.and(phi);
                 let old = if gap > d {
                     space.tt()
-                } else if tick.now > d {
+                } else if gap > 0 && tick.now > d {
                     clock.range(space, tick.prev.saturating_sub(d), tick.now - d - 1)
                 } else {
                     space.ff()
@@ -178,8 +183,8 @@ impl TimedState {
     /// Applies `f` to every BDD of the state.
     pub fn for_each_bdd(&mut self, mut f: impl FnMut(&mut Bdd)) {
         match self {
-            TimedState::AtMost { pending } => f(pending),
-            TimedState::MoreThan { pending, sat } => {
+            TimedState::AtMost { pending, .. } => f(pending),
+            TimedState::MoreThan { pending, sat, .. } => {
                 f(pending);
                 f(sat);
             }
