@@ -100,6 +100,11 @@ impl Bdd {
         Bdd(self.0.iff(&other.0))
     }
 
+    /// `self ⊕ other`
+    pub fn xor(&self, other: &Bdd) -> Bdd {
+        Bdd(self.0.xor(&other.0))
+    }
+
     /// `self ∧ ¬other`
     pub fn and_not(&self, other: &Bdd) -> Bdd {
         Bdd(self.0.and_not(&other.0))
@@ -246,6 +251,16 @@ impl Bdd {
     /// Whether the function depends on `var`.
     pub fn depends_on(&self, var: BddVar) -> bool {
         self.0.support_set_contains(&var.bio())
+    }
+
+    /// The value of the function under an assignment of the given variables
+    /// (every other variable false): a walk down one path, no new BDD.
+    pub fn eval(&self, lits: &[(BddVar, bool)]) -> bool {
+        let mut valuation = bio::BddValuation::all_false(self.0.num_vars());
+        for &(v, b) in lits {
+            valuation.set_value(v.bio(), b);
+        }
+        self.0.eval_in(&valuation)
     }
 
     /// One satisfying assignment: the values of `vars` in the lexicographically

@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::compile_source;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
-use hindsight::runtime::{Monitor, MonitorOptions};
+use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
@@ -72,6 +72,11 @@ enum Command {
         /// elapses between the two events (a warning names the first such line).
         #[arg(long)]
         strict_time: bool,
+        /// When to reclaim the codes of values that can no longer influence a
+        /// verdict: `auto` when the values in use double, `always` after every
+        /// event, `never` (the last two for testing).
+        #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
+        gc: Gc,
     },
 }
 
@@ -81,6 +86,16 @@ enum Output {
     Text,
     /// JSON lines.
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Gc {
+    /// When the values in use have doubled since the last collection.
+    Auto,
+    /// After every event.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -109,6 +124,7 @@ fn main() -> ExitCode {
             max_violations,
             stop_at_first,
             strict_time,
+            gc,
         } => {
             let opts = RunOptions {
                 timed,
@@ -119,6 +135,7 @@ fn main() -> ExitCode {
                 max_violations,
                 stop_at_first,
                 strict_time,
+                gc,
             };
             run(&spec, trace.as_deref(), &opts)
         }
@@ -215,6 +232,7 @@ struct RunOptions {
     max_violations: Option<u64>,
     stop_at_first: bool,
     strict_time: bool,
+    gc: Gc,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -236,6 +254,11 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         MonitorOptions {
             start_bits: opts.bits,
             strict_time: opts.strict_time,
+            gc: match opts.gc {
+                Gc::Auto => GcPolicy::Auto,
+                Gc::Always => GcPolicy::Always,
+                Gc::Never => GcPolicy::Never,
+            },
         },
     ) {
         Ok(m) => m,
@@ -338,6 +361,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         spec_events,
         elapsed: start.elapsed(),
         error,
+        gc: monitor.gc_stats(),
     };
     if !closed && reporter.summary(&summary).is_err() {
         closed = true;

@@ -44,6 +44,8 @@ pub struct Summary {
     pub elapsed: Duration,
     /// The input error that ended the run early, if any.
     pub error: Option<String>,
+    /// Garbage collections of value codes, and codes released by them.
+    pub gc: (u64, u64),
 }
 
 /// Writes violations and the summary.
@@ -167,6 +169,8 @@ impl<W: Write> Reporter<W> {
                     "properties": props,
                     "violations": self.total(),
                     "error": s.error,
+                    "collections": s.gc.0,
+                    "codes_released": s.gc.1,
                     "status": status,
                 });
                 writeln!(self.out, "{o}")?;
@@ -215,6 +219,13 @@ impl<W: Write> Reporter<W> {
                             )?,
                             None => writeln!(self.out, "property {p}: no violation")?,
                         }
+                    }
+                    if s.gc.0 > 0 {
+                        writeln!(
+                            self.out,
+                            "garbage collections: {} ({} value codes reclaimed)",
+                            s.gc.0, s.gc.1
+                        )?;
                     }
                     if let Some(e) = &s.error {
                         writeln!(self.out, "stopped early: {e}")?;

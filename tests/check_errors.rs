@@ -636,3 +636,27 @@ fn ten_megabyte_spec() {
         vec!["spec.qtl:1:27: warning: event `d` is declared but no property uses it"]
     );
 }
+
+#[test]
+fn deep_formulas_need_no_deep_stack() {
+    // Parsing and checking are iterative: a small thread stack is enough.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let text = format!(
+                "pred m(y) = {}b(y)\nprop p : Forall x . a(x) -> {}m(x){}\n  where r(x) := {}r(x)",
+                "! @ ".repeat(DEPTH),
+                "(".repeat(DEPTH),
+                ")".repeat(DEPTH),
+                "@".repeat(DEPTH)
+            );
+            check_source(&text)
+                .map(|c| c.arena.len())
+                .map_err(|d| d.len())
+        });
+    let result = worker.map(|w| w.join());
+    assert!(
+        matches!(result, Ok(Ok(Ok(n))) if n > 4 * DEPTH),
+        "{result:?}"
+    );
+}

@@ -6,6 +6,9 @@
 //! handed out behave exactly like that reserved code in every summary (no
 //! operation distinguishes them), so a new value needs no BDD work; when the
 //! codes run out the width grows by one bit (see `PropMonitor::grow`).
+//!
+//! Garbage collection hands codes back ([`Enumeration::release`]): a released
+//! code is reused for the next new value, before any fresh code.
 
 use hashbrown::HashMap;
 
@@ -13,7 +16,9 @@ use hashbrown::HashMap;
 #[derive(Clone, Debug)]
 pub struct Enumeration {
     codes: HashMap<Box<[u8]>, u32>,
-    values: Vec<Box<[u8]>>,
+    /// Value of each code handed out; `None` for a released code.
+    values: Vec<Option<Box<[u8]>>>,
+    free: Vec<u32>,
     width: usize,
 }
 
@@ -34,6 +39,7 @@ impl Enumeration {
         Enumeration {
             codes: HashMap::new(),
             values: Vec::new(),
+            free: Vec::new(),
             width: width.max(1),
         }
     }
@@ -48,14 +54,31 @@ impl Enumeration {
         (1u64 << self.width) - 1
     }
 
-    /// Number of values enumerated.
+    /// Number of values that have a code now.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.codes.len()
     }
 
-    /// Whether no value has been enumerated.
+    /// Whether no value has a code.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.codes.is_empty()
+    }
+
+    /// The codes handed out and not released, in increasing order.
+    pub fn live_codes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_some())
+            .map(|(c, _)| c as u32)
+    }
+
+    /// Forgets the value of `code`; the code will be handed out again.
+    pub fn release(&mut self, code: u32) {
+        if let Some(value) = self.values.get_mut(code as usize).and_then(Option::take) {
+            self.codes.remove(&value);
+            self.free.push(code);
+        }
     }
 
     /// The code of `value`, if it has one.
@@ -63,9 +86,12 @@ impl Enumeration {
         self.codes.get(value).copied()
     }
 
-    /// The value with code `code`.
+    /// The value with code `code` (empty for a code not in use).
     pub fn value(&self, code: u32) -> &[u8] {
-        &self.values[code as usize]
+        self.values
+            .get(code as usize)
+            .and_then(|v| v.as_deref())
+            .unwrap_or(&[])
     }
 
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
@@ -75,6 +101,15 @@ impl Enumeration {
             return Ok(Lookup {
                 code,
                 fresh: false,
+                grew: false,
+            });
+        }
+        if let Some(code) = self.free.pop() {
+            self.values[code as usize] = Some(value.into());
+            self.codes.insert(value.into(), code);
+            return Ok(Lookup {
+                code,
+                fresh: true,
                 grew: false,
             });
         }
@@ -88,7 +123,7 @@ impl Enumeration {
             grew = true;
         }
         let code = code as u32;
-        self.values.push(value.into());
+        self.values.push(Some(value.into()));
         self.codes.insert(value.into(), code);
         Ok(Lookup {
             code,
@@ -130,5 +165,28 @@ mod tests {
         assert_eq!(e.value(1), b"b");
         assert!(e.get_or_insert(b"c", 2).is_ok());
         assert_eq!(e.get_or_insert(b"d", 2), Err(2));
+    }
+
+    #[test]
+    fn released_codes_are_reused_first() {
+        let mut e = Enumeration::new(4);
+        for v in [b"a", b"b", b"c"] {
+            e.get_or_insert(v, 32).expect("room");
+        }
+        e.release(1);
+        assert_eq!(e.get(b"b"), None);
+        assert_eq!(e.len(), 2);
+        assert_eq!(e.live_codes().collect::<Vec<_>>(), vec![0, 2]);
+        let d = e.get_or_insert(b"d", 32).expect("room");
+        assert_eq!(
+            d,
+            Lookup {
+                code: 1,
+                fresh: true,
+                grew: false
+            }
+        );
+        assert_eq!(e.value(1), b"d");
+        assert_eq!(e.get_or_insert(b"e", 32).expect("room").code, 3);
     }
 }

@@ -17,7 +17,7 @@ mod prop;
 pub mod time;
 
 pub use enumeration::Enumeration;
-pub use prop::PropMonitor;
+pub use prop::{GcPolicy, PropMonitor};
 
 use hashbrown::HashMap;
 
@@ -35,6 +35,8 @@ pub struct MonitorOptions {
     /// taken to happen no later than its predecessor: the time that elapses
     /// between two events is `max(0, t_i - t_{i-1})`.
     pub strict_time: bool,
+    /// When to reclaim the codes of values that can no longer matter.
+    pub gc: GcPolicy,
 }
 
 impl Default for MonitorOptions {
@@ -42,6 +44,7 @@ impl Default for MonitorOptions {
         MonitorOptions {
             start_bits: 4,
             strict_time: false,
+            gc: GcPolicy::Auto,
         }
     }
 }
@@ -126,7 +129,7 @@ impl Monitor {
         let props = plan
             .props
             .into_iter()
-            .map(|p| PropMonitor::new(p, options.start_bits))
+            .map(|p| PropMonitor::new(p, options.start_bits, options.gc))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Monitor {
             props,
@@ -168,6 +171,14 @@ impl Monitor {
     /// Number of events processed.
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// Garbage collections run and value codes they released, over all properties.
+    pub fn gc_stats(&self) -> (u64, u64) {
+        self.props
+            .iter()
+            .map(PropMonitor::gc_stats)
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
     /// Number of events whose time stamp was smaller than their predecessor's.

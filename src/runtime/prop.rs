@@ -36,11 +36,38 @@ pub struct PropMonitor {
     /// Scratch: newly seen (variable, code) pairs of the current event.
     newly_seen: Vec<(VarIx, u32)>,
     first: bool,
+    gc: GcState,
+}
+
+/// When and how much garbage collection of value codes happened.
+#[derive(Clone, Debug, Default)]
+struct GcState {
+    policy: GcPolicy,
+    /// Codes in use right after the last collection.
+    live_after: usize,
+    collections: u64,
+    released: u64,
+}
+
+/// When to reclaim value codes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// When the codes in use have doubled since the last collection (at least 1024).
+    #[default]
+    Auto,
+    /// After every event (for testing).
+    Always,
+    /// Never.
+    Never,
 }
 
 impl PropMonitor {
     /// A fresh monitor for `plan`, with codes starting at `start_bits` bits.
-    pub fn new(plan: PropPlan, start_bits: usize) -> Result<PropMonitor, MonitorError> {
+    pub fn new(
+        plan: PropPlan,
+        start_bits: usize,
+        gc: GcPolicy,
+    ) -> Result<PropMonitor, MonitorError> {
         let space = Space::new(plan.bdd_vars);
         let n = plan.nodes.len();
         let mut keeps_pre = vec![false; n];
@@ -117,6 +144,10 @@ impl PropMonitor {
             matched: Vec::new(),
             newly_seen: Vec::new(),
             first: true,
+            gc: GcState {
+                policy: gc,
+                ..GcState::default()
+            },
             space,
             plan,
         })
@@ -139,7 +170,93 @@ impl PropMonitor {
             }
         }
         self.first = false;
+        let in_use: usize = self.classes.iter().map(Enumeration::len).sum();
+        let due = match self.gc.policy {
+            GcPolicy::Never => false,
+            GcPolicy::Always => true,
+            GcPolicy::Auto => in_use >= (2 * self.gc.live_after).max(1024),
+        };
+        if due {
+            self.collect_garbage();
+        }
         Ok(holds)
+    }
+
+    /// Number of garbage collections so far, and codes released by them.
+    pub fn gc_stats(&self) -> (u64, u64) {
+        (self.gc.collections, self.gc.released)
+    }
+
+    /// Number of values that have a code now, over all classes.
+    pub fn live_values(&self) -> usize {
+        self.classes.iter().map(Enumeration::len).sum()
+    }
+
+    /// Releases every code that no kept summary distinguishes from the code
+    /// for unseen values and that nothing pins (values seen for an
+    /// `exists`/`forall` or compared variable, constants of rule calls).
+    /// Such a value can no longer influence any verdict; if it occurs again
+    /// it is enumerated afresh. Returns the number of codes released.
+    pub fn collect_garbage(&mut self) -> usize {
+        let mut states: Vec<Bdd> = Vec::new();
+        self.for_each_state(|b| states.push(b.clone()));
+        let mut released = 0;
+        for class in 0..self.classes.len() {
+            let width = self.classes[class].width();
+            let mut pinned = std::collections::HashSet::new();
+            let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
+            for (v, var) in self.plan.vars.iter().enumerate() {
+                if var.class != class {
+                    continue;
+                }
+                if let Some(seen) = &self.seen[v] {
+                    pinned.extend(seen.codes.iter().copied());
+                }
+                let low = &var.bits[var.bits.len() - width..];
+                let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
+                let others: Vec<BddVar> = (0..self.space.num_vars() as u16)
+                    .map(BddVar)
+                    .filter(|b| !low.contains(b))
+                    .collect();
+                let mut acc = self.space.ff();
+                for b in &states {
+                    if low.iter().any(|&x| b.depends_on(x)) {
+                        acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
+                    }
+                }
+                distinguishing.push((v, acc));
+            }
+            for (n, consts) in self.call_consts.iter().enumerate() {
+                if let Op::RuleCall { rule, .. } = &self.plan.nodes[n].op {
+                    for (&p, code) in self.plan.rules[*rule].params.iter().zip(consts) {
+                        if let Some(code) = code
+                            && self.plan.vars[p].class == class
+                        {
+                            pinned.insert(*code);
+                        }
+                    }
+                }
+            }
+            let candidates: Vec<u32> = self.classes[class].live_codes().collect();
+            for code in candidates {
+                if pinned.contains(&code) {
+                    continue;
+                }
+                let live = distinguishing.iter().any(|(v, set)| {
+                    let mut lits = Vec::new();
+                    self.code_cube(*v, code, &mut lits);
+                    set.eval(&lits)
+                });
+                if !live {
+                    self.classes[class].release(code);
+                    released += 1;
+                }
+            }
+        }
+        self.gc.collections += 1;
+        self.gc.released += released as u64;
+        self.gc.live_after = self.live_values();
+        released
     }
 
     /// Matches the event against the atoms of its name and enumerates the
@@ -234,7 +351,7 @@ impl PropMonitor {
         code: u32,
     ) -> Option<Bdd> {
         let value = |var: VarIx, c: u32| self.classes[self.plan.vars[var].class].value(c);
-        let holds = |a: &[u8], b: &[u8]| relop_holds(op, compare_values(a, b));
+        let holds = |a: &[u8], b: &[u8]| relop_holds(op, a, b);
         let cube = |var: VarIx, c: u32| {
             let mut lits = Vec::new();
             self.code_cube(var, c, &mut lits);
@@ -482,13 +599,15 @@ fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
     true
 }
 
-fn relop_holds(op: RelOp, ord: std::cmp::Ordering) -> bool {
+/// Whether `a op b`: `=` is equality of the values as written; the orders
+/// compare integers numerically and anything else bytewise.
+fn relop_holds(op: RelOp, a: &[u8], b: &[u8]) -> bool {
     use std::cmp::Ordering::*;
     match op {
-        RelOp::Lt => ord == Less,
-        RelOp::Le => ord != Greater,
-        RelOp::Eq => ord == Equal,
-        RelOp::Gt => ord == Greater,
-        RelOp::Ge => ord != Less,
+        RelOp::Eq => a == b,
+        RelOp::Lt => compare_values(a, b) == Less,
+        RelOp::Le => compare_values(a, b) != Greater,
+        RelOp::Gt => compare_values(a, b) == Greater,
+        RelOp::Ge => compare_values(a, b) != Less,
     }
 }
