@@ -150,9 +150,11 @@ impl Bdd {
         Bdd(self.0.restrict(&values))
     }
 
-    /// Renames variables simultaneously: every `from` becomes its `to`.
+    /// Substitutes variables simultaneously: every `from` becomes its `to`.
     ///
-    /// The targets must not occur in `self` unless they are themselves renamed.
+    /// Several variables may map to the same target, and a target may occur in
+    /// `self`: the result is the function with each `from` replaced by its
+    /// `to` at once (so `f(a, b)` with `a ↦ b` becomes `f(b, b)`).
     pub fn rename(&self, space: &Space, pairs: &[(BddVar, BddVar)]) -> Bdd {
         if pairs.is_empty() || self.is_constant() {
             return self.clone();
@@ -306,6 +308,12 @@ mod tests {
         assert_eq!(g, s.lit(v(2), true).and(&s.lit(v(3), false)));
         let swapped = f.rename(&s, &[(v(0), v(1)), (v(1), v(0))]);
         assert_eq!(swapped, s.lit(v(1), true).and(&s.lit(v(0), false)));
+        // Merging two variables into one that is itself in the support.
+        let g = s.lit(v(0), true).iff(&s.lit(v(1), true));
+        assert!(g.rename(&s, &[(v(0), v(1))]).is_true());
+        let h = s.lit(v(0), true).and(&s.lit(v(1), false));
+        assert!(h.rename(&s, &[(v(0), v(1))]).is_false());
+        assert_eq!(h.rename(&s, &[(v(0), v(2)), (v(1), v(2))]), s.ff());
     }
 
     #[test]

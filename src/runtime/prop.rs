@@ -446,13 +446,16 @@ impl PropMonitor {
     }
 
     /// The rule's relation with its parameters replaced by the call's arguments.
+    ///
+    /// This is the simultaneous substitution `p_i := a_i`: a constant argument
+    /// restricts its parameter to the constant's code; variable arguments,
+    /// repeated or not, and even when they are themselves parameters of the
+    /// rule, are substituted at once by [`Bdd::rename`].
     fn rule_call(&self, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
         let rule_plan = &self.plan.rules[rule];
         let mut relation = self.now[rule_plan.body].clone();
         let mut restrict = Vec::new();
         let mut rename = Vec::new();
-        let mut equal: Vec<(VarIx, VarIx)> = Vec::new();
-        let mut targets: Vec<VarIx> = Vec::new();
         for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
             match arg {
                 Arg::Const(_) => {
@@ -460,26 +463,15 @@ impl PropMonitor {
                         self.code_cube(p, code, &mut restrict);
                     }
                 }
-                Arg::Var(v) if targets.contains(v) => equal.push((p, *v)),
+                Arg::Var(v) if *v == p => {}
                 Arg::Var(v) => {
-                    targets.push(*v);
-                    if *v != p {
-                        let (from, to) = (&self.plan.vars[p].bits, &self.plan.vars[*v].bits);
-                        rename.extend(from.iter().copied().zip(to.iter().copied()));
-                    }
+                    let (from, to) = (&self.plan.vars[p].bits, &self.plan.vars[*v].bits);
+                    rename.extend(from.iter().copied().zip(to.iter().copied()));
                 }
             }
         }
         if !restrict.is_empty() {
             relation = relation.restrict(&restrict);
-        }
-        for &(p, v) in &equal {
-            let (pb, vb) = (&self.plan.vars[p].bits, &self.plan.vars[v].bits);
-            let mut eq = self.space.tt();
-            for (&x, &y) in pb.iter().zip(vb) {
-                eq = eq.and(&self.space.lit(x, true).iff(&self.space.lit(y, true)));
-            }
-            relation = relation.and_exists(&eq, pb);
         }
         relation.rename(&self.space, &rename)
     }
