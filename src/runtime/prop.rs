@@ -37,6 +37,18 @@ pub struct PropMonitor {
     newly_seen: Vec<(VarIx, u32)>,
     first: bool,
     gc: GcState,
+    /// Per node: whether its `now` may differ from the previous event's.
+    changed: Vec<bool>,
+    /// Per node kept in `pre`: whether it changed at the previous event.
+    pre_changed: Vec<bool>,
+    /// Per atom: whether it matched at the previous event.
+    atom_active: Vec<bool>,
+    /// Per comparison: whether it gained pairs at this event.
+    cmp_dirty: Vec<bool>,
+    /// Per variable: whether a value was seen for it for the first time at this event.
+    seen_dirty: Vec<bool>,
+    /// Recompute every node at the next event (after widths grew or codes were released).
+    all_dirty: bool,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -144,6 +156,12 @@ impl PropMonitor {
             matched: Vec::new(),
             newly_seen: Vec::new(),
             first: true,
+            changed: vec![true; n],
+            pre_changed: vec![true; n],
+            atom_active: vec![false; n],
+            cmp_dirty: vec![false; n],
+            seen_dirty: vec![false; plan.vars.len()],
+            all_dirty: true,
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -166,18 +184,22 @@ impl PropMonitor {
         let holds = self.now[self.plan.root].is_true();
         for n in 0..self.now.len() {
             if self.keeps_pre[n] {
-                self.pre[n] = Some(self.now[n].clone());
+                self.pre_changed[n] = self.changed[n];
+                if self.changed[n] {
+                    self.pre[n] = Some(self.now[n].clone());
+                }
             }
         }
         self.first = false;
+        self.all_dirty = false;
         let in_use: usize = self.classes.iter().map(Enumeration::len).sum();
         let due = match self.gc.policy {
             GcPolicy::Never => false,
             GcPolicy::Always => true,
             GcPolicy::Auto => in_use >= (2 * self.gc.live_after).max(1024),
         };
-        if due {
-            self.collect_garbage();
+        if due && self.collect_garbage() > 0 {
+            self.all_dirty = true;
         }
         Ok(holds)
     }
@@ -302,6 +324,7 @@ impl PropMonitor {
         }
         for (class, width) in grown {
             self.grow(class, width);
+            self.all_dirty = true;
         }
         Ok(())
     }
@@ -332,10 +355,12 @@ impl PropMonitor {
                 let add = self.comparison_delta(*op, *left, right, v, code);
                 if let (Some(add), Some(rel)) = (add, &self.cmp[n]) {
                     self.cmp[n] = Some(rel.or(&add));
+                    self.cmp_dirty[n] = true;
                 }
             }
             if let Some(s) = &mut self.seen[v] {
                 s.insert(code, &cube);
+                self.seen_dirty[v] = true;
             }
         }
         self.newly_seen = newly;
@@ -384,9 +409,18 @@ impl PropMonitor {
         }
     }
 
+    /// Computes `now` of every node in the plan's order. A node none of whose
+    /// inputs changed since the previous event keeps its value: exact, since
+    /// every operator but the timed ones is a function of its inputs (and of
+    /// `pre`, which changes only when the node's own value did).
     fn evaluate(&mut self, tick: Tick) {
+        let all = self.all_dirty || self.first;
         for &n in &self.atom_nodes {
-            self.now[n] = self.space.ff();
+            self.changed[n] = all || self.atom_active[n];
+            if self.changed[n] {
+                self.now[n] = self.space.ff();
+            }
+            self.atom_active[n] = false;
         }
         for i in 0..self.matched.len() {
             let mut lits = Vec::new();
@@ -396,8 +430,33 @@ impl PropMonitor {
             let n = self.matched[i].0;
             let cube = self.space.cube(&lits);
             self.now[n] = self.now[n].or(&cube);
+            self.changed[n] = true;
+            self.atom_active[n] = true;
         }
         for n in 0..self.plan.nodes.len() {
+            let c = &self.changed;
+            let dirty = all
+                || match &self.plan.nodes[n].op {
+                    Op::Atom { .. } => continue,
+                    Op::True | Op::False => false,
+                    Op::Cmp { .. } => std::mem::take(&mut self.cmp_dirty[n]),
+                    Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, v, a) => {
+                        c[*a] || self.seen_dirty[*v]
+                    }
+                    Op::Not(a) | Op::Quant(_, _, a) => c[*a],
+                    Op::And(a, b) | Op::Or(a, b) | Op::Implies(a, b) | Op::Iff(a, b) => {
+                        c[*a] || c[*b]
+                    }
+                    Op::Prev(a) => self.pre_changed[*a],
+                    Op::Since(a, b) => c[*a] || c[*b] || self.pre_changed[n],
+                    Op::SinceTimed(..) | Op::Zince(..) => true,
+                    Op::RuleCall { rule, .. } => c[self.plan.rules[*rule].body],
+                };
+            if !dirty {
+                self.changed[n] = false;
+                continue;
+            }
+            self.cmp_dirty[n] = false;
             let value = match &self.plan.nodes[n].op {
                 Op::Atom { .. } => continue,
                 Op::True => self.space.tt(),
@@ -432,8 +491,10 @@ impl PropMonitor {
                 }
                 Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
             };
+            self.changed[n] = all || value != self.now[n];
             self.now[n] = value;
         }
+        self.seen_dirty.fill(false);
     }
 
     fn timed_step(&mut self, n: NodeIx, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
