@@ -32,13 +32,16 @@ pub const VARS: [&str; 3] = ["x", "y", "z"];
 /// Parameter names of macros.
 pub const MACRO_PARAMS: [&str; 2] = ["u", "v"];
 /// Constants of specifications.
-pub const CONSTS: [&str; 3] = ["1", "2", "a"];
+pub const CONSTS: [&str; 4] = ["1", "2", "a", "10"];
 /// The events of specifications, with their arities.
 pub const EVENTS: [(&str, usize); 4] = [("p", 1), ("q", 2), ("r", 0), ("s", 1)];
 /// The events of traces: those of specifications and `w`, which none mentions.
 pub const TRACE_EVENTS: [(&str, usize); 5] = [("p", 1), ("q", 2), ("r", 0), ("s", 1), ("w", 1)];
-/// The values of traces: some equal to constants, `3` never is.
-pub const VALUES: [&str; 4] = ["1", "2", "3", "a"];
+/// The values of traces: the first four are the common ones (some equal to
+/// constants, `3` never is); the others are rarer and exercise integer
+/// comparison (`10` vs `9`, `-1`, `01` equal as an integer to `1` but another
+/// text) and more distinct values per variable.
+pub const VALUES: [&str; 10] = ["1", "2", "3", "a", "10", "9", "01", "-1", "b", "0"];
 
 /// An argument hint: a variable (index into [`VARS`], or into the variables in
 /// scope) or a constant (index into [`CONSTS`]).
@@ -125,7 +128,7 @@ pub struct RawSpec {
 }
 
 fn arg() -> impl Strategy<Value = RArg> {
-    prop_oneof![3 => (0..3u8).prop_map(RArg::Var), 1 => (0..3u8).prop_map(RArg::Const)]
+    prop_oneof![3 => (0..3u8).prop_map(RArg::Var), 1 => (0..CONSTS.len() as u8).prop_map(RArg::Const)]
 }
 
 fn args() -> impl Strategy<Value = [RArg; 2]> {
@@ -180,16 +183,18 @@ fn guard() -> impl Strategy<Value = Guard> {
     )
 }
 
-/// Raw formulas of nesting depth at most `depth`.
-pub fn form(depth: u32) -> impl Strategy<Value = RForm> {
+/// Raw formulas of nesting depth at most `depth`; `size` and `branch` are
+/// proptest's `desired_size` and `expected_branch_size` (the smaller `branch`,
+/// the deeper the trees).
+pub fn form(depth: u32, size: u32, branch: u32) -> impl Strategy<Value = RForm> {
     let leaf = prop_oneof![
         1 => Just(RForm::True),
         1 => Just(RForm::False),
         8 => (0..4u8, args()).prop_map(|(e, a)| RForm::Event(e, a)),
         2 => (relop(), 0..3u8, arg()).prop_map(|(op, v, a)| RForm::Cmp(op, v, a)),
-        2 => (0..4u8, args()).prop_map(|(t, a)| RForm::Call(t, a)),
+        3 => (0..8u8, args()).prop_map(|(t, a)| RForm::Call(t, a)),
     ];
-    leaf.prop_recursive(depth, 24, 2, |inner| {
+    leaf.prop_recursive(depth, size, branch, |inner| {
         let b = move || inner.clone().prop_map(Box::new);
         prop_oneof![
             2 => b().prop_map(RForm::Not),
@@ -205,8 +210,21 @@ pub fn form(depth: u32) -> impl Strategy<Value = RForm> {
     })
 }
 
-fn def(depth: u32) -> impl Strategy<Value = RawDef> {
-    (0..3u8, 0..3u8, guard(), guard(), form(depth)).prop_map(|(nparams, first, g1, g2, body)| {
+/// Shapes of generated formulas: (depth, size, branch) for statements, rule
+/// bodies and macro bodies.
+#[derive(Clone, Copy)]
+struct Shape {
+    statement: (u32, u32, u32),
+    rule: (u32, u32, u32),
+    makro: (u32, u32, u32),
+}
+
+fn form_of((depth, size, branch): (u32, u32, u32)) -> impl Strategy<Value = RForm> {
+    form(depth, size, branch)
+}
+
+fn def(shape: (u32, u32, u32)) -> impl Strategy<Value = RawDef> {
+    (0..3u8, 0..3u8, guard(), guard(), form_of(shape)).prop_map(|(nparams, first, g1, g2, body)| {
         RawDef {
             nparams,
             first,
@@ -216,27 +234,51 @@ fn def(depth: u32) -> impl Strategy<Value = RawDef> {
     })
 }
 
-fn prop_def() -> impl Strategy<Value = RawProp> {
-    let rules = prop_oneof![2 => Just(Vec::new()), 1 => vec(def(3), 1..=2)];
-    (vec((quant(), 0..3u8, guard()), 0..=3), form(4), rules).prop_map(|(prefix, body, rules)| {
-        RawProp {
+fn prop_def(shape: Shape) -> impl Strategy<Value = RawProp> {
+    let rules = prop_oneof![2 => Just(Vec::new()), 1 => vec(def(shape.rule), 1..=2)];
+    (
+        vec((quant(), 0..3u8, guard()), 0..=3),
+        form_of(shape.statement),
+        rules,
+    )
+        .prop_map(|(prefix, body, rules)| RawProp {
             prefix,
             body,
             rules,
-        }
-    })
+        })
 }
 
 /// Raw specifications: 1–2 properties, sometimes with rules, sometimes macros.
 pub fn spec() -> impl Strategy<Value = RawSpec> {
-    let macros = prop_oneof![3 => Just(Vec::new()), 1 => vec(def(2), 1..=2)];
-    (prop::bool::weighted(0.2), macros, vec(prop_def(), 1..=2)).prop_map(
-        |(declare, macros, props)| RawSpec {
+    spec_scaled(1)
+}
+
+/// As [`spec`] for `scale` 1; larger scales give larger and deeper formulas.
+pub fn spec_scaled(scale: u32) -> impl Strategy<Value = RawSpec> {
+    let shape = if scale <= 1 {
+        Shape {
+            statement: (4, 24, 2),
+            rule: (3, 24, 2),
+            makro: (2, 24, 2),
+        }
+    } else {
+        Shape {
+            statement: (3 + scale, 16 * scale, 1),
+            rule: (2 + scale, 8 * scale, 1),
+            makro: (1 + scale, 4 * scale, 1),
+        }
+    };
+    let macros = prop_oneof![3 => Just(Vec::new()), 1 => vec(def(shape.makro), 1..=2)];
+    (
+        prop::bool::weighted(0.2),
+        macros,
+        vec(prop_def(shape), 1..=2),
+    )
+        .prop_map(|(declare, macros, props)| RawSpec {
             declare,
             macros,
             props,
-        },
-    )
+        })
 }
 
 /// A raw trace event: index into [`TRACE_EVENTS`], value indices, time step.
@@ -244,7 +286,7 @@ pub fn spec() -> impl Strategy<Value = RawSpec> {
 pub struct RawEvent {
     event: u8,
     args: [u8; 2],
-    dt: i8,
+    dt: i32,
 }
 
 /// A raw trace: timed or not, first time stamp, events.
@@ -255,25 +297,34 @@ pub struct RawTrace {
     events: Vec<RawEvent>,
 }
 
-/// Traces of 1–12 events over the trace signature and [`VALUES`]; when timed,
-/// time stamps grow by 0–4, and sometimes go back.
+/// Traces of 1–12 (sometimes up to 24) events over the trace signature and
+/// [`VALUES`]; when timed, time stamps grow by 0–4, sometimes jump ahead, and
+/// sometimes go back.
 pub fn trace() -> impl Strategy<Value = RawTrace> {
+    trace_of(12, 24)
+}
+
+/// As [`trace`], with usually 1–`usual` events, sometimes up to `most`.
+pub fn trace_of(usual: usize, most: usize) -> impl Strategy<Value = RawTrace> {
+    let value = || prop_oneof![6 => 0..4u8, 1 => 4..VALUES.len() as u8];
     let event = (
         prop_oneof![8 => 0..4u8, 1 => Just(4u8)],
-        (0..4u8, 0..4u8),
-        prop_oneof![8 => 0..=4i8, 1 => -3..=-1i8],
+        (value(), value()),
+        prop_oneof![16 => 0..=4i32, 2 => -3..=-1i32, 1 => 5..=40i32, 1 => Just(1_000_000i32)],
     )
         .prop_map(|(event, (a, b), dt)| RawEvent {
             event,
             args: [a, b],
             dt,
         });
-    (prop::bool::weighted(0.6), 0..4u8, vec(event, 1..=12)).prop_map(|(timed, start, events)| {
-        RawTrace {
-            timed,
-            start,
-            events,
-        }
+    let events = prop_oneof![
+        6 => vec(event.clone(), 1..=usual),
+        1 => vec(event, usual + 1..=most),
+    ];
+    (prop::bool::weighted(0.6), 0..4u8, events).prop_map(|(timed, start, events)| RawTrace {
+        timed,
+        start,
+        events,
     })
 }
 
@@ -382,7 +433,7 @@ fn guard_atom(g: Guard, x: &str) -> String {
         0 => format!("p({x})"),
         1 => {
             let c = format!("\"{}\"", CONSTS[g.konst as usize % CONSTS.len()]);
-            if g.pos % 2 == 0 {
+            if g.pos.is_multiple_of(2) {
                 format!("q({x}, {c})")
             } else {
                 format!("q({c}, {x})")
@@ -411,22 +462,24 @@ fn print(f: &RForm, ctx: &Ctx<'_>, used: &mut BTreeSet<&'static str>) -> String 
             }
         },
         RForm::Call(t, hints) => {
-            let targets = ctx.rules.len() + ctx.macros.len();
-            if targets == 0 {
-                let (name, arity) = EVENTS[*t as usize % EVENTS.len()];
-                return ctx.call(name, arity, hints, used);
-            }
-            let t = *t as usize % targets;
-            if t < ctx.rules.len() {
-                let call = ctx.call(&format!("k{}", t + 1), ctx.rules[t], hints, used);
+            // Rules when there are (3 in 4 when there are macros too), else
+            // macros, else events.
+            let t = *t as usize;
+            let rule = !ctx.rules.is_empty() && (ctx.macros.is_empty() || t % 4 != 3);
+            if rule {
+                let k = t % ctx.rules.len();
+                let call = ctx.call(&format!("k{}", k + 1), ctx.rules[k], hints, used);
                 if ctx.in_rule && !ctx.under_prev {
                     format!("(@ {call})")
                 } else {
                     call
                 }
-            } else {
-                let m = t - ctx.rules.len();
+            } else if !ctx.macros.is_empty() {
+                let m = t % ctx.macros.len();
                 ctx.call(&format!("m{}", m + 1), ctx.macros[m], hints, used)
+            } else {
+                let (name, arity) = EVENTS[t % EVENTS.len()];
+                ctx.call(name, arity, hints, used)
             }
         }
         RForm::Not(a) => format!("(! {})", print(a, ctx, used)),

@@ -12,6 +12,7 @@
 //!   `c_1 = t_1`, `c_i = c_{i-1} + max(0, t_i - t_{i-1})`;
 //! - `Exists`/`Forall` range over every value of the trace, every constant of
 //!   the specification and one fresh value (which stands for all the others);
+//! - comparisons: `=` is textual equality, the orders are `compare_values`;
 //! - `exists`/`forall` and comparisons use the seen sets: the values bound to a
 //!   variable by matching event atoms at events `1..=i`, where the atoms are
 //!   those of the statement (for the statement's variables) or of one rule's
@@ -234,10 +235,11 @@ impl<'a> Evaluator<'a> {
         let mut set = BTreeSet::new();
         for j in 1..=i {
             for atom in &self.atoms[ctx] {
-                if let Some(b) = self.match_atom(&atom.name, &atom.args, j) {
-                    if let Some(v) = b.get(x) {
-                        set.insert(v.clone());
-                    }
+                if let Some(v) = self
+                    .match_atom(&atom.name, &atom.args, j)
+                    .and_then(|b| b.get(x).cloned())
+                {
+                    set.insert(v);
                 }
             }
         }
@@ -358,11 +360,14 @@ impl<'a> Evaluator<'a> {
                     }
                     Term::Const(c) => c.text.clone(),
                 };
+                // `=` is equality of the values as written (`01 = 1` is false,
+                // as the constant `1` does not match the field `01`); the
+                // orders compare integers numerically, anything else bytewise.
                 let ord = compare_values(vx.as_bytes(), vy.as_bytes());
                 match op {
+                    RelOp::Eq => vx == vy,
                     RelOp::Lt => ord == Ordering::Less,
                     RelOp::Le => ord != Ordering::Greater,
-                    RelOp::Eq => ord == Ordering::Equal,
                     RelOp::Gt => ord == Ordering::Greater,
                     RelOp::Ge => ord != Ordering::Less,
                 }
