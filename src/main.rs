@@ -46,37 +46,8 @@ enum Command {
         spec: PathBuf,
         /// The trace (CSV); standard input when absent.
         trace: Option<PathBuf>,
-        /// The last field of each event is its time stamp (implied by `.timed.` in the file name).
-        #[arg(long)]
-        timed: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Output::Text)]
-        output: Output,
-        /// Trace format: `auto` detects a CRV header line `event, ...`.
-        #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
-        format: TraceFormat,
-        /// Initial width of value codes in bits (they grow as needed).
-        #[arg(long, value_name = "N", default_value_t = 4)]
-        bits: usize,
-        /// Print only the final status line.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Print at most N violations per property (monitoring goes on).
-        #[arg(long, value_name = "N")]
-        max_violations: Option<u64>,
-        /// End the run at the first violation.
-        #[arg(long)]
-        stop_at_first: bool,
-        /// Treat a time stamp smaller than its predecessor's as an input error.
-        /// By default it is accepted, as the reference tool does, and no time
-        /// elapses between the two events (a warning names the first such line).
-        #[arg(long)]
-        strict_time: bool,
-        /// When to reclaim the codes of values that can no longer influence a
-        /// verdict: `auto` when the values in use double, `always` after every
-        /// event, `never` (the last two for testing).
-        #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
-        gc: Gc,
+        #[command(flatten)]
+        options: RunOptions,
     },
 }
 
@@ -116,29 +87,8 @@ fn main() -> ExitCode {
         Command::Run {
             spec,
             trace,
-            timed,
-            output,
-            format,
-            bits,
-            quiet,
-            max_violations,
-            stop_at_first,
-            strict_time,
-            gc,
-        } => {
-            let opts = RunOptions {
-                timed,
-                output,
-                format,
-                bits,
-                quiet,
-                max_violations,
-                stop_at_first,
-                strict_time,
-                gc,
-            };
-            run(&spec, trace.as_deref(), &opts)
-        }
+            options,
+        } => run(&spec, trace.as_deref(), &options),
     }
 }
 
@@ -223,15 +173,39 @@ fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
     }
 }
 
+/// Options of `hindsight run`.
+#[derive(clap::Args)]
 struct RunOptions {
+    /// The last field of each event is its time stamp (implied by `.timed.` in the file name).
+    #[arg(long)]
     timed: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
+    /// Trace format: `auto` detects a CRV header line `event, ...`.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
     format: TraceFormat,
+    /// Initial width of value codes in bits (they grow as needed).
+    #[arg(long, value_name = "N", default_value_t = 4)]
     bits: usize,
+    /// Print only the final status line.
+    #[arg(long, short)]
     quiet: bool,
+    /// Print at most N violations per property (monitoring goes on).
+    #[arg(long, value_name = "N")]
     max_violations: Option<u64>,
+    /// End the run at the first violation.
+    #[arg(long)]
     stop_at_first: bool,
+    /// Treat a time stamp smaller than its predecessor's as an input error.
+    /// By default it is accepted, as the reference tool does, and no time
+    /// elapses between the two events (a warning names the first such line).
+    #[arg(long)]
     strict_time: bool,
+    /// When to reclaim the codes of values that can no longer influence a
+    /// verdict: `auto` when the values in use double, `always` after every
+    /// event, `never` (the last two for testing).
+    #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
 }
 
