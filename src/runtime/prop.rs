@@ -220,65 +220,83 @@ impl PropMonitor {
     /// Such a value can no longer influence any verdict; if it occurs again
     /// it is enumerated afresh. Returns the number of codes released.
     pub fn collect_garbage(&mut self) -> usize {
-        let mut states: Vec<Bdd> = Vec::new();
-        self.for_each_state(|b| states.push(b.clone()));
+        let dead: Vec<(usize, Vec<u32>)> = (0..self.classes.len())
+            .map(|c| (c, self.dead_codes(c)))
+            .collect();
         let mut released = 0;
-        for class in 0..self.classes.len() {
-            let width = self.classes[class].width();
-            let mut pinned = std::collections::HashSet::new();
-            let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
-            for (v, var) in self.plan.vars.iter().enumerate() {
-                if var.class != class {
-                    continue;
-                }
-                if let Some(seen) = &self.seen[v] {
-                    pinned.extend(seen.codes.iter().copied());
-                }
-                let low = &var.bits[var.bits.len() - width..];
-                let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
-                let others: Vec<BddVar> = (0..self.space.num_vars() as u16)
-                    .map(BddVar)
-                    .filter(|b| !low.contains(b))
-                    .collect();
-                let mut acc = self.space.ff();
-                for b in &states {
-                    if low.iter().any(|&x| b.depends_on(x)) {
-                        acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
-                    }
-                }
-                distinguishing.push((v, acc));
-            }
-            for (n, consts) in self.call_consts.iter().enumerate() {
-                if let Op::RuleCall { rule, .. } = &self.plan.nodes[n].op {
-                    for (&p, code) in self.plan.rules[*rule].params.iter().zip(consts) {
-                        if let Some(code) = code
-                            && self.plan.vars[p].class == class
-                        {
-                            pinned.insert(*code);
-                        }
-                    }
-                }
-            }
-            let candidates: Vec<u32> = self.classes[class].live_codes().collect();
-            for code in candidates {
-                if pinned.contains(&code) {
-                    continue;
-                }
-                let live = distinguishing.iter().any(|(v, set)| {
-                    let mut lits = Vec::new();
-                    self.code_cube(*v, code, &mut lits);
-                    set.eval(&lits)
-                });
-                if !live {
-                    self.classes[class].release(code);
-                    released += 1;
-                }
+        for (class, codes) in dead {
+            released += codes.len();
+            for code in codes {
+                self.classes[class].release(code);
             }
         }
         self.gc.collections += 1;
         self.gc.released += released as u64;
         self.gc.live_after = self.live_values();
         released
+    }
+
+    /// The codes of `class` that no kept summary distinguishes from the
+    /// unseen code and that nothing pins.
+    fn dead_codes(&self, class: usize) -> Vec<u32> {
+        let width = self.classes[class].width();
+        let mut pinned = std::collections::HashSet::new();
+        let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
+        for (v, var) in self.plan.vars.iter().enumerate() {
+            if var.class != class {
+                continue;
+            }
+            if let Some(seen) = &self.seen[v] {
+                pinned.extend(seen.codes.iter().copied());
+            }
+            // The codes on which some summary differs from its value at the
+            // unseen code: ∃ other variables . (B ⊕ B[v := unseen]).
+            let low = &var.bits[var.bits.len() - width..];
+            let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
+            let others: Vec<BddVar> = (0..self.space.num_vars() as u16)
+                .map(BddVar)
+                .filter(|b| !low.contains(b))
+                .collect();
+            let mut acc = self.space.ff();
+            for b in self.states() {
+                if low.iter().any(|&x| b.depends_on(x)) {
+                    acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
+                }
+            }
+            distinguishing.push((v, acc));
+        }
+        for (n, consts) in self.call_consts.iter().enumerate() {
+            if let Op::RuleCall { rule, .. } = &self.plan.nodes[n].op {
+                for (&p, code) in self.plan.rules[*rule].params.iter().zip(consts) {
+                    if let Some(code) = code
+                        && self.plan.vars[p].class == class
+                    {
+                        pinned.insert(*code);
+                    }
+                }
+            }
+        }
+        self.classes[class]
+            .live_codes()
+            .filter(|code| !pinned.contains(code))
+            .filter(|&code| {
+                !distinguishing.iter().any(|(v, set)| {
+                    let mut lits = Vec::new();
+                    self.code_cube(*v, code, &mut lits);
+                    set.eval(&lits)
+                })
+            })
+            .collect()
+    }
+
+    /// Every BDD kept from one event to the next.
+    fn states(&self) -> impl Iterator<Item = &Bdd> {
+        self.pre
+            .iter()
+            .flatten()
+            .chain(self.timed.iter().flatten().flat_map(TimedState::bdds))
+            .chain(self.seen.iter().flatten().map(|s| &s.set))
+            .chain(self.cmp.iter().flatten())
     }
 
     /// Matches the event against the atoms of its name and enumerates the
@@ -588,16 +606,7 @@ impl PropMonitor {
 
     /// Total BDD nodes of the summaries kept between events.
     pub fn summary_nodes(&self) -> usize {
-        let pre: usize = self.pre.iter().flatten().map(Bdd::size).sum();
-        let seen: usize = self.seen.iter().flatten().map(|s| s.set.size()).sum();
-        let mut timed = 0;
-        for s in &self.timed {
-            let mut s = s.clone();
-            if let Some(s) = &mut s {
-                s.for_each_bdd(|b| timed += b.size());
-            }
-        }
-        pre + seen + timed
+        self.states().map(Bdd::size).sum()
     }
 }
 

@@ -180,6 +180,15 @@ impl TimedState {
         }
     }
 
+    /// The BDDs of the state.
+    pub fn bdds(&self) -> impl Iterator<Item = &Bdd> {
+        let (a, b) = match self {
+            TimedState::AtMost { pending, .. } => (pending, None),
+            TimedState::MoreThan { pending, sat, .. } => (pending, Some(sat)),
+        };
+        std::iter::once(a).chain(b)
+    }
+
     /// Applies `f` to every BDD of the state.
     pub fn for_each_bdd(&mut self, mut f: impl FnMut(&mut Bdd)) {
         match self {
