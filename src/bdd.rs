@@ -250,6 +250,18 @@ impl Bdd {
         self.0.as_bool()
     }
 
+    /// The variables the function depends on, in order.
+    pub fn support(&self) -> Vec<BddVar> {
+        let mut vars: Vec<BddVar> = self
+            .0
+            .support_set()
+            .into_iter()
+            .map(|v| BddVar(v.to_index() as u16))
+            .collect();
+        vars.sort_unstable();
+        vars
+    }
+
     /// Whether the function depends on `var`.
     pub fn depends_on(&self, var: BddVar) -> bool {
         self.0.support_set_contains(&var.bio())

@@ -7,8 +7,9 @@
 //! operation distinguishes them), so a new value needs no BDD work; when the
 //! codes run out the width grows by one bit (see `PropMonitor::grow`).
 //!
-//! Garbage collection hands codes back ([`Enumeration::release`]): a released
-//! code is reused for the next new value, before any fresh code.
+//! Garbage collection hands codes back ([`Enumeration::release`]): the smallest
+//! released code is reused for the next new value, before any fresh code, which
+//! keeps the codes in use dense (and the summaries over them regular).
 
 use hashbrown::HashMap;
 
@@ -18,7 +19,7 @@ pub struct Enumeration {
     codes: HashMap<Box<[u8]>, u32>,
     /// Value of each code handed out; `None` for a released code.
     values: Vec<Option<Box<[u8]>>>,
-    free: Vec<u32>,
+    free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
     width: usize,
 }
 
@@ -39,7 +40,7 @@ impl Enumeration {
         Enumeration {
             codes: HashMap::new(),
             values: Vec::new(),
-            free: Vec::new(),
+            free: std::collections::BinaryHeap::new(),
             width: width.max(1),
         }
     }
@@ -77,7 +78,7 @@ impl Enumeration {
     pub fn release(&mut self, code: u32) {
         if let Some(value) = self.values.get_mut(code as usize).and_then(Option::take) {
             self.codes.remove(&value);
-            self.free.push(code);
+            self.free.push(std::cmp::Reverse(code));
         }
     }
 
@@ -104,7 +105,7 @@ impl Enumeration {
                 grew: false,
             });
         }
-        if let Some(code) = self.free.pop() {
+        if let Some(std::cmp::Reverse(code)) = self.free.pop() {
             self.values[code as usize] = Some(value.into());
             self.codes.insert(value.into(), code);
             return Ok(Lookup {

@@ -242,6 +242,7 @@ impl PropMonitor {
         let width = self.classes[class].width();
         let mut pinned = std::collections::HashSet::new();
         let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
+        let states: Vec<(&Bdd, Vec<BddVar>)> = self.states().map(|b| (b, b.support())).collect();
         for (v, var) in self.plan.vars.iter().enumerate() {
             if var.class != class {
                 continue;
@@ -253,13 +254,14 @@ impl PropMonitor {
             // unseen code: ∃ other variables . (B ⊕ B[v := unseen]).
             let low = &var.bits[var.bits.len() - width..];
             let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
-            let others: Vec<BddVar> = (0..self.space.num_vars() as u16)
-                .map(BddVar)
-                .filter(|b| !low.contains(b))
-                .collect();
             let mut acc = self.space.ff();
-            for b in self.states() {
-                if low.iter().any(|&x| b.depends_on(x)) {
+            for (b, support) in &states {
+                if low.iter().any(|x| support.contains(x)) {
+                    let others: Vec<BddVar> = support
+                        .iter()
+                        .copied()
+                        .filter(|x| !low.contains(x))
+                        .collect();
                     acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
                 }
             }
