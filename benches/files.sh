@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Value-code garbage collection: open and close N distinct file names with at
 # most 100 open at a time, the file at position N/2 closed twice. Prints the
-# violation (expected at event N + 100 + N/2 + 2 + ... see gen_files.py), the
-# collections, wall time and peak RSS for each N.
+# one violation (at event N + 103: N/2 + 101 opens and N/2 + 1 closes precede
+# the second close), the collections, wall time and peak RSS for each N.
 # usage: benches/files.sh [N ...]   (default: 1000000 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
