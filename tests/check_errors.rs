@@ -2,7 +2,7 @@
 //! source places; operator precedence; macro expansion; deep and large specs.
 
 use hindsight::check::{Checked, check_source};
-use hindsight::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, Term, parse_formula};
+use hindsight::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, parse_formula};
 
 /// The rendered first lines (`spec.qtl:L:C: error: ...`) of every diagnostic.
 fn headlines(text: &str, diags: &[Diagnostic]) -> Vec<String> {
@@ -454,31 +454,7 @@ fn implication_is_right_associative() {
 // ---- macro expansion -----------------------------------------------------
 
 fn show(arena: &Arena, id: FormId) -> String {
-    let term = |t: &Term| match t {
-        Term::Var(v) => v.name.clone(),
-        Term::Const(c) => format!("\"{}\"", c.text),
-    };
-    match arena.form(id) {
-        Form::True => "true".into(),
-        Form::False => "false".into(),
-        Form::Call { name, args } => {
-            format!(
-                "{}({})",
-                name.name,
-                args.iter().map(term).collect::<Vec<_>>().join(",")
-            )
-        }
-        Form::Cmp { op, left, right } => format!("{} {} {}", left.name, op.symbol(), term(right)),
-        Form::Not(a) => format!("!{}", show(arena, *a)),
-        Form::Prev(a) => format!("@{}", show(arena, *a)),
-        Form::Once(_, a) => format!("P {}", show(arena, *a)),
-        Form::Hist(_, a) => format!("H {}", show(arena, *a)),
-        Form::Bin(op, a, b) => format!("({} {} {})", show(arena, *a), op.symbol(), show(arena, *b)),
-        Form::Since(_, a, b) => format!("({} S {})", show(arena, *a), show(arena, *b)),
-        Form::Zince(_, a, b) => format!("({} Z {})", show(arena, *a), show(arena, *b)),
-        Form::Interval(a, b) => format!("[{}, {})", show(arena, *a), show(arena, *b)),
-        Form::Quant(q, v, a) => format!("{} {} . {}", q.keyword(), v.name, show(arena, *a)),
-    }
+    arena.show(id)
 }
 
 #[test]

@@ -239,6 +239,40 @@ impl Arena {
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
+
+    /// The formula `id` as fully parenthesised QTL text (binary operators in
+    /// parentheses, time bounds written out).
+    pub fn show(&self, id: FormId) -> String {
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.show_inner(id))
+    }
+
+    fn show_inner(&self, id: FormId) -> String {
+        let term = |t: &Term| match t {
+            Term::Var(v) => v.name.clone(),
+            Term::Const(c) => format!("\"{}\"", c.text),
+        };
+        let bound = |b: &Option<TimeBound>| b.map(|b| b.to_string()).unwrap_or_default();
+        match self.form(id) {
+            Form::True => "true".into(),
+            Form::False => "false".into(),
+            Form::Call { name, args } => {
+                let args: Vec<String> = args.iter().map(term).collect();
+                format!("{}({})", name.name, args.join(","))
+            }
+            Form::Cmp { op, left, right } => {
+                format!("{} {} {}", left.name, op.symbol(), term(right))
+            }
+            Form::Not(a) => format!("!{}", self.show(*a)),
+            Form::Prev(a) => format!("@{}", self.show(*a)),
+            Form::Once(b, a) => format!("P{} {}", bound(b), self.show(*a)),
+            Form::Hist(b, a) => format!("H{} {}", bound(b), self.show(*a)),
+            Form::Bin(op, a, b) => format!("({} {} {})", self.show(*a), op.symbol(), self.show(*b)),
+            Form::Since(t, a, b) => format!("({} S{} {})", self.show(*a), bound(t), self.show(*b)),
+            Form::Zince(d, a, b) => format!("({} Z[<={d}] {})", self.show(*a), self.show(*b)),
+            Form::Interval(a, b) => format!("[{}, {})", self.show(*a), self.show(*b)),
+            Form::Quant(q, v, a) => format!("{} {} . {}", q.keyword(), v.name, self.show(*a)),
+        }
+    }
 }
 
 impl Form {

@@ -1,39 +1,10 @@
 //! Unit tests of macro expansion.
 
 use crate::check::{Checked, check_source};
-use crate::syntax::{Arena, Form, FormId, Term};
+use crate::syntax::{Arena, FormId};
 
-/// Fully parenthesised text of a (small) formula.
 fn show(arena: &Arena, id: FormId) -> String {
-    let term = |t: &Term| match t {
-        Term::Var(v) => v.name.clone(),
-        Term::Const(c) => format!("\"{}\"", c.text),
-    };
-    match arena.form(id) {
-        Form::True => "true".into(),
-        Form::False => "false".into(),
-        Form::Call { name, args } => {
-            format!(
-                "{}({})",
-                name.name,
-                args.iter().map(term).collect::<Vec<_>>().join(",")
-            )
-        }
-        Form::Cmp { op, left, right } => {
-            format!("{} {} {}", left.name, op.symbol(), term(right))
-        }
-        Form::Not(a) => format!("!{}", show(arena, *a)),
-        Form::Prev(a) => format!("@{}", show(arena, *a)),
-        Form::Once(_, a) => format!("P {}", show(arena, *a)),
-        Form::Hist(_, a) => format!("H {}", show(arena, *a)),
-        Form::Bin(op, a, b) => {
-            format!("({} {} {})", show(arena, *a), op.symbol(), show(arena, *b))
-        }
-        Form::Since(_, a, b) => format!("({} S {})", show(arena, *a), show(arena, *b)),
-        Form::Zince(_, a, b) => format!("({} Z {})", show(arena, *a), show(arena, *b)),
-        Form::Interval(a, b) => format!("[{}, {})", show(arena, *a), show(arena, *b)),
-        Form::Quant(q, v, a) => format!("{} {} . {}", q.keyword(), v.name, show(arena, *a)),
-    }
+    arena.show(id)
 }
 
 fn ok(text: &str) -> Checked {
