@@ -468,7 +468,9 @@ impl PropMonitor {
                         c[*a] || c[*b]
                     }
                     Op::Prev(a) => self.pre_changed[*a],
-                    Op::Since(a, b) => c[*a] || c[*b] || self.pre_changed[n],
+                    // With φ and ψ as before, φ S ψ is as before too:
+                    // ψ ∨ (φ ∧ (ψ ∨ (φ ∧ S₋₂))) = ψ ∨ (φ ∧ S₋₂).
+                    Op::Since(a, b) => c[*a] || c[*b],
                     Op::SinceTimed(..) | Op::Zince(..) => true,
                     Op::RuleCall { rule, .. } => c[self.plan.rules[*rule].body],
                 };

@@ -142,15 +142,17 @@ impl TimedState {
         match self {
             TimedState::AtMost { d, strict, pending } => {
                 let (d, strict) = (*d, *strict);
-                let alive = if gap > d {
+                // The entries still within the window, followed by φ now.
+                let chained = if gap > d {
                     space.ff()
                 } else if gap == 0 {
                     // Nothing expires when no time passes.
-                    pending.clone()
+                    pending.and(phi)
                 } else {
-                    pending.and(&clock.range(space, tick.now.saturating_sub(d), tick.now))
+                    pending
+                        .and(&clock.range(space, tick.now.saturating_sub(d), tick.now))
+                        .and(phi)
                 };
-                let chained = alive.and(phi);
                 let earlier = chained.exists(clock.bits());
                 let value = if strict { earlier } else { psi.or(&earlier) };
                 *pending = chained
