@@ -285,8 +285,19 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break;
             }
         };
-        let args: Vec<&[u8]> = event.args().collect();
-        let violated = match monitor.step(event.name, &args, event.time) {
+        // Up to 8 arguments live on the stack: no allocation per event.
+        let mut few: [&[u8]; 8] = [&[]; 8];
+        let many: Vec<&[u8]>;
+        let args: &[&[u8]] = if event.arity() <= few.len() {
+            for (slot, arg) in few.iter_mut().zip(event.args()) {
+                *slot = arg;
+            }
+            &few[..event.arity()]
+        } else {
+            many = event.args().collect();
+            &many
+        };
+        let violated = match monitor.step(event.name, args, event.time) {
             Ok(v) => v,
             Err(e) => {
                 error = Some(format!("{trace_name}:line {}: {e}", event.line));
@@ -304,7 +315,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 property,
                 event: event.number,
                 name: event.name,
-                args: &args,
+                args,
                 time: timed.then_some(event.time),
             };
             if reporter.violation(&v).is_err() {

@@ -153,13 +153,14 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
         ));
     }
     let mut vars = vars;
+    let (slot, slots) = share_bits(&vars, &nodes, &rules);
     for (v, var) in vars.iter_mut().enumerate() {
-        // Interleaved order: bit level L of every variable, most significant level first.
+        // Interleaved order: bit level L of every slot, most significant level first.
         var.bits = (0..bits_per_var)
-            .map(|level| BddVar((level * nvars + v) as u16))
+            .map(|level| BddVar((level * slots + slot[v]) as u16))
             .collect();
     }
-    let base = bits_per_var * nvars;
+    let base = bits_per_var * slots;
     let time_bits = (0..time_width).map(|j| BddVar((base + j) as u16)).collect();
     Ok(PropPlan {
         name: prop.name.name.clone(),
@@ -437,6 +438,62 @@ fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Assigns each variable a slot of BDD bits; variables may share a slot.
+///
+/// A rule call renames the rule's parameters to its arguments at every event
+/// at which the relation changed. When an argument and its parameter never
+/// occur free together in one subformula (they never "interfere"), they can
+/// use the same bits and that part of the renaming disappears: typically the
+/// call in the statement, `closed(x)` for `closed(p) := ...`. Variables are
+/// merged greedily, call by call, only within one enumeration class (so the
+/// code widths agree) and only when no variable of one group interferes with
+/// one of the other. Returns each variable's slot and the number of slots.
+fn share_bits(vars: &[Var], nodes: &[Node], rules: &[RulePlan]) -> (Vec<usize>, usize) {
+    let n = vars.len();
+    let mut interferes = std::collections::HashSet::new();
+    for node in nodes {
+        for (i, &a) in node.free.iter().enumerate() {
+            for &b in &node.free[i + 1..] {
+                interferes.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let mut group: Vec<usize> = (0..n).collect();
+    let mut members: Vec<Vec<VarIx>> = (0..n).map(|v| vec![v]).collect();
+    for node in nodes {
+        let Op::RuleCall { rule, args } = &node.op else {
+            continue;
+        };
+        for (arg, &p) in args.iter().zip(&rules[*rule].params) {
+            let Arg::Var(v) = arg else { continue };
+            let (g, h) = (group[*v], group[p]);
+            if g == h || vars[*v].class != vars[p].class {
+                continue;
+            }
+            let clash = members[g].iter().any(|&a| {
+                members[h]
+                    .iter()
+                    .any(|&b| interferes.contains(&(a.min(b), a.max(b))))
+            });
+            if !clash {
+                let moved = std::mem::take(&mut members[h]);
+                for &m in &moved {
+                    group[m] = g;
+                }
+                members[g].extend(moved);
+            }
+        }
+    }
+    let mut slot_of_group = HashMap::new();
+    let slot = (0..n)
+        .map(|v| {
+            let next = slot_of_group.len();
+            *slot_of_group.entry(group[v]).or_insert(next)
+        })
+        .collect();
+    (slot, slot_of_group.len())
 }
 
 /// Enumeration classes (variables joined by rule calls) and which variables

@@ -116,6 +116,10 @@ pub struct Monitor {
     strict_time: bool,
     time_regressions: u64,
     violated: Vec<usize>,
+    /// The previous event, each field as its length and bytes.
+    last_event: Vec<u8>,
+    /// Scratch for encoding the current event the same way.
+    this_event: Vec<u8>,
 }
 
 impl Monitor {
@@ -139,6 +143,8 @@ impl Monitor {
             strict_time: options.strict_time,
             time_regressions: 0,
             violated: Vec::new(),
+            last_event: Vec::new(),
+            this_event: Vec::new(),
         })
     }
 
@@ -216,9 +222,21 @@ impl Monitor {
             now: clock,
             prev: clock_prev,
         };
+        self.this_event.clear();
+        for field in std::iter::once(name).chain(args.iter().copied()) {
+            self.this_event
+                .extend_from_slice(&field.len().to_le_bytes());
+            self.this_event.extend_from_slice(field);
+        }
+        let repeat = self.events > 0 && self.this_event == self.last_event;
+        std::mem::swap(&mut self.this_event, &mut self.last_event);
         self.violated.clear();
         for (i, p) in self.props.iter_mut().enumerate() {
-            if !p.step(name, args, tick)? {
+            let holds = p.step(name, args, tick, repeat).inspect_err(|_| {
+                // Never treat the next event as a repeat of a half-processed one.
+                self.last_event.clear();
+            })?;
+            if !holds {
                 self.violated.push(i);
             }
         }

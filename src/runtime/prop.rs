@@ -6,7 +6,7 @@ use hashbrown::HashMap;
 use super::MonitorError;
 use super::enumeration::Enumeration;
 use super::time::{Clock, Tick, TimedState};
-use crate::bdd::{Bdd, BddVar, Space};
+use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::{Quant, RelOp, TimeBound};
@@ -29,6 +29,12 @@ pub struct PropMonitor {
     cmp: Vec<Option<Bdd>>,
     /// Per rule call: the codes of its constant arguments.
     call_consts: Vec<Vec<Option<u32>>>,
+    /// Per rule call: the substitution of arguments for parameters.
+    call_renaming: Vec<Option<Renaming>>,
+    /// Per quantifier: its variable's bits.
+    quant_bits: Vec<Option<VarSet>>,
+    /// Per variable: the cube of each code at the current width, once built.
+    code_cubes: Vec<Vec<Option<Bdd>>>,
     atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     atom_nodes: Vec<NodeIx>,
     /// Scratch: matched atoms of the current event and their variables' codes.
@@ -43,12 +49,21 @@ pub struct PropMonitor {
     pre_changed: Vec<bool>,
     /// Per atom: whether it matched at the previous event.
     atom_active: Vec<bool>,
+    /// Scratch: the previous values of the atoms active at the previous event.
+    atom_previous: Vec<(NodeIx, Bdd)>,
     /// Per comparison: whether it gained pairs at this event.
     cmp_dirty: Vec<bool>,
     /// Per variable: whether a value was seen for it for the first time at this event.
     seen_dirty: Vec<bool>,
     /// Recompute every node at the next event (after widths grew or codes were released).
     all_dirty: bool,
+    /// Whether no operator of the property reads time stamps.
+    untimed: bool,
+    /// Whether the previous event left every kept summary as it was: then
+    /// the same event again leaves it so once more, with the same verdict.
+    fixed: bool,
+    /// The verdict at the previous event.
+    last_holds: bool,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -136,6 +151,34 @@ impl PropMonitor {
             .iter()
             .map(|v| v.needs_seen.then(|| Seen::new(&space)))
             .collect();
+        let call_renaming = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.op {
+                Op::RuleCall { rule, args } => {
+                    let params = &plan.rules[*rule].params;
+                    let mut pairs = Vec::new();
+                    for (arg, &p) in args.iter().zip(params) {
+                        if let Arg::Var(v) = arg
+                            && *v != p
+                        {
+                            let (from, to) = (&plan.vars[p].bits, &plan.vars[*v].bits);
+                            pairs.extend(from.iter().copied().zip(to.iter().copied()));
+                        }
+                    }
+                    Some(space.renaming(&pairs))
+                }
+                _ => None,
+            })
+            .collect();
+        let quant_bits = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.op {
+                Op::Quant(_, v, _) => Some(space.var_set(&plan.vars[*v].bits)),
+                _ => None,
+            })
+            .collect();
         let cmp = plan
             .nodes
             .iter()
@@ -146,9 +189,12 @@ impl PropMonitor {
             now: vec![space.ff(); n],
             pre: vec![None; n],
             keeps_pre,
-            timed,
+            timed: timed.clone(),
             cmp,
             call_consts,
+            call_renaming,
+            quant_bits,
+            code_cubes: vec![Vec::new(); plan.vars.len()],
             atoms_by_event,
             atom_nodes,
             seen,
@@ -159,9 +205,13 @@ impl PropMonitor {
             changed: vec![true; n],
             pre_changed: vec![true; n],
             atom_active: vec![false; n],
+            atom_previous: Vec::new(),
             cmp_dirty: vec![false; n],
             seen_dirty: vec![false; plan.vars.len()],
             all_dirty: true,
+            untimed: timed.iter().all(Option::is_none),
+            fixed: false,
+            last_holds: true,
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -177,19 +227,40 @@ impl PropMonitor {
     }
 
     /// Processes one event; returns whether the property holds after it.
-    pub fn step(&mut self, name: &[u8], args: &[&[u8]], tick: Tick) -> Result<bool, MonitorError> {
+    ///
+    /// `repeat` says that the event is the same as the previous one (name and
+    /// arguments). An untimed property whose kept summaries the previous event
+    /// left unchanged is at a fixed point for that event: the state after
+    /// `σ(i-1)` equals the state after `σ(i-2)`, so with `σ(i) = σ(i-1)` it is
+    /// unchanged again and the verdict is the previous one. Such an event
+    /// costs no BDD work at all.
+    pub fn step(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        tick: Tick,
+        repeat: bool,
+    ) -> Result<bool, MonitorError> {
+        if repeat && self.fixed && self.untimed {
+            return Ok(self.last_holds);
+        }
         self.bind(name, args)?;
         self.update_comparisons();
+        let recompute_all = self.all_dirty || self.first;
         self.evaluate(tick);
         let holds = self.now[self.plan.root].is_true();
+        let mut kept_changed = false;
         for n in 0..self.now.len() {
             if self.keeps_pre[n] {
                 self.pre_changed[n] = self.changed[n];
                 if self.changed[n] {
+                    kept_changed = true;
                     self.pre[n] = Some(self.now[n].clone());
                 }
             }
         }
+        self.fixed = !recompute_all && !kept_changed && self.newly_seen.is_empty();
+        self.last_holds = holds;
         self.first = false;
         self.all_dirty = false;
         let in_use: usize = self.classes.iter().map(Enumeration::len).sum();
@@ -200,6 +271,7 @@ impl PropMonitor {
         };
         if due && self.collect_garbage() > 0 {
             self.all_dirty = true;
+            self.fixed = false;
         }
         Ok(holds)
     }
@@ -278,17 +350,23 @@ impl PropMonitor {
                 }
             }
         }
-        self.classes[class]
-            .live_codes()
-            .filter(|code| !pinned.contains(code))
-            .filter(|&code| {
-                !distinguishing.iter().any(|(v, set)| {
-                    let mut lits = Vec::new();
-                    self.code_cube(*v, code, &mut lits);
-                    set.eval(&lits)
-                })
-            })
-            .collect()
+        distinguishing.retain(|(_, set)| !set.is_false());
+        let mut lits = Vec::new();
+        let mut dead = Vec::new();
+        for code in self.classes[class].live_codes() {
+            if pinned.contains(&code) {
+                continue;
+            }
+            let distinguished = distinguishing.iter().any(|(v, set)| {
+                lits.clear();
+                self.code_cube(*v, code, &mut lits);
+                set.eval(&lits)
+            });
+            if !distinguished {
+                dead.push(code);
+            }
+        }
+        dead
     }
 
     /// Every BDD kept from one event to the next.
@@ -435,24 +513,31 @@ impl PropMonitor {
     /// `pre`, which changes only when the node's own value did).
     fn evaluate(&mut self, tick: Tick) {
         let all = self.all_dirty || self.first;
+        // Atoms active at the previous event start again from false; their old
+        // values decide exactly whether they changed.
+        let mut previous = std::mem::take(&mut self.atom_previous);
         for &n in &self.atom_nodes {
-            self.changed[n] = all || self.atom_active[n];
-            if self.changed[n] {
-                self.now[n] = self.space.ff();
+            self.changed[n] = all;
+            if self.atom_active[n] {
+                previous.push((n, std::mem::replace(&mut self.now[n], self.space.ff())));
             }
             self.atom_active[n] = false;
         }
         for i in 0..self.matched.len() {
-            let mut lits = Vec::new();
-            for &(v, code) in &self.matched[i].1 {
-                self.code_cube(v, code, &mut lits);
+            let mut cube = self.space.tt();
+            for j in 0..self.matched[i].1.len() {
+                let (v, code) = self.matched[i].1[j];
+                cube = cube.and(self.cached_cube(v, code));
             }
             let n = self.matched[i].0;
-            let cube = self.space.cube(&lits);
             self.now[n] = self.now[n].or(&cube);
             self.changed[n] = true;
             self.atom_active[n] = true;
         }
+        for (n, old) in previous.drain(..) {
+            self.changed[n] = all || self.now[n] != old;
+        }
+        self.atom_previous = previous;
         for n in 0..self.plan.nodes.len() {
             let c = &self.changed;
             let dirty = all
@@ -496,17 +581,19 @@ impl PropMonitor {
                 },
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
                 Op::Quant(q, v, a) => {
-                    let bits = &self.plan.vars[*v].bits;
+                    let Some(bits) = &self.quant_bits[n] else {
+                        unreachable!("every quantifier has its variable set")
+                    };
                     let body = &self.now[*a];
                     match q {
-                        Quant::Exists => body.exists(bits),
-                        Quant::Forall => body.forall(bits),
+                        Quant::Exists => body.exists_in(bits),
+                        Quant::Forall => body.forall_in(bits),
                         Quant::ExistsSeen => match &self.seen[*v] {
-                            Some(seen) => seen.set.and_exists(body, bits),
+                            Some(seen) => seen.set.and_exists_in(body, bits),
                             None => self.space.ff(),
                         },
                         Quant::ForallSeen => match &self.seen[*v] {
-                            Some(seen) => seen.set.and_exists(&body.not(), bits).not(),
+                            Some(seen) => seen.set.and_exists_in(&body.not(), bits).not(),
                             None => self.space.tt(),
                         },
                     }
@@ -538,30 +625,44 @@ impl PropMonitor {
         let rule_plan = &self.plan.rules[rule];
         let mut relation = self.now[rule_plan.body].clone();
         let mut restrict = Vec::new();
-        let mut rename = Vec::new();
         for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
-            match arg {
-                Arg::Const(_) => {
-                    if let Some(code) = self.call_consts[n].get(i).copied().flatten() {
-                        self.code_cube(p, code, &mut restrict);
-                    }
-                }
-                Arg::Var(v) if *v == p => {}
-                Arg::Var(v) => {
-                    let (from, to) = (&self.plan.vars[p].bits, &self.plan.vars[*v].bits);
-                    rename.extend(from.iter().copied().zip(to.iter().copied()));
-                }
+            if let Arg::Const(_) = arg
+                && let Some(code) = self.call_consts[n].get(i).copied().flatten()
+            {
+                self.code_cube(p, code, &mut restrict);
             }
         }
         if !restrict.is_empty() {
             relation = relation.restrict(&restrict);
         }
-        relation.rename(&self.space, &rename)
+        match &self.call_renaming[n] {
+            Some(renaming) => relation.rename_by(renaming),
+            None => relation,
+        }
+    }
+
+    /// The cube `v = code` at the current width, built once per width.
+    fn cached_cube(&mut self, v: VarIx, code: u32) -> &Bdd {
+        let i = code as usize;
+        if self.code_cubes[v].len() <= i {
+            self.code_cubes[v].resize(i + 1, None);
+        }
+        if self.code_cubes[v][i].is_none() {
+            let mut lits = Vec::new();
+            self.code_cube(v, code, &mut lits);
+            self.code_cubes[v][i] = Some(self.space.cube(&lits));
+        }
+        self.code_cubes[v][i].get_or_insert_with(|| unreachable!("filled above"))
     }
 
     /// Widens class `class` by one bit: the new top bit was ignored so far; from
     /// now on codes with it set stand for unseen values, like the old reserved code.
     fn grow(&mut self, class: usize, width: usize) {
+        for (v, var) in self.plan.vars.iter().enumerate() {
+            if var.class == class {
+                self.code_cubes[v].clear();
+            }
+        }
         let space = self.space.clone();
         let per_var: Vec<(Bdd, Vec<(BddVar, bool)>)> = self
             .plan

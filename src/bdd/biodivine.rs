@@ -1,25 +1,12 @@
-//! The BDD layer: the one narrow interface between hindsight and a BDD package.
+//! The BDD layer on `biodivine-lib-bdd` (cargo feature `biodivine`).
 //!
-//! Everything else in the crate speaks of [`Space`], [`Bdd`] and [`BddVar`];
-//! only this module names `biodivine-lib-bdd`. The operations are the ones the
-//! monitoring algorithm needs: constants, literals and cubes, boolean
-//! connectives, quantification over a set of variables, restriction, renaming,
-//! size and one satisfying assignment.
+//! Each BDD is its own node array, so every operation copies its result and
+//! comparing two BDDs walks them; kept to measure the shared-node package
+//! against, and as a second implementation of the same interface.
 
 use biodivine_lib_bdd as bio;
 
-/// A BDD variable (one bit of a data variable's code, or of a time stamp).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BddVar(pub u16);
-
-impl BddVar {
-    fn bio(self) -> bio::BddVariable {
-        bio::BddVariable::from_index(self.0 as usize)
-    }
-}
-
-/// The most BDD variables one [`Space`] can have.
-pub const MAX_VARS: usize = u16::MAX as usize - 1;
+use super::{BddVar, MAX_VARS};
 
 /// A universe of BDD variables; every [`Bdd`] of one space is built over it.
 #[derive(Clone, Debug)]
@@ -45,6 +32,12 @@ impl Space {
         self.vars.num_vars() as usize
     }
 
+    /// Nodes in use in the table, and collections so far: this package has
+    /// no shared table, so both are 0.
+    pub fn table_stats(&self) -> (usize, u64) {
+        (0, 0)
+    }
+
     /// The constant true function.
     pub fn tt(&self) -> Bdd {
         Bdd(self.vars.mk_true())
@@ -62,15 +55,71 @@ impl Space {
 
     /// The literal `var = value`.
     pub fn lit(&self, var: BddVar, value: bool) -> Bdd {
-        Bdd(self.vars.mk_literal(var.bio(), value))
+        Bdd(self.vars.mk_literal(bio_var(var), value))
     }
 
     /// The conjunction of the given literals (a cube).
     pub fn cube(&self, lits: &[(BddVar, bool)]) -> Bdd {
         let partial = bio::BddPartialValuation::from_values(
-            &lits.iter().map(|&(v, b)| (v.bio(), b)).collect::<Vec<_>>(),
+            &lits
+                .iter()
+                .map(|&(v, b)| (bio_var(v), b))
+                .collect::<Vec<_>>(),
         );
         Bdd(self.vars.mk_conjunctive_clause(&partial))
+    }
+}
+
+/// A set of variables prepared by [`Space::var_set`].
+#[derive(Clone, Debug)]
+pub struct VarSet(Vec<bio::BddVariable>);
+
+/// A substitution prepared by [`Space::renaming`].
+#[derive(Clone, Debug)]
+pub struct Renaming(Space, Vec<(BddVar, BddVar)>);
+
+impl Space {
+    /// A set of variables to quantify over, prepared once for many operations.
+    pub fn var_set(&self, vars: &[BddVar]) -> VarSet {
+        VarSet(bio_vars(vars))
+    }
+
+    /// A simultaneous substitution (see [`Bdd::rename`]), prepared once.
+    pub fn renaming(&self, pairs: &[(BddVar, BddVar)]) -> Renaming {
+        Renaming(self.clone(), pairs.to_vec())
+    }
+}
+
+impl Bdd {
+    /// `∃ vars . self` for a prepared set.
+    pub fn exists_in(&self, vars: &VarSet) -> Bdd {
+        if vars.0.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        Bdd(self.0.exists(&vars.0))
+    }
+
+    /// `∀ vars . self` for a prepared set.
+    pub fn forall_in(&self, vars: &VarSet) -> Bdd {
+        if vars.0.is_empty() || self.is_constant() {
+            return self.clone();
+        }
+        Bdd(self.0.for_all(&vars.0))
+    }
+
+    /// `∃ vars . (self ∧ other)` for a prepared set.
+    pub fn and_exists_in(&self, other: &Bdd, vars: &VarSet) -> Bdd {
+        Bdd(bio::Bdd::binary_op_with_exists(
+            &self.0,
+            &other.0,
+            bio::op_function::and,
+            &vars.0,
+        ))
+    }
+
+    /// Applies a prepared substitution.
+    pub fn rename_by(&self, renaming: &Renaming) -> Bdd {
+        self.rename(&renaming.0, &renaming.1)
     }
 }
 
@@ -146,7 +195,7 @@ impl Bdd {
         if lits.is_empty() || self.is_constant() {
             return self.clone();
         }
-        let values: Vec<_> = lits.iter().map(|&(v, b)| (v.bio(), b)).collect();
+        let values: Vec<_> = lits.iter().map(|&(v, b)| (bio_var(v), b)).collect();
         Bdd(self.0.restrict(&values))
     }
 
@@ -264,7 +313,7 @@ impl Bdd {
 
     /// Whether the function depends on `var`.
     pub fn depends_on(&self, var: BddVar) -> bool {
-        self.0.support_set_contains(&var.bio())
+        self.0.support_set_contains(&bio_var(var))
     }
 
     /// The value of the function under an assignment of the given variables
@@ -272,7 +321,7 @@ impl Bdd {
     pub fn eval(&self, lits: &[(BddVar, bool)]) -> bool {
         let mut valuation = bio::BddValuation::all_false(self.0.num_vars());
         for &(v, b) in lits {
-            valuation.set_value(v.bio(), b);
+            valuation.set_value(bio_var(v), b);
         }
         self.0.eval_in(&valuation)
     }
@@ -281,59 +330,14 @@ impl Bdd {
     /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
     pub fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {
         let valuation = self.0.first_valuation()?;
-        Some(vars.iter().map(|v| valuation.value(v.bio())).collect())
+        Some(vars.iter().map(|v| valuation.value(bio_var(*v))).collect())
     }
+}
+
+fn bio_var(v: BddVar) -> bio::BddVariable {
+    bio::BddVariable::from_index(v.0 as usize)
 }
 
 fn bio_vars(vars: &[BddVar]) -> Vec<bio::BddVariable> {
-    vars.iter().map(|v| v.bio()).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn v(i: u16) -> BddVar {
-        BddVar(i)
-    }
-
-    #[test]
-    fn connectives_and_quantifiers() {
-        let s = Space::new(4);
-        let a = s.lit(v(0), true);
-        let b = s.lit(v(1), true);
-        assert!(a.and(&a.not()).is_false());
-        assert!(a.or(&a.not()).is_true());
-        assert_eq!(a.imp(&b), a.not().or(&b));
-        assert!(a.and(&b).exists(&[v(0)]) == b);
-        assert!(a.or(&b).forall(&[v(0)]) == b);
-        assert_eq!(a.and_exists(&b, &[v(1)]), a);
-        assert_eq!(a.and(&b).restrict(&[(v(0), true)]), b);
-        assert!(a.and(&b).restrict(&[(v(0), false)]).is_false());
-    }
-
-    #[test]
-    fn rename_monotone_and_swapping() {
-        let s = Space::new(4);
-        let f = s.lit(v(0), true).and(&s.lit(v(1), false));
-        let g = f.rename(&s, &[(v(0), v(2)), (v(1), v(3))]);
-        assert_eq!(g, s.lit(v(2), true).and(&s.lit(v(3), false)));
-        let swapped = f.rename(&s, &[(v(0), v(1)), (v(1), v(0))]);
-        assert_eq!(swapped, s.lit(v(1), true).and(&s.lit(v(0), false)));
-        // Merging two variables into one that is itself in the support.
-        let g = s.lit(v(0), true).iff(&s.lit(v(1), true));
-        assert!(g.rename(&s, &[(v(0), v(1))]).is_true());
-        let h = s.lit(v(0), true).and(&s.lit(v(1), false));
-        assert!(h.rename(&s, &[(v(0), v(1))]).is_false());
-        assert_eq!(h.rename(&s, &[(v(0), v(2)), (v(1), v(2))]), s.ff());
-    }
-
-    #[test]
-    fn pick_is_a_model() {
-        let s = Space::new(3);
-        let f = s.cube(&[(v(0), true), (v(2), false)]);
-        let vals = f.pick(&[v(0), v(1), v(2)]).expect("satisfiable");
-        assert!(vals[0] && !vals[2]);
-        assert!(s.ff().pick(&[v(0)]).is_none());
-    }
+    vars.iter().map(|&v| bio_var(v)).collect()
 }
