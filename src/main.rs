@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::compile_source;
-use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
+use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
@@ -273,7 +273,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
-    let mut counts: hashbrown::HashMap<Vec<u8>, u64> = hashbrown::HashMap::new();
+    let mut counts = EventCounts::default();
     let mut error = None;
     let mut closed = false;
     'events: loop {
@@ -304,12 +304,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break;
             }
         };
-        match counts.get_mut(event.name) {
-            Some(c) => *c += 1,
-            None => {
-                counts.insert(event.name.to_vec(), 1);
-            }
-        }
+        counts.add(event.name);
         for &property in violated {
             let v = Violation {
                 property,
@@ -339,10 +334,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     let summary = Summary {
         events: monitor.events(),
-        counts: counts
-            .into_iter()
-            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-            .collect(),
+        counts: counts.into_counts(),
         spec_events,
         elapsed: start.elapsed(),
         error,

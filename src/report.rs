@@ -242,3 +242,62 @@ impl<W: Write> Reporter<W> {
         self.out.flush()
     }
 }
+
+/// Events counted per name, cheaply for runs of the same name (the common
+/// case in logs): consecutive events of one name touch no hash table.
+#[derive(Debug, Default)]
+pub struct EventCounts {
+    totals: hashbrown::HashMap<Vec<u8>, u64>,
+    /// The name of the current run of equal names, and its length so far.
+    run: Vec<u8>,
+    run_len: u64,
+}
+
+impl EventCounts {
+    /// Counts one event named `name`.
+    #[inline]
+    pub fn add(&mut self, name: &[u8]) {
+        if self.run_len > 0 && self.run == name {
+            self.run_len += 1;
+        } else {
+            self.flush();
+            self.run.clear();
+            self.run.extend_from_slice(name);
+            self.run_len = 1;
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.run_len > 0 {
+            *self.totals.entry(self.run.clone()).or_insert(0) += self.run_len;
+            self.run_len = 0;
+        }
+    }
+
+    /// The counts per name (names decoded lossily as UTF-8; names that
+    /// decode alike are added up).
+    pub fn into_counts(mut self) -> BTreeMap<String, u64> {
+        self.flush();
+        let mut out = BTreeMap::new();
+        for (k, v) in self.totals {
+            *out.entry(String::from_utf8_lossy(&k).into_owned())
+                .or_insert(0) += v;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    use super::EventCounts;
+
+    #[test]
+    fn runs_and_interleavings_are_counted() {
+        let mut c = EventCounts::default();
+        for name in ["a", "a", "b", "a", "b", "b", "b"] {
+            c.add(name.as_bytes());
+        }
+        let counts: Vec<(String, u64)> = c.into_counts().into_iter().collect();
+        assert_eq!(counts, vec![("a".to_string(), 3), ("b".to_string(), 4)]);
+    }
+}

@@ -116,10 +116,8 @@ pub struct Monitor {
     strict_time: bool,
     time_regressions: u64,
     violated: Vec<usize>,
-    /// The previous event, each field as its length and bytes.
+    /// The previous event, each field as its length (8 bytes) and bytes.
     last_event: Vec<u8>,
-    /// Scratch for encoding the current event the same way.
-    this_event: Vec<u8>,
 }
 
 impl Monitor {
@@ -144,7 +142,6 @@ impl Monitor {
             time_regressions: 0,
             violated: Vec::new(),
             last_event: Vec::new(),
-            this_event: Vec::new(),
         })
     }
 
@@ -200,7 +197,10 @@ impl Monitor {
         args: &[&[u8]],
         time: u64,
     ) -> Result<&[usize], MonitorError> {
-        if let Some(&expected) = self.arity.get(name)
+        let repeat = self.events > 0 && same_event(&self.last_event, name, args);
+        // A repeated event passed the arity check already.
+        if !repeat
+            && let Some(&expected) = self.arity.get(name)
             && expected != args.len()
         {
             return Err(MonitorError::Arity {
@@ -222,14 +222,14 @@ impl Monitor {
             now: clock,
             prev: clock_prev,
         };
-        self.this_event.clear();
-        for field in std::iter::once(name).chain(args.iter().copied()) {
-            self.this_event
-                .extend_from_slice(&field.len().to_le_bytes());
-            self.this_event.extend_from_slice(field);
+        if !repeat {
+            self.last_event.clear();
+            for field in std::iter::once(name).chain(args.iter().copied()) {
+                self.last_event
+                    .extend_from_slice(&(field.len() as u64).to_le_bytes());
+                self.last_event.extend_from_slice(field);
+            }
         }
-        let repeat = self.events > 0 && self.this_event == self.last_event;
-        std::mem::swap(&mut self.this_event, &mut self.last_event);
         self.violated.clear();
         for (i, p) in self.props.iter_mut().enumerate() {
             let holds = p.step(name, args, tick, repeat).inspect_err(|_| {
@@ -245,4 +245,20 @@ impl Monitor {
         self.last_time = Some((time, clock));
         Ok(&self.violated)
     }
+}
+
+/// Whether `name(args)` is the event encoded in `last` (each field as its
+/// length in 8 bytes, then its bytes).
+fn same_event(last: &[u8], name: &[u8], args: &[&[u8]]) -> bool {
+    let mut rest = last;
+    for field in std::iter::once(name).chain(args.iter().copied()) {
+        let Some((len, tail)) = rest.split_first_chunk::<8>() else {
+            return false;
+        };
+        if u64::from_le_bytes(*len) != field.len() as u64 || !tail.starts_with(field) {
+            return false;
+        }
+        rest = &tail[field.len()..];
+    }
+    rest.is_empty()
 }
