@@ -207,6 +207,9 @@ struct RunOptions {
     /// event, `never` (the last two for testing).
     #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
+    /// Monitor only the property NAME (repeatable) [default: every property].
+    #[arg(long = "prop", value_name = "NAME")]
+    props: Vec<String>,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -214,7 +217,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let (plan, warnings) = match compile_source(&text) {
+    let (mut plan, warnings) = match compile_source(&text) {
         Ok(x) => x,
         Err(diags) => {
             print_diagnostics(spec, &text, &diags);
@@ -222,6 +225,22 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         }
     };
     print_diagnostics(spec, &text, &warnings);
+    if let Some(unknown) = opts
+        .props
+        .iter()
+        .find(|name| !plan.props.iter().any(|p| &p.name == *name))
+    {
+        let known: Vec<&str> = plan.props.iter().map(|p| p.name.as_str()).collect();
+        eprintln!(
+            "error: {} has no property `{unknown}`; its properties are: {}",
+            spec.display(),
+            known.join(", ")
+        );
+        return ExitCode::from(2);
+    }
+    if !opts.props.is_empty() {
+        plan.props.retain(|p| opts.props.contains(&p.name));
+    }
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
     let mut monitor = match Monitor::new(
         plan,

@@ -132,3 +132,36 @@ fn compile_of_an_ill_formed_spec_exits_2() {
         stderr(&out)
     );
 }
+
+#[test]
+fn run_prop_selects_properties_and_rejects_unknown_names() {
+    let spec = spec_file(
+        "two.qtl",
+        "prop a : Forall x . q(x) -> P p(x)\nprop b : Forall x . p(x) -> !@ P p(x)\n",
+    );
+    let trace = spec_file("two.csv", "p,1\nq,2\np,1\n");
+    // Both: a fails at event 2, b at event 3.
+    let out = bin().arg("run").arg(&spec).arg(&trace).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("property a: 1 violation (first at event 2)"), "{text}");
+    assert!(text.contains("property b: 1 violation (first at event 3)"), "{text}");
+    let out = bin()
+        .args(["run", "--prop", "b"])
+        .arg(&spec)
+        .arg(&trace)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(!text.contains("property a"), "{text}");
+    assert!(text.contains("property b: 1 violation (first at event 3)"), "{text}");
+    let out = bin()
+        .args(["run", "--prop", "c"])
+        .arg(&spec)
+        .arg(&trace)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("has no property `c`; its properties are: a, b"));
+}
