@@ -540,3 +540,44 @@ fn example_specs_open_with_an_explanation() {
         );
     }
 }
+
+/// `examples/online.rs`, the complete program of docs/API.md, reports what
+/// `hindsight run` reports (`cargo test` builds the examples).
+#[test]
+fn online_example_program_reports_violations() {
+    let exe = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(format!("online{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        exe.is_file(),
+        "{} was not built (a plain `cargo test` builds the examples)",
+        exe.display()
+    );
+    let trace = fs::read(repo().join("specs/file_access.csv")).unwrap();
+    let mut child = Command::new(&exe)
+        .arg(repo().join("specs/file_access.qtl"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&trace).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(
+        lines,
+        [
+            "accessWhileOpen violated at line 1: read,cfg",
+            "accessWhileOpen violated at line 5: read,db",
+            "accessWhileOpen violated at line 8: write,cfg",
+            "noReopen violated at line 9: open,db",
+            "accessWhileOpen violated at line 11: close,db",
+        ]
+    );
+}
