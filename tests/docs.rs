@@ -233,9 +233,7 @@ fn check_verdict(
     want.sort();
     found.sort();
     if want != found {
-        return Err(format!(
-            "the page says {want:?}, the tool found {found:?}"
-        ));
+        return Err(format!("the page says {want:?}, the tool found {found:?}"));
     }
     let code = out.status.code();
     let expected_code = Some(i32::from(!want.is_empty()));
@@ -359,7 +357,10 @@ fn check_page(name: &str) -> Vec<String> {
                         fail(line, e);
                     }
                 }
-                _ => fail(line, "a verdict without a qtl and a csv block before it".into()),
+                _ => fail(
+                    line,
+                    "a verdict without a qtl and a csv block before it".into(),
+                ),
             },
             Item::Block {
                 line,
@@ -374,10 +375,11 @@ fn check_page(name: &str) -> Vec<String> {
                 }
                 let unnamed_qtl = tag == "qtl" && file.is_none();
                 let unnamed_csv = tag == "csv" && file.is_none();
-                if !unnamed_csv && let Some((l, s)) = spec.take() {
-                    if let Err(e) = check_well_formed(&dir, &s) {
-                        fail(l, e);
-                    }
+                if !unnamed_csv
+                    && let Some((l, s)) = spec.take()
+                    && let Err(e) = check_well_formed(&dir, &s)
+                {
+                    fail(l, e);
                 }
                 if let Some(f) = &file {
                     fs::write(dir.join(f), &body).unwrap();
@@ -490,7 +492,11 @@ fn every_page_is_checked_and_its_links_resolve() {
             }
         }
     }
-    assert!(broken.is_empty(), "links to missing files:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "links to missing files:\n{}",
+        broken.join("\n")
+    );
 }
 
 #[test]
@@ -523,10 +529,7 @@ fn example_specs_open_with_an_explanation() {
             continue;
         }
         let spec = fs::read_to_string(&path).unwrap();
-        let comment: Vec<&str> = spec
-            .lines()
-            .take_while(|l| l.starts_with("//"))
-            .collect();
+        let comment: Vec<&str> = spec.lines().take_while(|l| l.starts_with("//")).collect();
         assert!(
             comment.len() >= 3,
             "{} does not open with a comment of several lines",
@@ -580,4 +583,43 @@ fn online_example_program_reports_violations() {
             "accessWhileOpen violated at line 11: close,db",
         ]
     );
+}
+
+/// The options of `hindsight run`, as its short help lists them, each with
+/// the line describing it.
+fn run_options() -> Vec<(String, String)> {
+    let out = run_bin(repo(), &["run", "-h"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    help.lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .filter_map(|l| {
+            let long = l.split_whitespace().find(|w| w.starts_with("--"))?;
+            let long = long.trim_end_matches(',').to_string();
+            (long != "--help").then(|| (long, l.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_run_option_states_its_default_in_the_help() {
+    let options = run_options();
+    assert!(options.len() >= 9, "too few options found: {options:?}");
+    for (name, line) in &options {
+        assert!(
+            line.contains("[default:"),
+            "`hindsight run -h` does not give the default of {name}: {line}"
+        );
+    }
+}
+
+#[test]
+fn output_page_lists_every_run_option() {
+    let page = fs::read_to_string(repo().join("docs/OUTPUT.md")).unwrap();
+    for (name, _) in run_options() {
+        assert!(
+            page.contains(&format!("| `{name}")) || page.contains(&format!("`, `{name}")),
+            "docs/OUTPUT.md has no row for {name}"
+        );
+    }
 }
