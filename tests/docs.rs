@@ -460,6 +460,35 @@ const PAGES: [&str; 6] = [
     "docs/TRACES.md",
 ];
 
+/// The anchors of a page's headings, as GitHub makes them: lower case,
+/// punctuation dropped, spaces as `-` (code blocks have no headings).
+fn anchors(page: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in page.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        if in_code {
+            continue;
+        }
+        let title = title.trim_start_matches('#').trim();
+        out.push(
+            title
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect(),
+        );
+    }
+    out
+}
+
 #[test]
 fn every_page_is_checked_and_its_links_resolve() {
     let mut pages: Vec<String> = fs::read_dir(repo().join("docs"))
@@ -482,12 +511,22 @@ fn every_page_is_checked_and_its_links_resolve() {
                 let Some(end) = rest.find(')') else { break };
                 let target = &rest[..end];
                 rest = &rest[end..];
-                if target.contains("://") || target.starts_with('#') {
+                if target.contains("://") {
                     continue;
                 }
-                let file = target.split('#').next().unwrap_or(target);
-                if !base.join(file).exists() {
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let path = if file.is_empty() {
+                    repo().join(name)
+                } else {
+                    base.join(file)
+                };
+                if !path.exists() {
                     broken.push(format!("{name}:{}: {target}", i + 1));
+                } else if !anchor.is_empty()
+                    && path.extension().is_some_and(|e| e == "md")
+                    && !anchors(&fs::read_to_string(&path).unwrap()).contains(&anchor.to_string())
+                {
+                    broken.push(format!("{name}:{}: {target} (no such heading)", i + 1));
                 }
             }
         }
