@@ -15,3 +15,8 @@ pub mod report;
 pub mod runtime;
 pub mod syntax;
 pub mod trace;
+
+/// The examples of `docs/API.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/API.md")]
+pub struct ApiPageExamples;

@@ -17,7 +17,22 @@ use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
 #[derive(Parser)]
-#[command(name = "hindsight", version, about, long_about = None)]
+#[command(
+    name = "hindsight",
+    version,
+    about,
+    long_about = None,
+    after_help = "\
+Examples:
+  hindsight check spec.qtl                 # well-formed? (exit 0, or 2 with errors)
+  hindsight compile spec.qtl               # the monitor, subformula by subformula
+  hindsight run spec.qtl trace.csv         # every violation, then a summary
+  tail -f app.log | hindsight run spec.qtl # a live log on standard input
+
+Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
+specification or the input.
+Documentation: README.md and docs/ (LANGUAGE.md, TRACES.md, OUTPUT.md, API.md)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -26,25 +41,53 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check that a specification is well-formed (exit 0), or list its errors (exit 2).
+    ///
+    /// Errors and warnings go to standard error, each with its place
+    /// (file:line:column) in the specification; a well-formed specification
+    /// gives one line on standard output.
+    #[command(after_help = "Example:\n  hindsight check specs/file_access.qtl")]
     Check {
         /// The specification (.qtl).
         spec: PathBuf,
     },
     /// Show the compiled monitor: subformulas in evaluation order, variables, rules.
+    ///
+    /// For each property: its variables, its rules, and every subformula in the
+    /// order it is evaluated at each event (with rules, in the phases of the
+    /// mixed evaluation order). Exit status 0, or 2 if the specification is
+    /// not well-formed.
+    #[command(after_help = "\
+Examples:
+  hindsight compile specs/telemetry.qtl
+  hindsight compile --dot monitor.dot specs/telemetry.qtl && dot -Tsvg monitor.dot > monitor.svg")]
     Compile {
         /// The specification (.qtl).
         spec: PathBuf,
-        /// Also write the formula DAG in Graphviz dot syntax to this file.
+        /// Also write the formula DAG in Graphviz dot syntax to this file
+        /// [default: none].
         #[arg(long, value_name = "FILE")]
         dot: Option<PathBuf>,
     },
     /// Monitor a trace: report every event at which a property is violated.
     ///
-    /// Exit status: 0 no violation, 1 violation found, 2 error in the spec or input.
+    /// Prints one line per violation, in the order of the events, then a summary
+    /// ending with `STATUS: Violated` or `STATUS: Satisfied`. The trace is CSV,
+    /// one event per line (`name,arg1,...,argn`); a CRV header line
+    /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
+    /// found, 2 error in the spec or input (violations found before an input
+    /// error are still reported).
+    #[command(after_help = "\
+Examples:
+  hindsight run specs/file_access.qtl specs/file_access.csv
+  hindsight run --output json specs/deadline.qtl specs/deadline.timed.csv
+  tail -f app.log | hindsight run --max-violations 10 spec.qtl
+  hindsight run --quiet spec.qtl trace.csv && echo no violation
+
+Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
     Run {
         /// The specification (.qtl).
         spec: PathBuf,
-        /// The trace (CSV); standard input when absent.
+        /// The trace (CSV) [default: standard input].
         trace: Option<PathBuf>,
         #[command(flatten)]
         options: RunOptions,
@@ -176,30 +219,38 @@ fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
 /// Options of `hindsight run`.
 #[derive(clap::Args)]
 struct RunOptions {
-    /// The last field of each event is its time stamp (implied by `.timed.` in the file name).
+    /// The last field of each event is its time stamp, a natural number
+    /// [default: off, but on for a trace file whose name contains `.timed.`].
     #[arg(long)]
     timed: bool,
-    /// Output format.
+    /// Output format: text lines, or one JSON object per line (violations,
+    /// then the summary).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// Trace format: `auto` detects a CRV header line `event, ...`.
+    /// Trace format: `auto` is CRV when the first line's first field is
+    /// `event`, plain otherwise.
     #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
     format: TraceFormat,
-    /// Initial width of value codes in bits (they grow as needed).
+    /// Initial width of value codes in bits; they grow as needed, so this is
+    /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
     bits: usize,
-    /// Print only the final status line.
+    /// Print only the final status line (with `--output json`, only the
+    /// summary object); the exit status is unchanged [default: off].
     #[arg(long, short)]
     quiet: bool,
-    /// Print at most N violations per property (monitoring goes on).
+    /// Print at most N violations per property; monitoring and counting go
+    /// on [default: no limit].
     #[arg(long, value_name = "N")]
     max_violations: Option<u64>,
-    /// End the run at the first violation.
+    /// End the run at the first violation, and print the summary of the
+    /// events processed so far [default: off].
     #[arg(long)]
     stop_at_first: bool,
-    /// Treat a time stamp smaller than its predecessor's as an input error.
-    /// By default it is accepted, as the reference tool does, and no time
-    /// elapses between the two events (a warning names the first such line).
+    /// Treat a time stamp smaller than its predecessor's as an input error
+    /// [default: off: it is accepted, as the reference tool does, no time
+    /// elapses between the two events, and a warning at the end says how many
+    /// there were].
     #[arg(long)]
     strict_time: bool,
     /// When to reclaim the codes of values that can no longer influence a

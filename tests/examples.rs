@@ -787,3 +787,24 @@ fn rule_referring_to_itself_outside_previous_is_rejected() {
     let out = hindsight(&["check", good.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// Every specification and trace shipped in `specs/` has its expected
+/// verdicts asserted in this file (its name appears in a test above).
+#[test]
+fn every_shipped_file_has_expected_verdicts() {
+    let source = include_str!("examples.rs");
+    let mut missing = Vec::new();
+    for entry in fs::read_dir(specs_dir()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let quoted = format!("\"{name}\"");
+        let stem = name.strip_suffix(".qtl").map(|s| format!("\"{s}\""));
+        let named = source.contains(&quoted) || stem.is_some_and(|s| source.contains(&s));
+        if (name.ends_with(".qtl") || name.ends_with(".csv")) && !named {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "no test in tests/examples.rs names these example files: {missing:?}"
+    );
+}
