@@ -207,6 +207,21 @@ struct RunOptions {
     /// event, `never` (the last two for testing).
     #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
+    #[command(flatten)]
+    users: UserOptions,
+}
+
+/// The options of `hindsight run` for looking into a run: witnesses,
+/// profiles, progress.
+#[derive(clap::Args)]
+struct UserOptions {
+    /// With each violation, print a witness: the values of the statement's
+    /// outer quantified variables that make the property false, e.g.
+    /// `; witness: i=lamp a=700 b=1000` (JSON: `"witness": {"i": "lamp", ...}`).
+    /// `x=<any unseen value>` (JSON `null`) means any value not seen so far
+    /// for x falsifies it.
+    #[arg(long)]
+    witness: bool,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -258,6 +273,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         TraceFormat::Plain => Format::Plain,
         TraceFormat::Crv => Format::Crv,
     };
+    monitor.enable_witnesses(opts.users.witness);
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time);
     let format = match opts.output {
@@ -286,8 +302,8 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             }
         };
         let args: Vec<&[u8]> = event.args().collect();
-        let violated = match monitor.step(event.name, &args, event.time) {
-            Ok(v) => v,
+        match monitor.step(event.name, &args, event.time) {
+            Ok(_) => {}
             Err(e) => {
                 error = Some(format!("{trace_name}:line {}: {e}", event.line));
                 break;
@@ -299,7 +315,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 counts.insert(event.name.to_vec(), 1);
             }
         }
-        for &property in violated {
+        for &property in monitor.violated() {
             let v = Violation {
                 property,
                 event: event.number,
@@ -307,7 +323,11 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 args: &args,
                 time: timed.then_some(event.time),
             };
-            if reporter.violation(&v).is_err() {
+            let witness = opts.users.witness.then(|| monitor.witness(property));
+            if reporter
+                .violation_with_witness(&v, witness.as_deref())
+                .is_err()
+            {
                 closed = true;
                 break 'events;
             }

@@ -6,6 +6,7 @@ use hashbrown::HashMap;
 use super::MonitorError;
 use super::enumeration::Enumeration;
 use super::time::{Clock, Tick, TimedState};
+use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Space};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
@@ -49,6 +50,10 @@ pub struct PropMonitor {
     seen_dirty: Vec<bool>,
     /// Recompute every node at the next event (after widths grew or codes were released).
     all_dirty: bool,
+    /// Whether to find a witness at each violation (off: no cost).
+    witness_on: bool,
+    /// The witness of the violation at the last event (empty if none).
+    witness: Vec<(VarIx, WitnessValue)>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -162,6 +167,8 @@ impl PropMonitor {
             cmp_dirty: vec![false; n],
             seen_dirty: vec![false; plan.vars.len()],
             all_dirty: true,
+            witness_on: false,
+            witness: Vec::new(),
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -182,6 +189,9 @@ impl PropMonitor {
         self.update_comparisons();
         self.evaluate(tick);
         let holds = self.now[self.plan.root].is_true();
+        if self.witness_on {
+            self.record_witness(holds);
+        }
         for n in 0..self.now.len() {
             if self.keeps_pre[n] {
                 self.pre_changed[n] = self.changed[n];
@@ -611,6 +621,46 @@ impl PropMonitor {
     /// Total BDD nodes of the summaries kept between events.
     pub fn summary_nodes(&self) -> usize {
         self.states().map(Bdd::size).sum()
+    }
+}
+
+/// Witnesses (see [`super::witness`]).
+impl PropMonitor {
+    /// Turns witnesses on or off. When on, every violation's witness is
+    /// found at once (before garbage collection can release its codes) and
+    /// kept until the next event; when off, nothing is computed.
+    pub fn enable_witnesses(&mut self, on: bool) {
+        self.witness_on = on;
+        self.witness.clear();
+    }
+
+    /// The witness of the violation at the last event: the values of the
+    /// statement's outer quantified variables that make the property false,
+    /// outermost first, named as in the specification. Empty when the
+    /// property held at the last event, when witnesses are off, and for a
+    /// property without quantifiers.
+    pub fn witness(&self) -> Vec<(String, WitnessValue)> {
+        self.witness
+            .iter()
+            .map(|(v, value)| (self.plan.vars[*v].name.clone(), value.clone()))
+            .collect()
+    }
+
+    fn record_witness(&mut self, holds: bool) {
+        self.witness = if holds {
+            Vec::new()
+        } else {
+            witness::find(&witness::State {
+                plan: &self.plan,
+                now: &self.now,
+                seen: self
+                    .seen
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| &s.set))
+                    .collect(),
+                classes: &self.classes,
+            })
+        };
     }
 }
 
