@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod plot;
+mod run_extras;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::compile_source;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
@@ -49,6 +52,19 @@ enum Command {
         #[command(flatten)]
         options: RunOptions,
     },
+    /// Draw a profile written by `hindsight run --profile` as an SVG chart:
+    /// BDD nodes per summary, live value codes, and elapsed time, against the
+    /// event number.
+    Plot {
+        /// The profile (CSV).
+        profile: PathBuf,
+        /// The SVG file to write.
+        #[arg(short, long, value_name = "OUT.svg")]
+        output: PathBuf,
+        /// Draw only the series of this property.
+        #[arg(long, value_name = "NAME")]
+        property: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -89,6 +105,11 @@ fn main() -> ExitCode {
             trace,
             options,
         } => run(&spec, trace.as_deref(), &options),
+        Command::Plot {
+            profile,
+            output,
+            property,
+        } => plot::plot_file(&profile, &output, property.as_deref()),
     }
 }
 
@@ -208,20 +229,7 @@ struct RunOptions {
     #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
     #[command(flatten)]
-    users: UserOptions,
-}
-
-/// The options of `hindsight run` for looking into a run: witnesses,
-/// profiles, progress.
-#[derive(clap::Args)]
-struct UserOptions {
-    /// With each violation, print a witness: the values of the statement's
-    /// outer quantified variables that make the property false, e.g.
-    /// `; witness: i=lamp a=700 b=1000` (JSON: `"witness": {"i": "lamp", ...}`).
-    /// `x=<any unseen value>` (JSON `null`) means any value not seen so far
-    /// for x falsifies it.
-    #[arg(long)]
-    witness: bool,
+    users: run_extras::UserOptions,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -285,7 +293,17 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let mut reporter = Reporter::new(BufWriter::new(io::stdout().lock()), format, names);
+    let mut extras = match run_extras::Extras::start(
+        &opts.users,
+        &monitor,
+        &text,
+        trace,
+        matches!(opts.output, Output::Json),
+    ) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut reporter = Reporter::new(BufWriter::new(extras.stdout()), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
@@ -335,7 +353,9 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break 'events;
             }
         }
+        extras.after_event(&monitor, || reader.bytes_read());
     }
+    extras.finish(&monitor);
     if monitor.time_regressions() > 0 && !opts.quiet {
         eprintln!(
             "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",

@@ -13,6 +13,7 @@
 //! ```
 
 mod enumeration;
+pub mod kept;
 mod prop;
 pub mod time;
 pub mod witness;

@@ -5,6 +5,7 @@ use hashbrown::HashMap;
 
 use super::MonitorError;
 use super::enumeration::Enumeration;
+use super::kept::KeptSummary;
 use super::time::{Clock, Tick, TimedState};
 use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Space};
@@ -661,6 +662,76 @@ impl PropMonitor {
                 classes: &self.classes,
             })
         };
+    }
+}
+
+/// Introspection for profiles (see [`super::kept`] and `crate::profile`).
+impl PropMonitor {
+    /// The BDDs this monitor keeps between events, in a fixed order that
+    /// depends only on the plan: rule relations, then per node in evaluation
+    /// order its previous value, timed state or comparison relation, then
+    /// the seen-value sets.
+    pub fn kept_summaries(&self) -> Vec<KeptSummary> {
+        let bodies: Vec<NodeIx> = self.plan.rules.iter().map(|r| r.body).collect();
+        let mut out: Vec<KeptSummary> = (0..self.plan.rules.len())
+            .map(KeptSummary::Relation)
+            .collect();
+        for n in 0..self.plan.nodes.len() {
+            if self.keeps_pre[n] && !bodies.contains(&n) {
+                out.push(KeptSummary::Pre(n));
+            }
+            if self.timed[n].is_some() {
+                out.push(KeptSummary::Timed(n));
+            }
+            if self.cmp[n].is_some() {
+                out.push(KeptSummary::Comparison(n));
+            }
+        }
+        out.extend(
+            (0..self.plan.vars.len())
+                .filter(|&v| self.seen[v].is_some())
+                .map(KeptSummary::Seen),
+        );
+        out
+    }
+
+    /// The number of BDD nodes of a kept summary now (0 for one not
+    /// computed yet, before the first event).
+    pub fn kept_summary_nodes(&self, summary: KeptSummary) -> usize {
+        match summary {
+            KeptSummary::Relation(r) => self
+                .plan
+                .rules
+                .get(r)
+                .and_then(|r| self.now.get(r.body))
+                .map_or(0, Bdd::size),
+            KeptSummary::Pre(n) => self
+                .pre
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, Bdd::size),
+            KeptSummary::Timed(n) => self
+                .timed
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, |t| t.bdds().map(Bdd::size).sum()),
+            KeptSummary::Seen(v) => self
+                .seen
+                .get(v)
+                .and_then(Option::as_ref)
+                .map_or(0, |s| s.set.size()),
+            KeptSummary::Comparison(n) => self
+                .cmp
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, Bdd::size),
+        }
+    }
+
+    /// The number of values that have a code now in enumeration class
+    /// `class` (shared by the variables of that class, see [`crate::plan::Var::class`]).
+    pub fn live_codes(&self, class: usize) -> usize {
+        self.classes.get(class).map_or(0, Enumeration::len)
     }
 }
 
