@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod plot;
+mod run_extras;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::compile_source;
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
@@ -92,6 +95,19 @@ Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
         #[command(flatten)]
         options: RunOptions,
     },
+    /// Draw a profile written by `hindsight run --profile` as an SVG chart:
+    /// BDD nodes per summary, live value codes, and elapsed time, against the
+    /// event number.
+    Plot {
+        /// The profile (CSV).
+        profile: PathBuf,
+        /// The SVG file to write.
+        #[arg(short, long, value_name = "OUT.svg")]
+        output: PathBuf,
+        /// Draw only the series of this property.
+        #[arg(long, value_name = "NAME")]
+        property: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -132,6 +148,11 @@ fn main() -> ExitCode {
             trace,
             options,
         } => run(&spec, trace.as_deref(), &options),
+        Command::Plot {
+            profile,
+            output,
+            property,
+        } => plot::plot_file(&profile, &output, property.as_deref()),
     }
 }
 
@@ -261,6 +282,8 @@ struct RunOptions {
     /// Monitor only the property NAME (repeatable) [default: every property].
     #[arg(long = "prop", value_name = "NAME")]
     props: Vec<String>,
+    #[command(flatten)]
+    users: run_extras::UserOptions,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -328,6 +351,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         TraceFormat::Plain => Format::Plain,
         TraceFormat::Crv => Format::Crv,
     };
+    monitor.enable_witnesses(opts.users.witness);
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time);
     let format = match opts.output {
@@ -339,7 +363,17 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let mut reporter = Reporter::new(BufWriter::new(io::stdout().lock()), format, names);
+    let mut extras = match run_extras::Extras::start(
+        &opts.users,
+        &monitor,
+        &text,
+        trace,
+        matches!(opts.output, Output::Json),
+    ) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut reporter = Reporter::new(BufWriter::new(extras.stdout()), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
@@ -367,15 +401,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             many = event.args().collect();
             &many
         };
-        let violated = match monitor.step(event.name, args, event.time) {
-            Ok(v) => v,
+        match monitor.step(event.name, args, event.time) {
+            Ok(_) => {}
             Err(e) => {
                 error = Some(format!("{trace_name}:line {}: {e}", event.line));
                 break;
             }
         };
         counts.add(event.name);
-        for &property in violated {
+        for &property in monitor.violated() {
             let v = Violation {
                 property,
                 event: event.number,
@@ -383,7 +417,11 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 args,
                 time: timed.then_some(event.time),
             };
-            if reporter.violation(&v).is_err() {
+            let witness = opts.users.witness.then(|| monitor.witness(property));
+            if reporter
+                .violation_with_witness(&v, witness.as_deref())
+                .is_err()
+            {
                 closed = true;
                 break 'events;
             }
@@ -391,7 +429,9 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break 'events;
             }
         }
+        extras.after_event(&monitor, || reader.bytes_read());
     }
+    extras.finish(&monitor);
     if monitor.time_regressions() > 0 && !opts.quiet {
         eprintln!(
             "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::runtime::witness::{WitnessValue, format_witness};
+
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
@@ -87,6 +89,19 @@ impl<W: Write> Reporter<W> {
 
     /// Records a violation and prints it (unless quiet or past the limit).
     pub fn violation(&mut self, v: &Violation<'_>) -> io::Result<()> {
+        self.violation_with_witness(v, None)
+    }
+
+    /// As [`Reporter::violation`], with the violation's witness when given
+    /// (see [`crate::runtime::witness`]): in text after the event as
+    /// `; witness: x=a y=<any unseen value>` (nothing for an empty witness),
+    /// in JSON as `"witness": {"x": "a", "y": null}` (`null` for any unseen
+    /// value; `{}` for an empty witness).
+    pub fn violation_with_witness(
+        &mut self,
+        v: &Violation<'_>,
+        witness: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()> {
         self.violations[v.property] += 1;
         self.first[v.property].get_or_insert(v.event);
         if self.quiet
@@ -106,9 +121,13 @@ impl<W: Write> Reporter<W> {
                     format!("{}({})", text(v.name), args.join(", "))
                 };
                 let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
+                let witness = match witness {
+                    Some(w) if !w.is_empty() => format!("; witness: {}", format_witness(w)),
+                    _ => String::new(),
+                };
                 writeln!(
                     self.out,
-                    "property {name} violated at event {}{time}: {call}",
+                    "property {name} violated at event {}{time}: {call}{witness}",
                     v.event
                 )
             }
@@ -122,6 +141,13 @@ impl<W: Write> Reporter<W> {
                 });
                 if let Some(t) = v.time {
                     o["time"] = json!(t);
+                }
+                if let Some(w) = witness {
+                    let map: serde_json::Map<String, serde_json::Value> = w
+                        .iter()
+                        .map(|(k, x)| (k.clone(), json!(x.text())))
+                        .collect();
+                    o["witness"] = serde_json::Value::Object(map);
                 }
                 writeln!(self.out, "{o}")
             }

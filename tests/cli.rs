@@ -141,11 +141,22 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
     );
     let trace = spec_file("two.csv", "p,1\nq,2\np,1\n");
     // Both: a fails at event 2, b at event 3.
-    let out = bin().arg("run").arg(&spec).arg(&trace).output().expect("runs");
+    let out = bin()
+        .arg("run")
+        .arg(&spec)
+        .arg(&trace)
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("property a: 1 violation (first at event 2)"), "{text}");
-    assert!(text.contains("property b: 1 violation (first at event 3)"), "{text}");
+    assert!(
+        text.contains("property a: 1 violation (first at event 2)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("property b: 1 violation (first at event 3)"),
+        "{text}"
+    );
     let out = bin()
         .args(["run", "--prop", "b"])
         .arg(&spec)
@@ -155,7 +166,10 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(!text.contains("property a"), "{text}");
-    assert!(text.contains("property b: 1 violation (first at event 3)"), "{text}");
+    assert!(
+        text.contains("property b: 1 violation (first at event 3)"),
+        "{text}"
+    );
     let out = bin()
         .args(["run", "--prop", "c"])
         .arg(&spec)

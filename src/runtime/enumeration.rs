@@ -95,6 +95,12 @@ impl Enumeration {
             .unwrap_or(&[])
     }
 
+    /// The value with code `code`, or `None` when no value has that code now
+    /// (a code not handed out yet, released, or the reserved unseen code).
+    pub fn decode(&self, code: u32) -> Option<&[u8]> {
+        self.values.get(code as usize).and_then(|v| v.as_deref())
+    }
+
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
     /// bits cannot hold another code.
     pub fn get_or_insert(&mut self, value: &[u8], max_width: usize) -> Result<Lookup, usize> {
@@ -164,6 +170,9 @@ mod tests {
         assert_eq!(e.unseen(), 3);
         assert_eq!(e.get_or_insert(b"a", 32).expect("room").code, 0);
         assert_eq!(e.value(1), b"b");
+        assert_eq!(e.decode(1), Some(&b"b"[..]));
+        assert_eq!(e.decode(2), None);
+        assert_eq!(e.decode(3), None);
         assert!(e.get_or_insert(b"c", 2).is_ok());
         assert_eq!(e.get_or_insert(b"d", 2), Err(2));
     }

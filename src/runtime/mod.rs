@@ -13,11 +13,14 @@
 //! ```
 
 mod enumeration;
+pub mod kept;
 mod prop;
 pub mod time;
+pub mod witness;
 
 pub use enumeration::Enumeration;
 pub use prop::{GcPolicy, PropMonitor};
+pub use witness::WitnessValue;
 
 use hashbrown::HashMap;
 
@@ -182,6 +185,44 @@ impl Monitor {
             .iter()
             .map(PropMonitor::gc_stats)
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    }
+
+    /// The indices of the properties violated at the last event (what the
+    /// last [`Monitor::step`] returned).
+    pub fn violated(&self) -> &[usize] {
+        &self.violated
+    }
+
+    /// Turns witnesses on or off for every property (see [`witness`]): when
+    /// on, [`Monitor::witness`] gives the values that falsify each property
+    /// violated at the last event. Off by default, and then free.
+    pub fn enable_witnesses(&mut self, on: bool) {
+        for p in &mut self.props {
+            p.enable_witnesses(on);
+        }
+    }
+
+    /// The witness of property `property`'s violation at the last event:
+    /// `(variable, value)` pairs, outermost quantifier first. Empty when it
+    /// was not violated there, when witnesses are off, or when the property
+    /// has no quantified variable to blame (and for an unknown index).
+    ///
+    /// ```
+    /// use hindsight::runtime::{Monitor, witness::format_witness};
+    /// let mut m = Monitor::from_source(
+    ///     "prop p : Forall f . close(f) -> @ P open(f)",
+    ///     Default::default(),
+    /// ).expect("well-formed");
+    /// m.enable_witnesses(true);
+    /// m.step(b"open", &[b"a"], 0).expect("ok");
+    /// assert_eq!(m.step(b"close", &[b"b"], 0).expect("ok"), &[0]);
+    /// assert_eq!(format_witness(&m.witness(0)), "f=b");
+    /// ```
+    pub fn witness(&self, property: usize) -> Vec<(String, witness::WitnessValue)> {
+        self.props
+            .get(property)
+            .map(PropMonitor::witness)
+            .unwrap_or_default()
     }
 
     /// Number of events whose time stamp was smaller than their predecessor's.

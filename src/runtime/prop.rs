@@ -5,7 +5,9 @@ use hashbrown::HashMap;
 
 use super::MonitorError;
 use super::enumeration::Enumeration;
+use super::kept::KeptSummary;
 use super::time::{Clock, Tick, TimedState};
+use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
@@ -64,6 +66,10 @@ pub struct PropMonitor {
     fixed: bool,
     /// The verdict at the previous event.
     last_holds: bool,
+    /// Whether to find a witness at each violation (off: no cost).
+    witness_on: bool,
+    /// The witness of the violation at the last event (empty if none).
+    witness: Vec<(VarIx, WitnessValue)>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -212,6 +218,8 @@ impl PropMonitor {
             untimed: timed.iter().all(Option::is_none),
             fixed: false,
             last_holds: true,
+            witness_on: false,
+            witness: Vec::new(),
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -249,6 +257,9 @@ impl PropMonitor {
         let recompute_all = self.all_dirty || self.first;
         self.evaluate(tick);
         let holds = self.now[self.plan.root].is_true();
+        if self.witness_on {
+            self.record_witness(holds);
+        }
         let mut kept_changed = false;
         for n in 0..self.now.len() {
             if self.keeps_pre[n] {
@@ -712,6 +723,116 @@ impl PropMonitor {
     /// Total BDD nodes of the summaries kept between events.
     pub fn summary_nodes(&self) -> usize {
         self.states().map(Bdd::size).sum()
+    }
+}
+
+/// Witnesses (see [`super::witness`]).
+impl PropMonitor {
+    /// Turns witnesses on or off. When on, every violation's witness is
+    /// found at once (before garbage collection can release its codes) and
+    /// kept until the next event; when off, nothing is computed.
+    pub fn enable_witnesses(&mut self, on: bool) {
+        self.witness_on = on;
+        self.witness.clear();
+    }
+
+    /// The witness of the violation at the last event: the values of the
+    /// statement's outer quantified variables that make the property false,
+    /// outermost first, named as in the specification. Empty when the
+    /// property held at the last event, when witnesses are off, and for a
+    /// property without quantifiers.
+    pub fn witness(&self) -> Vec<(String, WitnessValue)> {
+        self.witness
+            .iter()
+            .map(|(v, value)| (self.plan.vars[*v].name.clone(), value.clone()))
+            .collect()
+    }
+
+    fn record_witness(&mut self, holds: bool) {
+        self.witness = if holds {
+            Vec::new()
+        } else {
+            witness::find(&witness::State {
+                plan: &self.plan,
+                now: &self.now,
+                seen: self
+                    .seen
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| &s.set))
+                    .collect(),
+                classes: &self.classes,
+            })
+        };
+    }
+}
+
+/// Introspection for profiles (see [`super::kept`] and `crate::profile`).
+impl PropMonitor {
+    /// The BDDs this monitor keeps between events, in a fixed order that
+    /// depends only on the plan: rule relations, then per node in evaluation
+    /// order its previous value, timed state or comparison relation, then
+    /// the seen-value sets.
+    pub fn kept_summaries(&self) -> Vec<KeptSummary> {
+        let bodies: Vec<NodeIx> = self.plan.rules.iter().map(|r| r.body).collect();
+        let mut out: Vec<KeptSummary> = (0..self.plan.rules.len())
+            .map(KeptSummary::Relation)
+            .collect();
+        for n in 0..self.plan.nodes.len() {
+            if self.keeps_pre[n] && !bodies.contains(&n) {
+                out.push(KeptSummary::Pre(n));
+            }
+            if self.timed[n].is_some() {
+                out.push(KeptSummary::Timed(n));
+            }
+            if self.cmp[n].is_some() {
+                out.push(KeptSummary::Comparison(n));
+            }
+        }
+        out.extend(
+            (0..self.plan.vars.len())
+                .filter(|&v| self.seen[v].is_some())
+                .map(KeptSummary::Seen),
+        );
+        out
+    }
+
+    /// The number of BDD nodes of a kept summary now (0 for one not
+    /// computed yet, before the first event).
+    pub fn kept_summary_nodes(&self, summary: KeptSummary) -> usize {
+        match summary {
+            KeptSummary::Relation(r) => self
+                .plan
+                .rules
+                .get(r)
+                .and_then(|r| self.now.get(r.body))
+                .map_or(0, Bdd::size),
+            KeptSummary::Pre(n) => self
+                .pre
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, Bdd::size),
+            KeptSummary::Timed(n) => self
+                .timed
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, |t| t.bdds().map(Bdd::size).sum()),
+            KeptSummary::Seen(v) => self
+                .seen
+                .get(v)
+                .and_then(Option::as_ref)
+                .map_or(0, |s| s.set.size()),
+            KeptSummary::Comparison(n) => self
+                .cmp
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, Bdd::size),
+        }
+    }
+
+    /// The number of values that have a code now in enumeration class
+    /// `class` (shared by the variables of that class, see [`crate::plan::Var::class`]).
+    pub fn live_codes(&self, class: usize) -> usize {
+        self.classes.get(class).map_or(0, Enumeration::len)
     }
 }
 

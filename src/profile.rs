@@ -1,0 +1,238 @@
+//! Profiles of a run: how the monitor's summaries grow along the trace, as
+//! CSV for `hindsight run --profile FILE` (and `hindsight plot`).
+//!
+//! The file has a header line and one row per sample: every `every` events
+//! and once more at the end of the run (unless the last event was just
+//! sampled). The columns are fixed when the profile starts:
+//!
+//! | column | meaning |
+//! |---|---|
+//! | `event` | events processed so far |
+//! | `seconds` | wall time since the profile started |
+//! | `P/LABEL` | BDD nodes of one summary of property `P`, named by [`KeptSummary::label`]: `P/rule closed`, `P/S#3 (x)`, `P/@#4 !closed(x)`, `P/S[<=5]#7 (m)`, `P/seen t`, `P/cmp#9 t < u` |
+//! | `P/V codes` | values that have a code now in one enumeration class of `P`; `V` names its variables, joined by `=` when they share the class (`P/x=closed.x codes`) |
+//! | `P/gc collections` | garbage collections of value codes in `P` so far |
+//!
+//! Node numbers `#n` are those of `hindsight compile`. Labels containing a
+//! comma are quoted (RFC 4180).
+//!
+//! ```
+//! use hindsight::{profile::Profiler, runtime::Monitor};
+//! let mut m = Monitor::from_source(
+//!     "prop p : Forall f . close(f) -> @ (!close(f) S open(f))",
+//!     Default::default(),
+//! ).expect("well-formed");
+//! let mut p = Profiler::new(Vec::new(), &m, None, 2).expect("header");
+//! for (name, f) in [("open", "a"), ("open", "b"), ("close", "a")] {
+//!     m.step(name.as_bytes(), &[f.as_bytes()], 0).expect("ok");
+//!     p.after_event(&m).expect("row");
+//! }
+//! let csv = String::from_utf8(p.finish(&m).expect("flush")).expect("UTF-8");
+//! let mut lines = csv.lines();
+//! assert_eq!(
+//!     lines.next(),
+//!     Some("event,seconds,p/S#3 (f),p/f codes,p/gc collections")
+//! );
+//! assert_eq!(csv.lines().count(), 3); // header, event 2, event 3
+//! ```
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use crate::runtime::Monitor;
+use crate::runtime::kept::KeptSummary;
+
+/// Writes the profile of a run as CSV.
+pub struct Profiler<W: Write> {
+    out: csv::Writer<W>,
+    every: u64,
+    start: Instant,
+    /// Per property: its kept summaries, and its enumeration classes.
+    columns: Vec<(Vec<KeptSummary>, usize)>,
+    /// The event number of the last row written.
+    last_row: Option<u64>,
+    row: Vec<String>,
+}
+
+impl<W: Write> Profiler<W> {
+    /// Starts the profile of `monitor` (before its first event): writes the
+    /// header. `source` is the specification text, for readable labels;
+    /// `every` is the sampling period in events (at least 1).
+    pub fn new(
+        out: W,
+        monitor: &Monitor,
+        source: Option<&str>,
+        every: u64,
+    ) -> io::Result<Profiler<W>> {
+        let mut out = csv::Writer::from_writer(out);
+        let mut header = vec!["event".to_string(), "seconds".to_string()];
+        let mut columns = Vec::new();
+        for p in monitor.properties() {
+            let plan = p.plan();
+            let kept = p.kept_summaries();
+            for k in &kept {
+                header.push(format!("{}/{}", plan.name, k.label(plan, source)));
+            }
+            for class in 0..plan.classes {
+                header.push(format!("{}/{} codes", plan.name, class_name(plan, class)));
+            }
+            header.push(format!("{}/gc collections", plan.name));
+            columns.push((kept, plan.classes));
+        }
+        out.write_record(&header)?;
+        Ok(Profiler {
+            out,
+            every: every.max(1),
+            start: Instant::now(),
+            columns,
+            last_row: None,
+            row: Vec::with_capacity(header.len()),
+        })
+    }
+
+    /// The column names, as in the header.
+    pub fn header(monitor: &Monitor, source: Option<&str>) -> Vec<String> {
+        let mut buf = Vec::new();
+        if let Ok(p) = Profiler::new(&mut buf, monitor, source, 1) {
+            drop(p);
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(buf.as_slice());
+        reader
+            .records()
+            .next()
+            .and_then(Result::ok)
+            .map(|r| r.iter().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    /// Call after every event: writes a row when the number of events
+    /// processed is a multiple of the period. Cheap otherwise.
+    #[inline]
+    pub fn after_event(&mut self, monitor: &Monitor) -> io::Result<()> {
+        if monitor.events().is_multiple_of(self.every) {
+            self.sample(monitor)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a row for the monitor's current state.
+    pub fn sample(&mut self, monitor: &Monitor) -> io::Result<()> {
+        let events = monitor.events();
+        self.row.clear();
+        self.row.push(events.to_string());
+        self.row
+            .push(format!("{:.6}", self.start.elapsed().as_secs_f64()));
+        for (p, (kept, classes)) in monitor.properties().iter().zip(&self.columns) {
+            for k in kept {
+                self.row.push(p.kept_summary_nodes(*k).to_string());
+            }
+            for class in 0..*classes {
+                self.row.push(p.live_codes(class).to_string());
+            }
+            self.row.push(p.gc_stats().0.to_string());
+        }
+        self.out.write_record(&self.row)?;
+        self.last_row = Some(events);
+        Ok(())
+    }
+
+    /// Ends the profile: writes the final row (unless this state was just
+    /// sampled), flushes, and returns the writer.
+    pub fn finish(mut self, monitor: &Monitor) -> io::Result<W> {
+        if self.last_row != Some(monitor.events()) {
+            self.sample(monitor)?;
+        }
+        self.out.flush()?;
+        self.out
+            .into_inner()
+            .map_err(|e| io::Error::other(e.error().to_string()))
+    }
+}
+
+/// The variables of an enumeration class, quantified ones of the statement
+/// first, joined by `=`.
+fn class_name(plan: &crate::plan::PropPlan, class: usize) -> String {
+    let mut vars: Vec<&crate::plan::Var> = plan.vars.iter().filter(|v| v.class == class).collect();
+    vars.sort_by_key(|v| v.name.contains('.'));
+    vars.iter()
+        .map(|v| v.name.as_str())
+        .collect::<Vec<_>>()
+        .join("=")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn monitor(spec: &str) -> Monitor {
+        Monitor::from_source(spec, Default::default()).expect("well-formed")
+    }
+
+    #[test]
+    fn columns_of_rules_and_shared_classes() {
+        let spec = "prop telemetry1 : Forall x . closed(x) -> !telem(x)\n  where closed(x) := toggle(x) <-> @!closed(x)\n";
+        assert_eq!(
+            Profiler::<Vec<u8>>::header(&monitor(spec), Some(spec)),
+            [
+                "event",
+                "seconds",
+                "telemetry1/rule closed",
+                "telemetry1/@#4 !closed(x)",
+                "telemetry1/x=closed.x codes",
+                "telemetry1/gc collections",
+            ]
+        );
+        // Without the source the operand of @ is named by its free variables.
+        assert_eq!(
+            Profiler::<Vec<u8>>::header(&monitor(spec), None)[3],
+            "telemetry1/@#4 (closed.x)"
+        );
+    }
+
+    #[test]
+    fn columns_of_timed_operators_seen_sets_and_comparisons() {
+        let spec = "prop q : Forall m . done(m) -> P[<=5] start(m)\nprop r : !(exists t . exists u . t < u & P both(t, u))\n";
+        assert_eq!(
+            Profiler::<Vec<u8>>::header(&monitor(spec), Some(spec)),
+            [
+                "event",
+                "seconds",
+                "q/S[<=5]#3 (m)",
+                "q/m codes",
+                "q/gc collections",
+                "r/cmp#0 t < u",
+                "r/S#3 (t, u)",
+                "r/seen t",
+                "r/seen u",
+                "r/t codes",
+                "r/u codes",
+                "r/gc collections",
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_every_period_and_a_final_one() {
+        let spec = "prop p : Forall f . close(f) -> @ (!close(f) S open(f))";
+        let mut m = monitor(spec);
+        let mut p = Profiler::new(Vec::new(), &m, Some(spec), 2).expect("header");
+        for f in ["a", "b", "c", "d", "e"] {
+            m.step(b"open", &[f.as_bytes()], 0).expect("ok");
+            p.after_event(&m).expect("row");
+        }
+        let csv = String::from_utf8(p.finish(&m).expect("flush")).expect("UTF-8");
+        let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(
+            rows.iter().skip(1).map(|r| r[0]).collect::<Vec<_>>(),
+            ["2", "4", "5"]
+        );
+        // The S summary over f grows with the open files; 5 codes live.
+        let nodes: Vec<usize> = rows[1..].iter().map(|r| r[2].parse().expect("n")).collect();
+        assert!(nodes[0] < nodes[2], "{nodes:?}");
+        assert_eq!(rows[3][3], "5");
+        assert_eq!(rows[3][4], "0");
+    }
+}

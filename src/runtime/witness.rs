@@ -1,0 +1,301 @@
+//! Witnesses: the variable values that make a violated property false,
+//! decoded from the BDD summaries back to the data of the trace.
+//!
+//! A property is a closed formula, checked at every event. When it is false at
+//! an event, the witness is found by walking down from the statement's root
+//! with the truth value each node must have for the root to be false, and an
+//! assignment `C` of the variables chosen so far (every node on the walk has
+//! all its free variables in `C`, because the property is closed):
+//!
+//! - `Forall x . φ` (and `forall x`) that must be false: choose `x` such that
+//!   φ is false under `C` (for `forall`, among the values seen for `x`), then
+//!   go on in φ, which must be false;
+//! - `Exists x . φ` (and `exists x`) that must be true: choose `x` such that φ
+//!   is true, then go on in φ, which must be true;
+//! - `!φ` goes on in φ with the opposite value; `φ -> ψ` that must be false goes
+//!   on in φ (true) and ψ (false); `φ & ψ` true and `φ | ψ` false go on in both;
+//!   `φ & ψ` false and `φ | ψ` true go on in the first operand with the needed
+//!   value under `C`;
+//! - anything else (a quantifier with the other polarity, whose value is not
+//!   due to one value; an event; a temporal operator; a rule call) ends the
+//!   walk there.
+//!
+//! So `Forall i . Forall a . bid(i, a) -> Forall b . (@ P bid(i, b)) -> b < a`,
+//! violated by `bid(lamp, 700)` after `bid(lamp, 1000)`, has the witness
+//! `i=lamp a=700 b=1000`.
+//!
+//! **Choice.** Among the codes that qualify, the smallest one is taken, bit by
+//! bit from the most significant (so the choice is deterministic and does not
+//! depend on the BDD package's own choice of a satisfying assignment). Codes
+//! are handed out in order of first sight (codes released by garbage
+//! collection are reused smallest first), so a value seen earlier is preferred.
+//!
+//! **Unseen values.** When the choice is the code reserved for values not seen
+//! so far (or a code that no value has now, which behaves the same), the
+//! witness is [`WitnessValue::Unseen`]: *any* value that has not occurred for
+//! the variable falsifies the property, as in `Forall x . P seen(x)` at the
+//! first event. The text output shows it as `x=<any unseen value>`, the JSON
+//! output as `null`.
+//!
+//! A witness costs nothing unless asked for
+//! ([`Monitor::enable_witnesses`](super::Monitor::enable_witnesses)): it is
+//! computed only at a violation, from the `now` summaries of that event,
+//! before garbage collection may release the codes it needs.
+
+use std::fmt;
+
+use super::enumeration::Enumeration;
+use crate::bdd::{Bdd, BddVar};
+use crate::plan::{NodeIx, Op, PropPlan, VarIx};
+use crate::syntax::Quant;
+
+/// The value a witness gives a variable.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WitnessValue {
+    /// A value of the trace, as written there.
+    Value(Box<[u8]>),
+    /// Any value that has not occurred for the variable so far (the code
+    /// reserved for unseen values).
+    Unseen,
+}
+
+impl WitnessValue {
+    /// The value as text: the trace's bytes (invalid UTF-8 replaced), or
+    /// `None` for [`WitnessValue::Unseen`].
+    pub fn text(&self) -> Option<String> {
+        match self {
+            WitnessValue::Value(v) => Some(String::from_utf8_lossy(v).into_owned()),
+            WitnessValue::Unseen => None,
+        }
+    }
+}
+
+impl fmt::Display for WitnessValue {
+    /// A value as it is written in the trace, quoted (Rust string syntax) when
+    /// it is empty or contains spaces, `=`, `"`, `<` or control characters so
+    /// that `x=value` pairs stay readable; [`WitnessValue::Unseen`] as
+    /// `<any unseen value>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WitnessValue::Value(v) => {
+                let s = String::from_utf8_lossy(v);
+                let plain = !s.is_empty()
+                    && !s
+                        .chars()
+                        .any(|c| c.is_whitespace() || c.is_control() || "=\"<".contains(c));
+                if plain {
+                    write!(f, "{s}")
+                } else {
+                    write!(f, "{s:?}")
+                }
+            }
+            WitnessValue::Unseen => write!(f, "<any unseen value>"),
+        }
+    }
+}
+
+/// Formats a witness as `x=a y=<any unseen value>` (empty for no variables).
+pub fn format_witness(witness: &[(String, WitnessValue)]) -> String {
+    witness
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What the walk reads of a property monitor's state at the violating event.
+pub(super) struct State<'a> {
+    /// The plan.
+    pub plan: &'a PropPlan,
+    /// Every node's `now` at this event.
+    pub now: &'a [Bdd],
+    /// Per variable, the set of codes of its seen values, if tracked.
+    pub seen: Vec<Option<&'a Bdd>>,
+    /// The enumeration classes.
+    pub classes: &'a [Enumeration],
+}
+
+/// The witness of a property whose root is false at this event: the chosen
+/// variables in the order they were chosen (outermost first).
+pub(super) fn find(state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
+    let mut walk = Walk {
+        state,
+        lits: Vec::new(),
+        out: Vec::new(),
+    };
+    walk.visit(state.plan.root, false);
+    walk.out
+}
+
+struct Walk<'s, 'a> {
+    state: &'s State<'a>,
+    /// The assignment chosen so far, as literals on the variables' code bits.
+    lits: Vec<(BddVar, bool)>,
+    out: Vec<(VarIx, WitnessValue)>,
+}
+
+impl Walk<'_, '_> {
+    /// Goes on at node `n`, which has the value `target` under the assignment.
+    fn visit(&mut self, n: NodeIx, target: bool) {
+        let plan = self.state.plan;
+        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match &plan.nodes[n].op {
+            Op::Not(a) => self.visit(*a, !target),
+            Op::Implies(a, b) if !target => {
+                self.visit(*a, true);
+                self.visit(*b, false);
+            }
+            Op::And(a, b) | Op::Or(a, b) if target == matches!(plan.nodes[n].op, Op::And(..)) => {
+                self.visit(*a, target);
+                self.visit(*b, target);
+            }
+            Op::And(a, b) | Op::Or(a, b) => {
+                if let Some(c) = [*a, *b]
+                    .into_iter()
+                    .find(|&c| self.value(c) == Some(target))
+                {
+                    self.visit(c, target);
+                }
+            }
+            Op::Quant(q, v, a) => {
+                let (universal, seen_only) = match q {
+                    Quant::Forall => (true, false),
+                    Quant::ForallSeen => (true, true),
+                    Quant::Exists => (false, false),
+                    Quant::ExistsSeen => (false, true),
+                };
+                // Forall is false, or Exists true, because of one value.
+                if universal == target {
+                    return;
+                }
+                if self.choose(*v, *a, target, seen_only) {
+                    self.visit(*a, target);
+                }
+            }
+            _ => {}
+        })
+    }
+
+    /// The value of node `c` under the assignment, if it is determined.
+    fn value(&self, c: NodeIx) -> Option<bool> {
+        self.state.now[c].restrict(&self.lits).as_bool()
+    }
+
+    /// Chooses the smallest code of `v` for which `body` has the value
+    /// `target` (among the seen values if `seen_only`); records it and adds it
+    /// to the assignment. Returns false if there is none.
+    fn choose(&mut self, v: VarIx, body: NodeIx, target: bool, seen_only: bool) -> bool {
+        let var = &self.state.plan.vars[v];
+        let class = &self.state.classes[var.class];
+        let width = class.width().min(var.bits.len());
+        let low = &var.bits[var.bits.len() - width..];
+        let body = &self.state.now[body];
+        let mut set = if target { body.clone() } else { body.not() };
+        set = set.restrict(&self.lits);
+        if seen_only {
+            match self.state.seen.get(v).copied().flatten() {
+                Some(seen) => set = set.and(seen),
+                None => return false,
+            }
+        }
+        let others: Vec<BddVar> = set
+            .support()
+            .into_iter()
+            .filter(|b| !low.contains(b))
+            .collect();
+        let mut set = set.exists(&others);
+        if set.is_false() {
+            return false;
+        }
+        let mut code: u64 = 0;
+        for &bit in low {
+            let zero = set.restrict(&[(bit, false)]);
+            let one = !zero.is_false();
+            let value = !one;
+            set = if one {
+                zero
+            } else {
+                set.restrict(&[(bit, true)])
+            };
+            code = (code << 1) | u64::from(value);
+            self.lits.push((bit, value));
+        }
+        let value = match u32::try_from(code) {
+            Ok(c) if code != class.unseen() => {
+                class.decode(c).map_or(WitnessValue::Unseen, |bytes| {
+                    WitnessValue::Value(bytes.into())
+                })
+            }
+            _ => WitnessValue::Unseen,
+        };
+        self.out.push((v, value));
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Monitor;
+
+    fn witnesses(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String)> {
+        let mut m = Monitor::from_source(spec, Default::default()).expect("well-formed");
+        m.enable_witnesses(true);
+        let mut out = Vec::new();
+        for (i, (name, args)) in trace.iter().enumerate() {
+            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+            let violated = m.step(name.as_bytes(), &args, 0).expect("ok").to_vec();
+            for p in violated {
+                out.push((i as u64 + 1, format_witness(&m.witness(p))));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn forall_picks_the_falsifying_value() {
+        let w = witnesses(
+            "prop p : Forall f . close(f) -> @ P open(f)",
+            &[("open", &["a"]), ("close", &["a"]), ("close", &["b"])],
+        );
+        assert_eq!(w, vec![(3, "f=b".to_string())]);
+    }
+
+    #[test]
+    fn an_unseen_value_is_named_as_such() {
+        let w = witnesses("prop p : Forall x . P seen(x)", &[("seen", &["a"])]);
+        assert_eq!(w, vec![(1, "x=<any unseen value>".to_string())]);
+    }
+
+    #[test]
+    fn negated_exists_seen_chooses_the_satisfying_values() {
+        let w = witnesses(
+            "prop p : !(exists x . exists y . x < y & P q(x, y))",
+            &[("q", &["5", "3"]), ("q", &["2", "9"])],
+        );
+        assert_eq!(w, vec![(2, "x=2 y=9".to_string())]);
+    }
+
+    #[test]
+    fn propositional_properties_have_empty_witnesses() {
+        let w = witnesses("prop p : q -> @ r", &[("q", &[])]);
+        assert_eq!(w, vec![(1, String::new())]);
+    }
+
+    #[test]
+    fn the_existential_side_of_an_exists_is_not_followed() {
+        // `Exists y` false: no single y is to blame; only x is chosen.
+        let w = witnesses(
+            "prop p : Forall x . r(x) -> Exists y . @ P q(x, y)",
+            &[("q", &["a", "1"]), ("r", &["a"]), ("r", &["b"])],
+        );
+        assert_eq!(w, vec![(3, "x=b".to_string())]);
+    }
+
+    #[test]
+    fn values_that_need_it_are_quoted() {
+        assert_eq!(WitnessValue::Value((*b"a b").into()).to_string(), "\"a b\"");
+        assert_eq!(WitnessValue::Value((*b"").into()).to_string(), "\"\"");
+        assert_eq!(WitnessValue::Value((*b"x1").into()).to_string(), "x1");
+        assert_eq!(WitnessValue::Unseen.to_string(), "<any unseen value>");
+    }
+}
