@@ -182,6 +182,14 @@ impl Manager {
                 self.nodes.push(node);
                 self.refs.push(0);
                 self.visited.push(0);
+                // Grow (never shrink) the cache with the table, keeping its
+                // entries: results about every node of the summaries must
+                // survive from one event to the next.
+                if self.nodes.len() * CACHE_PER_NODE > 2 * self.cache.len()
+                    && self.cache.len() < MAX_CACHE
+                {
+                    self.grow_cache();
+                }
                 id
             }
         };
@@ -189,6 +197,17 @@ impl Manager {
         self.unique
             .insert_unique(hash, id, |&i| node_hash(&nodes[i as usize]));
         id
+    }
+
+    /// Doubles the cache, keeping its entries.
+    fn grow_cache(&mut self) {
+        let doubled = vec![EMPTY; 2 * self.cache.len()];
+        let old = std::mem::replace(&mut self.cache, doubled);
+        for e in old {
+            if e.op != Op::Empty {
+                self.remember(e.op, e.a, e.b, e.c, e.r);
+            }
+        }
     }
 
     fn slot(&self, op: Op, a: Id, b: Id, c: Id) -> usize {
