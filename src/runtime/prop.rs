@@ -169,10 +169,16 @@ impl PropMonitor {
                             && *v != p
                         {
                             let (from, to) = (&plan.vars[p].bits, &plan.vars[*v].bits);
-                            pairs.extend(from.iter().copied().zip(to.iter().copied()));
+                            pairs.extend(
+                                from.iter()
+                                    .copied()
+                                    .zip(to.iter().copied())
+                                    .filter(|(f, t)| f != t),
+                            );
                         }
                     }
-                    Some(space.renaming(&pairs))
+                    // Arguments that share their parameter's bits need no renaming.
+                    (!pairs.is_empty()).then(|| space.renaming(&pairs))
                 }
                 _ => None,
             })
