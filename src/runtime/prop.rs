@@ -39,8 +39,10 @@ pub struct PropMonitor {
     code_cubes: Vec<Vec<Option<Bdd>>>,
     atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     atom_nodes: Vec<NodeIx>,
-    /// Scratch: matched atoms of the current event and their variables' codes.
-    matched: Vec<(NodeIx, Vec<(VarIx, u32)>)>,
+    /// Scratch: matched atoms of the current event, each with the range of
+    /// its variables' codes in `matched_codes`.
+    matched: Vec<(NodeIx, std::ops::Range<usize>)>,
+    matched_codes: Vec<(VarIx, u32)>,
     /// Scratch: newly seen (variable, code) pairs of the current event.
     newly_seen: Vec<(VarIx, u32)>,
     first: bool,
@@ -212,6 +214,7 @@ impl PropMonitor {
             seen,
             classes,
             matched: Vec::new(),
+            matched_codes: Vec::new(),
             newly_seen: Vec::new(),
             first: true,
             changed: vec![true; n],
@@ -400,6 +403,7 @@ impl PropMonitor {
     /// values bound to variables (growing code widths as needed).
     fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
         self.matched.clear();
+        self.matched_codes.clear();
         self.newly_seen.clear();
         let Some(atoms) = self.atoms_by_event.get(name) else {
             return Ok(());
@@ -412,10 +416,10 @@ impl PropMonitor {
             if pattern.len() != args.len() || !matches_pattern(pattern, args) {
                 continue;
             }
-            let mut codes = Vec::with_capacity(pattern.len());
+            let start = self.matched_codes.len();
             for (p, value) in pattern.iter().zip(args) {
                 let Arg::Var(v) = p else { continue };
-                if codes.iter().any(|&(w, _)| w == *v) {
+                if self.matched_codes[start..].iter().any(|&(w, _)| w == *v) {
                     continue;
                 }
                 let class = self.plan.vars[*v].class;
@@ -433,9 +437,9 @@ impl PropMonitor {
                 {
                     self.newly_seen.push((*v, found.code));
                 }
-                codes.push((*v, found.code));
+                self.matched_codes.push((*v, found.code));
             }
-            self.matched.push((n, codes));
+            self.matched.push((n, start..self.matched_codes.len()));
         }
         for (class, width) in grown {
             self.grow(class, width);
@@ -542,8 +546,8 @@ impl PropMonitor {
         }
         for i in 0..self.matched.len() {
             let mut cube = self.space.tt();
-            for j in 0..self.matched[i].1.len() {
-                let (v, code) = self.matched[i].1[j];
+            for j in self.matched[i].1.clone() {
+                let (v, code) = self.matched_codes[j];
                 cube = cube.and(self.cached_cube(v, code));
             }
             let n = self.matched[i].0;
