@@ -202,6 +202,9 @@ impl Progress {
             group_digits(rate as u64)
         ));
         bar.set_position(bytes_read());
+        // Our own rate limit applies; indicatif's would drop the first drawing
+        // of a short run.
+        bar.force_draw();
     }
 
     fn finish(self) {
