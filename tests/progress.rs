@@ -9,15 +9,21 @@ fn spec() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/telemetry.qtl")
 }
 
-/// A trace long enough for several progress checks (one per 4096 events).
+/// A trace long enough for several progress checks (one per 4096 events),
+/// written once: the tests run in parallel and read it at the same time.
 fn trace() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("progress-trace.csv");
-    let mut text = String::new();
-    for i in 0..20_000 {
-        text.push_str(&format!("telem,{}\n", i % 100 + 1000));
-    }
-    std::fs::write(&path, text).expect("write trace");
-    path
+    static TRACE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TRACE
+        .get_or_init(|| {
+            let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("progress-trace.csv");
+            let mut text = String::new();
+            for i in 0..20_000 {
+                text.push_str(&format!("telem,{}\n", i % 100 + 1000));
+            }
+            std::fs::write(&path, text).expect("write trace");
+            path
+        })
+        .clone()
 }
 
 fn run(args: &[&str], stdin_trace: bool) -> (String, String) {
