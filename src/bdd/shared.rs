@@ -417,14 +417,26 @@ impl Manager {
     /// A cube node: the conjunction of the literals, sorted and deduplicated.
     /// Conflicting literals give false.
     fn cube(&mut self, lits: &[(BddVar, bool)]) -> Id {
+        // Codes come bit by bit in one direction: no sorting needed then.
+        if lits.windows(2).all(|w| w[0].0 > w[1].0) {
+            return self.cube_bottom_up(lits.iter().map(|&(v, b)| (v.0, b)));
+        }
+        if lits.windows(2).all(|w| w[0].0 < w[1].0) {
+            return self.cube_bottom_up(lits.iter().rev().map(|&(v, b)| (v.0, b)));
+        }
         let mut sorted: Vec<(u16, bool)> = lits.iter().map(|&(v, b)| (v.0, b)).collect();
         sorted.sort_unstable();
         sorted.dedup();
+        if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+            return FALSE;
+        }
+        self.cube_bottom_up(sorted.into_iter().rev())
+    }
+
+    /// The cube of distinct literals given from the bottom variable up.
+    fn cube_bottom_up(&mut self, lits: impl Iterator<Item = (u16, bool)>) -> Id {
         let mut r = TRUE;
-        for (i, &(v, b)) in sorted.iter().enumerate().rev() {
-            if sorted.get(i + 1).is_some_and(|&(w, _)| w == v) {
-                return FALSE;
-            }
+        for (v, b) in lits {
             r = if b {
                 self.mk(v, FALSE, r)
             } else {

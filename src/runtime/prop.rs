@@ -37,6 +37,9 @@ pub struct PropMonitor {
     quant_bits: Vec<Option<VarSet>>,
     /// Per variable: the cube of each code at the current width, once built.
     code_cubes: Vec<Vec<Option<Bdd>>>,
+    /// Per variable: the variable whose `code_cubes` it uses (the first one
+    /// with the same bits; variables sharing bits share their cubes).
+    cube_owner: Vec<VarIx>,
     atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     atom_nodes: Vec<NodeIx>,
     /// Scratch: matched atoms of the current event, each with the range of
@@ -209,6 +212,14 @@ impl PropMonitor {
             call_renaming,
             quant_bits,
             code_cubes: vec![Vec::new(); plan.vars.len()],
+            cube_owner: (0..plan.vars.len())
+                .map(|v| {
+                    let first = plan.vars[v].bits.first();
+                    (0..v)
+                        .find(|&w| plan.vars[w].bits.first() == first)
+                        .unwrap_or(v)
+                })
+                .collect(),
             atoms_by_event,
             atom_nodes,
             seen,
@@ -665,6 +676,7 @@ impl PropMonitor {
     /// The cube `v = code` at the current width, built once per width.
     fn cached_cube(&mut self, v: VarIx, code: u32) -> &Bdd {
         let i = code as usize;
+        let v = self.cube_owner[v];
         if self.code_cubes[v].len() <= i {
             self.code_cubes[v].resize(i + 1, None);
         }
