@@ -1,8 +1,9 @@
 //! The `hindsight` command line: check a specification, show its compiled
 //! monitor, or run it on a trace.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+mod cli;
+
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -13,6 +14,8 @@ use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+
+use cli::{Interrupt, Output as Stdout, open_input, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -40,7 +43,10 @@ enum Command {
     },
     /// Monitor a trace: report every event at which a property is violated.
     ///
-    /// Exit status: 0 no violation, 1 violation found, 2 error in the spec or input.
+    /// Exit status: 0 no violation, 1 violation found, 2 error in the spec or
+    /// input, 130 interrupted (Ctrl-C: the summary covers the events processed
+    /// so far). When standard output is closed (`| head -1`) the run ends
+    /// quietly at its next write, with the status of what was found so far.
     Run {
         /// The specification (.qtl).
         spec: PathBuf,
@@ -134,7 +140,9 @@ fn check(path: &Path) -> ExitCode {
     match hindsight::check::check_source(&text) {
         Ok(checked) => {
             print_diagnostics(path, &text, &checked.warnings);
-            println!(
+            // A closed standard output is not an error worth a message.
+            let _ = writeln!(
+                io::stdout(),
                 "{}: well-formed, {} propert{}",
                 path.display(),
                 checked.props.len(),
@@ -157,7 +165,7 @@ fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
     match compile_source(&text) {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
-            print!("{}", plan.render(&text));
+            let _ = write!(io::stdout(), "{}", plan.render(&text));
             if let Some(dot) = dot
                 && let Err(e) = std::fs::write(dot, plan.to_dot())
             {
@@ -207,6 +215,11 @@ struct RunOptions {
     /// event, `never` (the last two for testing).
     #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
+    /// The maximum size of one event (its CSV record) in bytes, or with a
+    /// suffix K, M or G; a longer event, such as a line that never ends, is an
+    /// input error. Memory use is bounded by about twice this size.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+    max_event_size: u64,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -241,15 +254,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let input: Box<dyn Read> = match trace {
-        Some(path) => match File::open(path) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => Box::new(io::stdin().lock()),
+    let interrupt = Interrupt::install();
+    let stdout = Stdout::stdout();
+    let input = match open_input(trace, &stdout) {
+        Ok(input) => input,
+        Err(e) => {
+            let name = trace.map_or("standard input".into(), |p| p.display().to_string());
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(2);
+        }
     };
     let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     let timed = opts.timed || trace.is_some_and(timed_by_name);
@@ -259,7 +272,8 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         TraceFormat::Crv => Format::Crv,
     };
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
-        .allow_decreasing_time(!opts.strict_time);
+        .allow_decreasing_time(!opts.strict_time)
+        .max_event_size(opts.max_event_size);
     let format = match opts.output {
         Output::Text => OutputFormat::Text,
         Output::Json => OutputFormat::Json,
@@ -269,15 +283,22 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let mut reporter = Reporter::new(BufWriter::new(io::stdout().lock()), format, names);
+    let mut reporter = Reporter::new(stdout.clone(), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
     let mut counts: hashbrown::HashMap<Vec<u8>, u64> = hashbrown::HashMap::new();
     let mut error = None;
     let mut closed = false;
+    let mut interrupted = false;
     'events: loop {
-        let event = match reader.next_event() {
+        let next = reader.next_event();
+        // An event read after Ctrl-C may be cut short: not processed.
+        if interrupt.is_set() {
+            interrupted = true;
+            break;
+        }
+        let event = match next {
             Ok(Some(e)) => e,
             Ok(None) => break,
             Err(e) => {
@@ -317,14 +338,18 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         }
     }
     if monitor.time_regressions() > 0 && !opts.quiet {
-        eprintln!(
+        let _ = writeln!(
+            io::stderr(),
             "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",
             monitor.time_regressions()
         );
     }
     let failed = error.is_some();
     if let Some(e) = &error {
-        eprintln!("error: {e}");
+        let _ = writeln!(io::stderr(), "error: {e}");
+    }
+    if interrupted {
+        error = Some("interrupted (Ctrl-C)".to_owned());
     }
     let summary = Summary {
         events: monitor.events(),
@@ -341,7 +366,9 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         closed = true;
     }
     let _ = closed;
-    if failed {
+    if interrupted {
+        ExitCode::from(130)
+    } else if failed {
         ExitCode::from(2)
     } else if reporter.total() > 0 {
         ExitCode::from(1)
