@@ -106,8 +106,9 @@ fn read_spec(path: &Path) -> Result<String, ExitCode> {
         })
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
+                let (line, column) = cli::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
                 eprintln!(
-                    "error: {} is not UTF-8 text (byte {})",
+                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
                     path.display(),
                     e.utf8_error().valid_up_to()
                 );

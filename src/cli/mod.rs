@@ -23,3 +23,18 @@ mod size;
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`,
+/// which is valid UTF-8 up to `offset`.
+pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let column = 1 + String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count();
+    (line, column)
+}
