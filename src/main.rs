@@ -218,7 +218,7 @@ struct RunOptions {
     gc: Gc,
     /// The maximum size of one event (its CSV record) in bytes, or with a
     /// suffix K, M or G; a longer event, such as a line that never ends, is an
-    /// input error. Memory use is bounded by about twice this size.
+    /// input error naming its line, so memory stays bounded whatever the input.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     max_event_size: u64,
 }

@@ -231,9 +231,24 @@ fn nul_bytes() {
     let out = run(REPEAT, b"ev,a\0b\nev,a\0c\nev,a\0b\n", "nul", &[]);
     assert_calm(&out);
     assert_eq!(out.status.code(), Some(1));
+    // Shown escaped, so that a report line is always one line.
     assert_eq!(
         violations(&out),
-        ["property p violated at event 3: ev(a\0b)"]
+        ["property p violated at event 3: ev(a\\0b)"]
+    );
+    let out = run(
+        REPEAT,
+        b"ev,\"two\nlines\"\nev,\"two\nlines\"\nev,\x1b[2J\nev,\x1b[2J\n",
+        "controls",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out).lines().take(2).collect::<Vec<_>>(),
+        [
+            "property p violated at event 2: ev(two\\nlines)",
+            "property p violated at event 4: ev(\\u{1b}[2J)",
+        ]
     );
     // In a specification: a syntax error at its place.
     let spec = file("nul.qtl", b"prop p :\n  true & \0ev\n");
