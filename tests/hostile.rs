@@ -431,11 +431,17 @@ fn deeply_nested_formulas() {
     let out = run(&spec, trace, "deep-vars", &[]);
     assert_calm(&out);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("deep-vars.qtl:1:6: error: property `p` has 10000 variables; at most 8191 fit in one monitor"),
-        "{}",
-        stderr(&out)
-    );
+    let error = "deep-vars.qtl:1:6: error: property `p` has 10000 variables; at most 8191 fit \
+                 in one monitor";
+    assert!(stderr(&out).contains(error), "{}", stderr(&out));
+    // `check` finds it too.
+    let out = bin()
+        .current_dir(dir())
+        .args(["check", "deep-vars.qtl"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(error), "{}", stderr(&out));
 }
 
 #[test]
