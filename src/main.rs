@@ -1,8 +1,9 @@
 //! The `hindsight` command line: check a specification, show its compiled
 //! monitor, or run it on a trace.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+mod cli;
+
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -16,6 +17,8 @@ use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation}
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+
+use cli::{Interrupt, Output as Stdout, open_input, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -78,7 +81,10 @@ Examples:
     /// one event per line (`name,arg1,...,argn`); a CRV header line
     /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
     /// found, 2 error in the spec or input (violations found before an input
-    /// error are still reported).
+    /// error are still reported), 130 interrupted (Ctrl-C: the summary covers
+    /// the events processed so far). When standard output is closed
+    /// (`| head -1`) the run ends quietly at its next write, with the status
+    /// of what was found so far.
     #[command(after_help = "\
 Examples:
   hindsight run specs/file_access.qtl specs/file_access.csv
@@ -164,8 +170,9 @@ fn read_spec(path: &Path) -> Result<String, ExitCode> {
         })
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
+                let (line, column) = cli::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
                 eprintln!(
-                    "error: {} is not UTF-8 text (byte {})",
+                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
                     path.display(),
                     e.utf8_error().valid_up_to()
                 );
@@ -195,14 +202,18 @@ fn check(path: &Path) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    match hindsight::check::check_source(&text) {
-        Ok(checked) => {
-            print_diagnostics(path, &text, &checked.warnings);
-            println!(
-                "{}: well-formed, {} propert{}",
+    // Compiled, not only checked: a limit of the monitor plan (such as the
+    // number of variables of a property) is found here too, not by `run`.
+    match compile_source(&text) {
+        Ok((plan, warnings)) => {
+            print_diagnostics(path, &text, &warnings);
+            let n = plan.props.len();
+            // A closed standard output is not an error worth a message.
+            let _ = writeln!(
+                io::stdout(),
+                "{}: well-formed, {n} propert{}",
                 path.display(),
-                checked.props.len(),
-                if checked.props.len() == 1 { "y" } else { "ies" }
+                if n == 1 { "y" } else { "ies" }
             );
             ExitCode::SUCCESS
         }
@@ -221,7 +232,7 @@ fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
     match compile_source(&text) {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
-            print!("{}", plan.render(&text));
+            let _ = write!(io::stdout(), "{}", plan.render(&text));
             if let Some(dot) = dot
                 && let Err(e) = std::fs::write(dot, plan.to_dot())
             {
@@ -284,6 +295,11 @@ struct RunOptions {
     props: Vec<String>,
     #[command(flatten)]
     users: run_extras::UserOptions,
+    /// The maximum size of one event (its CSV record) in bytes, or with a
+    /// suffix K, M or G; a longer event, such as a line that never ends, is an
+    /// input error naming its line, so memory stays bounded whatever the input.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+    max_event_size: u64,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -334,35 +350,6 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let input: Box<dyn Read> = match trace {
-        Some(path) => match File::open(path) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => Box::new(io::stdin().lock()),
-    };
-    let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
-    let timed = opts.timed || trace.is_some_and(timed_by_name);
-    let format = match opts.format {
-        TraceFormat::Auto => Format::Auto,
-        TraceFormat::Plain => Format::Plain,
-        TraceFormat::Crv => Format::Crv,
-    };
-    monitor.enable_witnesses(opts.users.witness);
-    let mut reader = TraceReader::new(input, TraceOptions { timed, format })
-        .allow_decreasing_time(!opts.strict_time);
-    let format = match opts.output {
-        Output::Text => OutputFormat::Text,
-        Output::Json => OutputFormat::Json,
-    };
-    let names = monitor
-        .property_names()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
     let mut extras = match run_extras::Extras::start(
         &opts.users,
         &monitor,
@@ -373,15 +360,52 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let mut reporter = Reporter::new(BufWriter::new(extras.stdout()), format, names);
+    let interrupt = Interrupt::install();
+    let stdout = Stdout::new(extras.stdout());
+    let input = match open_input(trace, &stdout) {
+        Ok(input) => input,
+        Err(e) => {
+            let name = trace.map_or("standard input".into(), |p| p.display().to_string());
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let timed = opts.timed || trace.is_some_and(timed_by_name);
+    let format = match opts.format {
+        TraceFormat::Auto => Format::Auto,
+        TraceFormat::Plain => Format::Plain,
+        TraceFormat::Crv => Format::Crv,
+    };
+    monitor.enable_witnesses(opts.users.witness);
+    let mut reader = TraceReader::new(input, TraceOptions { timed, format })
+        .allow_decreasing_time(!opts.strict_time)
+        .max_event_size(opts.max_event_size);
+    let format = match opts.output {
+        Output::Text => OutputFormat::Text,
+        Output::Json => OutputFormat::Json,
+    };
+    let names = monitor
+        .property_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut reporter = Reporter::new(stdout.clone(), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
     let mut counts = EventCounts::default();
     let mut error = None;
     let mut closed = false;
+    let mut interrupted = false;
     'events: loop {
-        let event = match reader.next_event() {
+        let next = reader.next_event();
+        // An event read after Ctrl-C may be cut short: not processed.
+        if interrupt.is_set() {
+            interrupted = true;
+            break;
+        }
+        let event = match next {
             Ok(Some(e)) => e,
             Ok(None) => break,
             Err(e) => {
@@ -433,14 +457,18 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     extras.finish(&monitor);
     if monitor.time_regressions() > 0 && !opts.quiet {
-        eprintln!(
+        let _ = writeln!(
+            io::stderr(),
             "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",
             monitor.time_regressions()
         );
     }
     let failed = error.is_some();
     if let Some(e) = &error {
-        eprintln!("error: {e}");
+        let _ = writeln!(io::stderr(), "error: {e}");
+    }
+    if interrupted {
+        error = Some("interrupted (Ctrl-C)".to_owned());
     }
     let summary = Summary {
         events: monitor.events(),
@@ -454,7 +482,9 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         closed = true;
     }
     let _ = closed;
-    if failed {
+    if interrupted {
+        ExitCode::from(130)
+    } else if failed {
         ExitCode::from(2)
     } else if reporter.total() > 0 {
         ExitCode::from(1)

@@ -67,6 +67,26 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// [`text`] for a line of the text report: control characters (a newline in
+/// a quoted field, a NUL, an escape sequence) are shown escaped, `\n`, `\0`,
+/// `\u{1b}`, so that a violation is always one line and never drives the
+/// terminal.
+fn shown(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if !text.chars().any(char::is_control) {
+        return text.into_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 impl<W: Write> Reporter<W> {
     /// A reporter for the given property names.
     pub fn new(out: W, format: OutputFormat, properties: Vec<String>) -> Reporter<W> {
@@ -114,11 +134,11 @@ impl<W: Write> Reporter<W> {
         let name = &self.properties[v.property];
         match self.format {
             OutputFormat::Text => {
-                let args: Vec<String> = v.args.iter().map(|a| text(a)).collect();
+                let args: Vec<String> = v.args.iter().map(|a| shown(a)).collect();
                 let call = if args.is_empty() {
-                    text(v.name)
+                    shown(v.name)
                 } else {
-                    format!("{}({})", text(v.name), args.join(", "))
+                    format!("{}({})", shown(v.name), args.join(", "))
                 };
                 let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
                 let witness = match witness {

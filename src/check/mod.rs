@@ -159,6 +159,13 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
             ));
         }
     }
+    if table.props.is_empty() {
+        // Likely the wrong file: say so, though the verdict is right.
+        warnings.push(Diagnostic::warning(
+            Span::default(),
+            "the specification has no properties: every trace satisfies it",
+        ));
+    }
     sort_diagnostics(&mut warnings);
     let mut events = out.events;
     for d in &table.decls {

@@ -48,10 +48,19 @@ pub(super) fn check_fault(fault: Option<Fault>, end: u64, line: u64) -> Result<(
             Fault::QuoteAfterBlanks { .. } => "broken quoting: a `\"` after spaces does not \
                  start a quoted field; put the opening quote right after the comma"
                 .to_owned(),
+            Fault::TooLong { limit, .. } => too_long(limit),
         },
         _ => return Ok(()),
     };
     Err(TraceError { line, message })
+}
+
+/// The message for an event longer than `limit` bytes.
+pub(super) fn too_long(limit: u64) -> String {
+    format!(
+        "event too long: more than {limit} bytes, the maximum size of an event \
+         (a line end missing, or a quoted field never closed?)"
+    )
 }
 
 /// Printable form of a field for messages: lossy UTF-8, escaped, shortened.

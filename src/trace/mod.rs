@@ -31,13 +31,23 @@
 //! [`line`](EventRef::line) is the line where it starts. Fields are bytes:
 //! invalid UTF-8 and NUL bytes are accepted as they are.
 //!
+//! # Size
+//!
+//! An event (its record: all its lines if a quoted field spans several, not
+//! counting the final line end) may be at most
+//! [`DEFAULT_MAX_EVENT_SIZE`] bytes, 16 MiB, or the size set with
+//! [`TraceReader::max_event_size`]. A longer one is an error, found as soon
+//! as the limit is passed: memory stays bounded by the limit whatever the
+//! input, a 100 MB line without a line end or a quote never closed.
+//!
 //! # Errors
 //!
 //! Every problem is a [`TraceError`] naming the line: broken quoting (a quoted
 //! field never closed, text after a closing quote, in CRV a quote after
 //! leading spaces), an empty (or blank) event name, a missing, malformed,
 //! out-of-range or decreasing timestamp, a missing CRV header when
-//! [`Format::Crv`] is forced, and read errors. The first error ends the trace:
+//! [`Format::Crv`] is forced, an event beyond the maximum size, and read
+//! errors. The first error ends the trace:
 //! later calls to [`TraceReader::next_event`] return `Ok(None)`.
 
 mod diag;
@@ -53,7 +63,7 @@ use std::path::Path;
 
 use csv::ByteRecord;
 
-use diag::{check_fault, parse_time, show};
+use diag::{check_fault, parse_time, show, too_long};
 pub use event::EventRef;
 use event::{Fields, trim_blanks};
 use watch::{Fault, Watch};
@@ -108,6 +118,10 @@ pub fn timed_by_name(path: &Path) -> bool {
     })
 }
 
+/// The default maximum size of one event in bytes (16 MiB); see
+/// [`TraceReader::max_event_size`].
+pub const DEFAULT_MAX_EVENT_SIZE: u64 = 16 << 20;
+
 /// The size of the CSV reader's buffer.
 const BUFFER_CAPACITY: usize = 64 * 1024;
 
@@ -124,8 +138,9 @@ struct Current {
 
 /// A streaming reader of trace events.
 ///
-/// Memory use is bounded by the longest event: one [`ByteRecord`] is reused
-/// for every event, and the input is read through a fixed-size buffer.
+/// Memory use is bounded by the longest event, itself bounded by the maximum
+/// event size: one [`ByteRecord`] is reused for every event, and the input is
+/// read through a fixed-size buffer.
 pub struct TraceReader<R: Read> {
     csv: csv::Reader<Watch<R>>,
     record: ByteRecord,
@@ -146,12 +161,14 @@ impl<R: Read> TraceReader<R> {
     /// A reader of the trace `input` (consider a buffered or raw file; the
     /// reader does its own buffering).
     pub fn new(input: R, options: TraceOptions) -> Self {
+        let mut watch = Watch::new(input);
+        watch.set_limit(DEFAULT_MAX_EVENT_SIZE);
         let csv = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
             .terminator(csv::Terminator::Any(b'\n'))
             .buffer_capacity(BUFFER_CAPACITY)
-            .from_reader(Watch::new(input));
+            .from_reader(watch);
         TraceReader {
             csv,
             record: ByteRecord::new(),
@@ -172,6 +189,15 @@ impl<R: Read> TraceReader<R> {
     /// them; the reference tool accepts them.)
     pub fn allow_decreasing_time(mut self, allow: bool) -> Self {
         self.allow_decrease = allow;
+        self
+    }
+
+    /// Sets the maximum size of one event in bytes (default
+    /// [`DEFAULT_MAX_EVENT_SIZE`]): the bytes of its record, all its lines if a
+    /// quoted field spans several, without the final line end. A longer event
+    /// is an error naming its line. At least 1.
+    pub fn max_event_size(mut self, bytes: u64) -> Self {
+        self.csv.get_mut().set_limit(bytes.max(1));
         self
     }
 
@@ -223,15 +249,13 @@ impl<R: Read> TraceReader<R> {
             let more = self
                 .csv
                 .read_byte_record(&mut self.record)
-                .map_err(|e| TraceError {
-                    line: self.csv.position().line(),
-                    message: format!("cannot read the trace: {e}"),
-                })?;
+                .map_err(|e| self.read_error(&e))?;
             if !more {
                 return Ok(false);
             }
             let end = self.csv.position().byte();
             let (line, strip_cr) = self.locate();
+            check_fault(self.csv.get_ref().long_fault(), end, line)?;
             check_fault(self.csv.get_ref().fault(), end, line)?;
             let raw = Fields::new(&self.record, true, strip_cr);
             if raw.len() == 0 || (raw.len() == 1 && raw.at(0).is_empty()) {
@@ -262,6 +286,24 @@ impl<R: Read> TraceReader<R> {
             }
             self.accept(line, strip_cr)?;
             return Ok(true);
+        }
+    }
+
+    /// The error for a failed read of the next record.
+    fn read_error(&self, error: &csv::Error) -> TraceError {
+        // The parser has consumed all the bytes passed on, and counted their
+        // line ends.
+        let line = self.csv.position().line();
+        let watch = self.csv.get_ref();
+        match watch.too_long() {
+            Some(inner) => TraceError {
+                line: line.saturating_sub(inner).max(1),
+                message: too_long(watch.limit()),
+            },
+            None => TraceError {
+                line,
+                message: format!("cannot read the trace: {error}"),
+            },
         }
     }
 

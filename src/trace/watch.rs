@@ -16,7 +16,14 @@
 //! input (for line numbers), and it notes the line ends that follow a quoted
 //! field whose content ends with `\r` (that `\r` is data, not half of a CRLF).
 //!
-//! It copies nothing: outside quoted fields it only looks for `"` bytes.
+//! It also bounds the size of a record: when the record being read grows
+//! beyond the limit, the watcher passes on one byte past the limit (so that
+//! the parser never sees the record end) and then fails the next read; the
+//! reader turns that into an error naming the record's line. Memory stays
+//! bounded however long a line (or an unterminated quoted field) is.
+//!
+//! It copies nothing: outside quoted fields it only looks for `"` bytes (and
+//! for the last line end of a quote-free stretch, searching backwards).
 //!
 //! [`ByteRecord`]: csv::ByteRecord
 
@@ -69,6 +76,15 @@ pub(super) enum Fault {
         /// Byte offset of the quote.
         offset: u64,
     },
+    /// A record longer than `limit` bytes (its line end excluded) ends in the
+    /// input already read. (One that does not is reported by failing the
+    /// read; see [`Watch::too_long`].)
+    TooLong {
+        /// Byte offset of the record's first byte past the limit.
+        offset: u64,
+        /// The maximum size of a record.
+        limit: u64,
+    },
 }
 
 impl Fault {
@@ -77,7 +93,8 @@ impl Fault {
         match self {
             Fault::Unterminated { offset }
             | Fault::AfterQuote { offset, .. }
-            | Fault::QuoteAfterBlanks { offset } => offset,
+            | Fault::QuoteAfterBlanks { offset }
+            | Fault::TooLong { offset, .. } => offset,
         }
     }
 }
@@ -96,13 +113,29 @@ pub(super) struct Watch<R> {
     plain_fault: Option<Fault>,
     /// The first quote after leading blanks (a problem in the CRV format).
     crv_fault: Option<Fault>,
+    /// The first record beyond the limit that ends in the input read so far
+    /// (reported before any other problem in the same record).
+    long_fault: Option<Fault>,
     /// Whether the content of the current quoted field so far ends with `\r`.
     content_cr: bool,
     /// Offsets of line ends (`\n`, or the input's length for its end) right
     /// after a quoted field whose content ends with `\r`: that `\r` is data,
     /// not half of a CRLF. Only those ahead of the CSV parser are kept.
     kept_cr: VecDeque<u64>,
+    /// The maximum size of a record in bytes, its line end excluded.
+    limit: u64,
+    /// Offset of the first byte of the current record (just after the line
+    /// end of the previous one).
+    record_start: u64,
+    /// Line ends inside quoted fields of the current record so far.
+    record_inner_lines: u64,
+    /// Set when the current record grew beyond `limit`: the line ends inside
+    /// the part of it that was passed on. The next read fails.
+    too_long: Option<u64>,
 }
+
+/// The message of the read error that follows a record beyond the limit.
+const TOO_LONG: &str = "event beyond the maximum size";
 
 impl<R: Read> Watch<R> {
     /// Wraps `inner`.
@@ -117,8 +150,63 @@ impl<R: Read> Watch<R> {
             fault: None,
             plain_fault: None,
             crv_fault: None,
+            long_fault: None,
             content_cr: false,
             kept_cr: VecDeque::new(),
+            limit: u64::MAX,
+            record_start: 0,
+            record_inner_lines: 0,
+            too_long: None,
+        }
+    }
+
+    /// Sets the maximum size of a record, in bytes, its line end excluded.
+    pub(super) fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+
+    /// The maximum size of a record.
+    pub(super) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// If the input failed because a record grew beyond the limit: the number
+    /// of line ends inside quoted fields in the part of it read.
+    pub(super) fn too_long(&self) -> Option<u64> {
+        self.too_long
+    }
+
+    /// Notes that the record ends with the line end at `offset`, and whether
+    /// it is too long.
+    #[inline]
+    fn end_record(&mut self, offset: u64) {
+        if offset - self.record_start > self.limit {
+            let fault = Fault::TooLong {
+                offset: self.record_start + self.limit,
+                limit: self.limit,
+            };
+            Self::note(&mut self.long_fault, fault);
+        }
+        self.record_start = offset + 1;
+        self.record_inner_lines = 0;
+    }
+
+    /// Notes the record ends in `bytes`, which start at `offset` and lie
+    /// outside quoted fields: each `\n` ends a record.
+    #[inline]
+    fn line_ends(&mut self, bytes: &[u8], offset: u64) {
+        if offset + bytes.len() as u64 - self.record_start <= self.limit {
+            // No record ending here is too long: only the last line end
+            // matters (searched backwards, usually found at once).
+            if let Some(p) = bytes.iter().rposition(|&b| b == b'\n') {
+                self.end_record(offset + p as u64);
+            }
+        } else {
+            let mut from = 0;
+            while let Some(p) = bytes[from..].iter().position(|&b| b == b'\n') {
+                self.end_record(offset + (from + p) as u64);
+                from += p + 1;
+            }
         }
     }
 
@@ -141,6 +229,11 @@ impl<R: Read> Watch<R> {
     /// The first quoting problem found so far that is one in any format.
     pub(super) fn fault(&self) -> Option<Fault> {
         self.fault
+    }
+
+    /// The first record beyond the limit found so far.
+    pub(super) fn long_fault(&self) -> Option<Fault> {
+        self.long_fault
     }
 
     /// The first quoting problem found so far that is one in the given format
@@ -206,10 +299,12 @@ impl<R: Read> Watch<R> {
                         .contains(&b'"')
                         .then(|| rest.iter().position(|&b| b == b'"'));
                     let Some(k) = found.flatten() else {
-                        self.state = self.after_plain(&chunk[i..]);
+                        self.line_ends(rest, offset);
+                        self.state = self.after_plain(rest);
                         return;
                     };
-                    self.state = match self.after_plain(&chunk[i..i + k]) {
+                    self.line_ends(&rest[..k], offset);
+                    self.state = match self.after_plain(&rest[..k]) {
                         State::Start => {
                             self.saw_quoted_field = true;
                             self.open_quote = offset + k as u64;
@@ -229,10 +324,12 @@ impl<R: Read> Watch<R> {
                 }
                 State::Quoted => match chunk[i..].iter().position(|&b| b == b'"') {
                     None => {
+                        self.record_inner_lines += count_line_ends(&chunk[i..]);
                         self.content_cr = chunk[chunk.len() - 1] == b'\r';
                         return;
                     }
                     Some(k) => {
+                        self.record_inner_lines += count_line_ends(&chunk[i..i + k]);
                         if k > 0 {
                             self.content_cr = chunk[i + k - 1] == b'\r';
                         }
@@ -249,9 +346,14 @@ impl<R: Read> Watch<R> {
                         }
                         b'\n' if self.state == State::QuoteInQuoted && self.content_cr => {
                             self.kept_cr.push_back(offset);
+                            self.end_record(offset);
                             State::Start
                         }
-                        b',' | b'\n' => State::Start,
+                        b'\n' => {
+                            self.end_record(offset);
+                            State::Start
+                        }
+                        b',' => State::Start,
                         b'\r' => State::QuoteCr,
                         b' ' | b'\t' => {
                             let fault = Fault::AfterQuote { offset, byte: b };
@@ -268,6 +370,7 @@ impl<R: Read> Watch<R> {
                 State::QuoteCr => {
                     let b = chunk[i];
                     if b == b'\n' {
+                        self.end_record(offset);
                         self.state = State::Start;
                     } else {
                         // The `\r` (one byte back, maybe in the previous chunk)
@@ -290,6 +393,11 @@ impl<R: Read> Watch<R> {
     }
 }
 
+/// The number of `\n` bytes in `bytes`.
+fn count_line_ends(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
 /// Whether `b` is a space or a tab.
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
@@ -300,7 +408,10 @@ impl<R: Read> Read for Watch<R> {
         if buf.is_empty() {
             return Ok(0);
         }
-        let n = loop {
+        if self.too_long.is_some() {
+            return Err(io::Error::other(TOO_LONG));
+        }
+        let mut n = loop {
             match self.inner.read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 other => break other?,
@@ -322,7 +433,18 @@ impl<R: Read> Read for Watch<R> {
             }
         } else {
             let chunk = &buf[..n];
-            self.scan(chunk, self.total);
+            let base = self.total;
+            self.scan(chunk, base);
+            if (base + n as u64).saturating_sub(self.record_start) > self.limit {
+                // The record started at `record_start` has no line end in the
+                // chunk after it. Pass on one byte past the limit, so that the
+                // parser needs more, and fail the next read. Within the
+                // record, every `\n` is inside a quoted field.
+                let cut = (self.record_start + self.limit + 1 - base) as usize;
+                let beyond = count_line_ends(&chunk[cut..]);
+                self.too_long = Some(self.record_inner_lines.saturating_sub(beyond));
+                n = cut;
+            }
             self.total += n as u64;
             self.last_byte = Some(chunk[n - 1]);
         }

@@ -162,3 +162,54 @@ fn blanks_around_quoted_fields() {
     assert_eq!(e.line, 2);
     assert!(e.message.contains("`y`"), "{e}");
 }
+
+#[test]
+fn event_beyond_the_size_limit() {
+    let reader =
+        |input: &'static [u8], limit| drain(TraceReader::new(input, PLAIN).max_event_size(limit));
+    // A record of exactly the limit is fine (its line end not counted, a
+    // CRLF's `\r` counted).
+    let (got, e, _) = reader(b"ab,cd\nab,c\r\n", 5);
+    assert_eq!(got.len(), 2);
+    assert_eq!(e, None);
+    let (got, e, _) = reader(b"ab,cd\nab,cd\r\nx\n", 5);
+    assert_eq!(got, vec![ev("ab", &["cd"], 0, 1, 1)]);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 2);
+    assert_eq!(
+        e.message,
+        "event too long: more than 5 bytes, the maximum size of an event \
+         (a line end missing, or a quoted field never closed?)"
+    );
+    // A quoted field over several lines: the line where the event starts.
+    let (got, e, _) = reader(b"a\n\n\"x\ny\nz\nw,1\"\nb\n", 6);
+    assert_eq!(got.len(), 1);
+    assert_eq!(e.map(|e| e.line), Some(3));
+    // A quote never closed is an error at the limit, not at the end of input.
+    let (_, e, bytes) = reader(b"a,\"x\ny\nz\nw\nv\nu\n", 6);
+    assert_eq!(e.map(|e| e.line), Some(1));
+    assert_eq!(bytes, 7);
+}
+
+#[test]
+fn huge_line_stops_at_the_default_limit() {
+    /// An endless line of `a`s, counting the bytes handed out.
+    struct Endless(std::rc::Rc<std::cell::Cell<u64>>);
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            buf.fill(b'a');
+            self.0.set(self.0.get() + buf.len() as u64);
+            Ok(buf.len())
+        }
+    }
+    let handed_out = std::rc::Rc::default();
+    let mut reader = TraceReader::new(Endless(std::rc::Rc::clone(&handed_out)), PLAIN);
+    let e = reader.next_event().map(|e| e.is_some());
+    assert!(
+        matches!(&e, Err(TraceError { line: 1, message }) if message.contains("more than 16777216 bytes")),
+        "{e:?}"
+    );
+    assert_eq!(DEFAULT_MAX_EVENT_SIZE, 16 * 1024 * 1024);
+    assert!(reader.bytes_read() <= DEFAULT_MAX_EVENT_SIZE + 1);
+    assert!(handed_out.get() < DEFAULT_MAX_EVENT_SIZE + 2 * 65536);
+}

@@ -58,7 +58,19 @@ fn write_field(out: &mut Vec<u8>, field: &[u8], quote: bool) {
 
 /// The text of `lines` and the events expected from it.
 fn render(lines: &[Line], timed: bool, crlf: &[bool], final_end: bool) -> (Vec<u8>, Vec<Ev>) {
-    let (mut out, mut expected) = (Vec::new(), Vec::new());
+    let (text, expected, _) = render_sized(lines, timed, crlf, final_end);
+    (text, expected)
+}
+
+/// [`render`], and the size of each event's record: its bytes up to the
+/// `\n` that ends it (a `\r` before that included).
+fn render_sized(
+    lines: &[Line],
+    timed: bool,
+    crlf: &[bool],
+    final_end: bool,
+) -> (Vec<u8>, Vec<Ev>, Vec<usize>) {
+    let (mut out, mut expected, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
     let mut line_no = 1;
     for (k, line) in lines.iter().enumerate() {
         let start = out.len();
@@ -90,8 +102,16 @@ fn render(lines: &[Line], timed: bool, crlf: &[bool], final_end: bool) -> (Vec<u
         if k + 1 < lines.len() || final_end {
             out.extend_from_slice(if crlf[k % crlf.len()] { b"\r\n" } else { b"\n" });
         }
+        if matches!(line, Line::Event(..)) {
+            let end = if out.last() == Some(&b'\n') {
+                out.len() - 1
+            } else {
+                out.len()
+            };
+            sizes.push(end - start);
+        }
     }
-    (out, expected)
+    (out, expected, sizes)
 }
 
 /// A reader that hands out `input` in pieces of at most `size` bytes.
@@ -126,11 +146,37 @@ proptest! {
     }
 
     #[test]
+    fn events_beyond_the_size_limit_stop_the_trace(
+        lines in prop::collection::vec(line(), 0..12),
+        crlf in prop::collection::vec(any::<bool>(), 1..4),
+        final_end in any::<bool>(),
+        limit in 3u64..40,
+        size in 1usize..70,
+    ) {
+        let (text, expected, sizes) = render_sized(&lines, false, &crlf, final_end);
+        let options = TraceOptions { timed: false, format: Format::Plain };
+        let input = Pieces { input: &text, size };
+        let (got, error, _) = drain(TraceReader::new(input, options).max_event_size(limit));
+        // Blank lines are at most 3 bytes long: only events can be too long.
+        let k = sizes.iter().position(|&s| s as u64 > limit).unwrap_or(sizes.len());
+        prop_assert_eq!(&got[..], &expected[..k]);
+        match error {
+            None => prop_assert_eq!(k, expected.len()),
+            Some(e) => {
+                prop_assert!(k < expected.len());
+                prop_assert_eq!(e.line, expected[k].3);
+                prop_assert!(e.message.starts_with("event too long"), "{}", e);
+            }
+        }
+    }
+
+    #[test]
     fn reads_do_not_matter(
         text in prop::collection::vec(prop::sample::select(b"ab ,\"\n\r\t1".to_vec()), 0..60),
         timed in any::<bool>(),
         crv in any::<bool>(),
         size in 1usize..5,
+        limit in 1u64..12,
     ) {
         let mut text = text;
         if crv {
@@ -140,5 +186,10 @@ proptest! {
         let whole = drain(TraceReader::new(&text[..], options));
         let pieces = drain(TraceReader::new(Pieces { input: &text, size }, options));
         prop_assert_eq!(whole, pieces);
+        let whole = drain(TraceReader::new(&text[..], options).max_event_size(limit));
+        let pieces = Pieces { input: &text, size };
+        let pieces = drain(TraceReader::new(pieces, options).max_event_size(limit));
+        // Only the bytes read before the error may differ.
+        prop_assert_eq!((whole.0, whole.1), (pieces.0, pieces.1));
     }
 }

@@ -1,0 +1,166 @@
+//! The trace input of `hindsight run`, and Ctrl-C.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::thread;
+
+use super::Output;
+
+/// Set by the first SIGINT.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The queue of the input thread, if there is one: SIGINT wakes the main
+/// thread through it when it waits for data.
+static WAKE: Mutex<Option<SyncSender<Chunk>>> = Mutex::new(None);
+
+/// Size of the input thread's reads.
+const CHUNK: usize = 64 * 1024;
+
+/// Chunks in flight between the input thread and the main thread (bounds
+/// the memory used when the input is faster than the monitor).
+const QUEUE: usize = 8;
+
+/// What the input thread hands over.
+enum Chunk {
+    Data(Vec<u8>),
+    End,
+    Error(io::Error),
+    /// Nothing: look at the interruption flag.
+    Wake,
+}
+
+/// The interruption flag, set by Ctrl-C (SIGINT).
+pub struct Interrupt(());
+
+impl Interrupt {
+    /// Installs the SIGINT handler: the first SIGINT sets the flag and wakes
+    /// the input; a second one exits at once with status 130. (If no handler
+    /// can be installed, SIGINT keeps its default effect.)
+    pub fn install() -> Interrupt {
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            if let Ok(wake) = WAKE.lock()
+                && let Some(tx) = wake.as_ref()
+            {
+                // If the queue is full, the main thread is not waiting.
+                let _ = tx.try_send(Chunk::Wake);
+            }
+        });
+        Interrupt(())
+    }
+
+    /// Whether SIGINT was received.
+    #[inline]
+    pub fn is_set(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+}
+
+/// The trace at `path`, or standard input. A regular file is read directly;
+/// anything else by a helper thread (see the [module](super) docs), which
+/// flushes `out` whenever the reader has to wait for data.
+pub fn open_input(path: Option<&Path>, out: &Output) -> io::Result<Box<dyn Read>> {
+    match path {
+        Some(path) => {
+            let file = File::open(path)?;
+            if file.metadata()?.is_file() {
+                Ok(Box::new(file))
+            } else {
+                piped(file, out)
+            }
+        }
+        None => piped(io::stdin(), out),
+    }
+}
+
+/// Reads `input` in a helper thread.
+fn piped<R: Read + Send + 'static>(mut input: R, out: &Output) -> io::Result<Box<dyn Read>> {
+    let (tx, rx) = sync_channel(QUEUE);
+    if let Ok(mut wake) = WAKE.lock() {
+        *wake = Some(tx.clone());
+    }
+    thread::Builder::new()
+        .name("input".to_owned())
+        .spawn(move || {
+            let mut buf = vec![0; CHUNK];
+            loop {
+                let chunk = match input.read(&mut buf) {
+                    Ok(0) => Chunk::End,
+                    Ok(n) => Chunk::Data(buf[..n].to_vec()),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Chunk::Error(e),
+                };
+                let last = !matches!(chunk, Chunk::Data(_));
+                if tx.send(chunk).is_err() || last {
+                    return;
+                }
+            }
+        })?;
+    Ok(Box::new(Piped {
+        rx,
+        chunk: Vec::new(),
+        pos: 0,
+        done: false,
+        out: out.clone(),
+    }))
+}
+
+/// The main thread's end of the input thread's queue.
+struct Piped {
+    rx: Receiver<Chunk>,
+    chunk: Vec<u8>,
+    pos: usize,
+    done: bool,
+    out: Output,
+}
+
+impl Read for Piped {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            // After an interruption the input ends here (the event loop
+            // drops whatever it reads after the flag is set).
+            if self.done || INTERRUPTED.load(Ordering::Relaxed) {
+                return Ok(0);
+            }
+            if self.pos < self.chunk.len() {
+                let n = buf.len().min(self.chunk.len() - self.pos);
+                buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            let next = match self.rx.try_recv() {
+                Ok(chunk) => Ok(chunk),
+                Err(TryRecvError::Empty) => {
+                    // Caught up with the input: show the verdicts so far.
+                    self.out.flush_quietly();
+                    if INTERRUPTED.load(Ordering::Relaxed) {
+                        return Ok(0);
+                    }
+                    self.rx.recv()
+                }
+                Err(TryRecvError::Disconnected) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            };
+            match next {
+                Ok(Chunk::Data(data)) => {
+                    self.chunk = data;
+                    self.pos = 0;
+                }
+                Ok(Chunk::Wake) => {}
+                Ok(Chunk::End) | Err(_) => self.done = true,
+                Ok(Chunk::Error(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
