@@ -551,3 +551,44 @@ fn layout_vars(
         .collect();
     (out, class_of_root.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compile_source;
+    use crate::plan::PropPlan;
+
+    fn prop(text: &str) -> PropPlan {
+        let (plan, _) = compile_source(text).expect("compiles");
+        plan.props.into_iter().next().expect("one property")
+    }
+
+    fn bits_of<'a>(p: &'a PropPlan, name: &str) -> &'a [crate::bdd::BddVar] {
+        &p.vars
+            .iter()
+            .find(|v| v.name == name)
+            .expect("variable")
+            .bits
+    }
+
+    #[test]
+    fn call_arguments_share_their_parameters_bits_unless_they_meet() {
+        let p = prop(
+            "prop spawning : Forall x . Forall y . Forall d . report(y,x,d) -> spawned(x,y) where
+               spawned(x,y) := @spawned(x,y) | spawn(x,y) | Exists z . (@spawned(x,z) & spawn(z,y))",
+        );
+        // The statement's call renames nothing: x and y use the parameters' bits.
+        assert_eq!(bits_of(&p, "x"), bits_of(&p, "spawned.x"));
+        assert_eq!(bits_of(&p, "y"), bits_of(&p, "spawned.y"));
+        // z occurs together with y in `@spawned(x,z) & spawn(z,y)`: its own bits.
+        assert_ne!(bits_of(&p, "spawned.z"), bits_of(&p, "spawned.y"));
+        assert_ne!(bits_of(&p, "d"), bits_of(&p, "spawned.x"));
+        // Four slots of 32 bits.
+        assert_eq!(p.bdd_vars, 4 * 32);
+    }
+
+    #[test]
+    fn variables_of_one_formula_never_share_bits() {
+        let p = prop("prop p : Forall x . Forall y . q(x, y) -> r(y, x)");
+        assert_ne!(bits_of(&p, "x"), bits_of(&p, "y"));
+    }
+}

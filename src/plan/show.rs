@@ -53,7 +53,7 @@ impl PropPlan {
         );
         if !self.vars.is_empty() {
             let _ = writeln!(out, "  variables:");
-            for v in &self.vars {
+            for (i, v) in self.vars.iter().enumerate() {
                 let kind = match v.kind {
                     VarKind::Quantified(q) => q.keyword().to_string(),
                     VarKind::RuleParam(r) => format!("parameter of {}", self.rules[r].name),
@@ -63,7 +63,18 @@ impl PropPlan {
                 } else {
                     ""
                 };
-                let _ = writeln!(out, "    {:<12} {kind}, class {}{seen}", v.name, v.class);
+                // Variables that never occur free together may share bits
+                // (see `share_bits`): name the first one with the same bits.
+                let shared = self.vars[..i]
+                    .iter()
+                    .find(|w| w.bits.first() == v.bits.first())
+                    .map(|w| format!(", bits of {}", w.name))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "    {:<12} {kind}, class {}{seen}{shared}",
+                    v.name, v.class
+                );
             }
         }
         if !self.rules.is_empty() {
