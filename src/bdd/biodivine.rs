@@ -32,6 +32,11 @@ impl Space {
         self.vars.num_vars() as usize
     }
 
+    /// A space of `num_vars` variables (this package has no shared table).
+    pub fn sharing(&self, num_vars: usize) -> Space {
+        Space::new(num_vars)
+    }
+
     /// Nodes in use in the table, and collections so far: this package has
     /// no shared table, so both are 0.
     pub fn table_stats(&self) -> (usize, u64) {

@@ -36,7 +36,7 @@ const MIN_GC_NODES: usize = 1 << 19;
 /// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
 /// every node of the summaries must survive from one event to the next.
 const CACHE_PER_NODE: usize = 4;
-const MIN_CACHE: usize = 1 << 16;
+const MIN_CACHE: usize = 1 << 12;
 const MAX_CACHE: usize = 1 << 22;
 /// Every this many levels, recursion checks that [`RED_ZONE`] bytes of stack
 /// remain, and continues on a new stack of [`NEW_STACK`] bytes if not.
@@ -694,6 +694,16 @@ impl Space {
     /// Number of variables.
     pub fn num_vars(&self) -> usize {
         self.num_vars
+    }
+
+    /// A space of `num_vars` variables sharing this space's node table (its
+    /// BDDs must not be combined with this space's: variables are numbered
+    /// independently).
+    pub fn sharing(&self, num_vars: usize) -> Space {
+        Space {
+            num_vars: num_vars.min(MAX_VARS),
+            m: self.m.clone(),
+        }
     }
 
     /// Nodes in use in the table, and collections so far (for statistics).

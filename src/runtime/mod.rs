@@ -24,6 +24,7 @@ pub use witness::WitnessValue;
 
 use hashbrown::HashMap;
 
+use crate::bdd::Space;
 use crate::plan::Plan;
 use crate::syntax::Diagnostic;
 use time::Tick;
@@ -131,10 +132,13 @@ impl Monitor {
             .iter()
             .map(|(e, &n)| (e.as_bytes().into(), n))
             .collect();
+        // One node table for all properties: they share nodes and cache, and
+        // ten thousand properties cost ten thousand summaries, not tables.
+        let table = Space::new(0);
         let props = plan
             .props
             .into_iter()
-            .map(|p| PropMonitor::new(p, options.start_bits, options.gc))
+            .map(|p| PropMonitor::sharing(p, options.start_bits, options.gc, &table))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Monitor {
             props,

@@ -107,6 +107,27 @@ impl PropMonitor {
         gc: GcPolicy,
     ) -> Result<PropMonitor, MonitorError> {
         let space = Space::new(plan.bdd_vars);
+        Self::in_space(plan, start_bits, gc, space)
+    }
+
+    /// A fresh monitor for `plan` whose BDDs live in `table`'s node table
+    /// (the properties of one [`Monitor`](super::Monitor) share one table).
+    pub fn sharing(
+        plan: PropPlan,
+        start_bits: usize,
+        gc: GcPolicy,
+        table: &Space,
+    ) -> Result<PropMonitor, MonitorError> {
+        let space = table.sharing(plan.bdd_vars);
+        Self::in_space(plan, start_bits, gc, space)
+    }
+
+    fn in_space(
+        plan: PropPlan,
+        start_bits: usize,
+        gc: GcPolicy,
+        space: Space,
+    ) -> Result<PropMonitor, MonitorError> {
         let n = plan.nodes.len();
         let mut keeps_pre = vec![false; n];
         let mut timed = vec![None; n];
