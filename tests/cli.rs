@@ -140,13 +140,17 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
         "prop a : Forall x . q(x) -> P p(x)\nprop b : Forall x . p(x) -> !@ P p(x)\n",
     );
     let trace = spec_file("two.csv", "p,1\nq,2\np,1\n");
+    let run = |options: &[&str]| {
+        bin()
+            .arg("run")
+            .args(options)
+            .arg(&spec)
+            .arg(&trace)
+            .output()
+            .expect("runs")
+    };
     // Both: a fails at event 2, b at event 3.
-    let out = bin()
-        .arg("run")
-        .arg(&spec)
-        .arg(&trace)
-        .output()
-        .expect("runs");
+    let out = run(&[]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
@@ -157,12 +161,7 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
         text.contains("property b: 1 violation (first at event 3)"),
         "{text}"
     );
-    let out = bin()
-        .args(["run", "--prop", "b"])
-        .arg(&spec)
-        .arg(&trace)
-        .output()
-        .expect("runs");
+    let out = run(&["--prop", "b"]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(!text.contains("property a"), "{text}");
@@ -170,12 +169,7 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
         text.contains("property b: 1 violation (first at event 3)"),
         "{text}"
     );
-    let out = bin()
-        .args(["run", "--prop", "c"])
-        .arg(&spec)
-        .arg(&trace)
-        .output()
-        .expect("runs");
+    let out = run(&["--prop", "c"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("has no property `c`; its properties are: a, b"));
 }

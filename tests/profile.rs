@@ -197,14 +197,17 @@ fn plot_can_keep_one_property() {
 #[test]
 fn plot_rejects_a_file_that_is_not_a_profile() {
     let bad = tmp("bad.csv");
+    let plot = || {
+        bin()
+            .arg("plot")
+            .arg(&bad)
+            .arg("-o")
+            .arg(tmp("bad.svg"))
+            .output()
+            .expect("runs")
+    };
     std::fs::write(&bad, "event,seconds,p/x codes\n1,0.1,three\n").expect("write");
-    let o = bin()
-        .arg("plot")
-        .arg(&bad)
-        .arg("-o")
-        .arg(tmp("bad.svg"))
-        .output()
-        .expect("runs");
+    let o = plot();
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("bad.csv:2: column `p/x codes` is not a number: `three`"),
@@ -212,13 +215,7 @@ fn plot_rejects_a_file_that_is_not_a_profile() {
         stderr(&o)
     );
     std::fs::write(&bad, "open,1\n").expect("write");
-    let o = bin()
-        .arg("plot")
-        .arg(&bad)
-        .arg("-o")
-        .arg(tmp("bad.svg"))
-        .output()
-        .expect("runs");
+    let o = plot();
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("not a hindsight profile"),
