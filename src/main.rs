@@ -449,9 +449,10 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 closed = true;
                 break 'events;
             }
-            if opts.stop_at_first {
-                break 'events;
-            }
+        }
+        // Every property violated at the first violating event is reported.
+        if opts.stop_at_first && !monitor.violated().is_empty() {
+            break;
         }
         extras.after_event(&monitor, || reader.bytes_read());
     }

@@ -173,3 +173,29 @@ fn run_prop_selects_properties_and_rejects_unknown_names() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("has no property `c`; its properties are: a, b"));
 }
+
+#[test]
+fn stop_at_first_reports_every_property_violated_at_that_event() {
+    let spec = spec_file(
+        "stop.qtl",
+        "prop a : Forall x . q(x) -> P p(x)\nprop b : Forall x . q(x) -> P r(x)\nprop c : Forall x . q(x) -> P q(x)\n",
+    );
+    let trace = spec_file("stop.csv", "p,1\nq,2\nq,3\n");
+    let out = bin()
+        .args(["run", "--stop-at-first"])
+        .arg(&spec)
+        .arg(&trace)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let violations: Vec<&str> = text.lines().take_while(|l| *l != "---").collect();
+    assert_eq!(
+        violations,
+        [
+            "property a violated at event 2: q(2)",
+            "property b violated at event 2: q(2)"
+        ]
+    );
+    assert!(text.contains("events processed: 2 "), "{text}");
+}
