@@ -44,12 +44,12 @@ impl PropPlan {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "property {}: {} subformulas, {} variables in {} enumeration classes, {} BDD variables",
+            "property {}: {}, {} in {}, {}",
             self.name,
-            self.nodes.len(),
-            self.vars.len(),
-            self.classes,
-            self.bdd_vars
+            count(self.nodes.len(), "subformula", "subformulas"),
+            count(self.vars.len(), "variable", "variables"),
+            count(self.classes, "enumeration class", "enumeration classes"),
+            count(self.bdd_vars, "BDD variable", "BDD variables")
         );
         if !self.vars.is_empty() {
             let _ = writeln!(out, "  variables:");
@@ -157,4 +157,9 @@ impl Plan {
         }
         out
     }
+}
+
+/// `n` with the singular or plural noun.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
