@@ -577,11 +577,17 @@ impl PropMonitor {
             self.atom_active[n] = false;
         }
         for i in 0..self.matched.len() {
-            let mut cube = self.space.tt();
+            // The conjunction of the variables' code cubes (true for no variable).
+            let mut cube: Option<Bdd> = None;
             for j in self.matched[i].1.clone() {
                 let (v, code) = self.matched_codes[j];
-                cube = cube.and(self.cached_cube(v, code));
+                let c = self.cached_cube(v, code);
+                cube = Some(match cube {
+                    None => c.clone(),
+                    Some(acc) => acc.and(c),
+                });
             }
+            let cube = cube.unwrap_or_else(|| self.space.tt());
             let n = self.matched[i].0;
             self.now[n] = self.now[n].or(&cube);
             self.changed[n] = true;
