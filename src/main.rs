@@ -34,10 +34,12 @@ Examples:
   hindsight compile spec.qtl               # the monitor, subformula by subformula
   hindsight run spec.qtl trace.csv         # every violation, then a summary
   tail -f app.log | hindsight run spec.qtl # a live log on standard input
+  hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
 
 Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
-specification or the input.
-Documentation: README.md and docs/ (LANGUAGE.md, TRACES.md, OUTPUT.md, API.md)."
+specification or the input, 130 interrupted by Ctrl-C (after the summary).
+Documentation: README.md and docs/ (LANGUAGE.md, TRACES.md, OUTPUT.md, API.md,
+PAPER.md)."
 )]
 struct Cli {
     #[command(subcommand)]
