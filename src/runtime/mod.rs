@@ -307,3 +307,41 @@ fn same_event(last: &[u8], name: &[u8], args: &[&[u8]]) -> bool {
     }
     rest.is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Monitor, MonitorOptions};
+
+    /// The events at which property 0 is violated.
+    fn violations(spec: &str, events: &[(&str, &[&str])]) -> Vec<usize> {
+        let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+        let mut out = Vec::new();
+        for (i, (name, args)) in events.iter().enumerate() {
+            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+            if !m.step(name.as_bytes(), &args, 0).expect("event").is_empty() {
+                out.push(i + 1);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_repeated_event_is_skipped_only_at_a_fixed_point() {
+        // `@@a` changes over the first three `a`s, then stays: the repeats
+        // before that must be evaluated, the later ones may be skipped.
+        let a: (&str, &[&str]) = ("a", &[]);
+        assert_eq!(violations("prop p : a -> @@a", &[a, a, a, a, a]), [1, 2]);
+        assert_eq!(violations("prop p : a -> !@a", &[a, a, a, a]), [2, 3, 4]);
+        // With data: the second `open(f)` of a run violates, and so do the
+        // ones after it (the skipped ones repeat the verdict).
+        let open: (&str, &[&str]) = ("open", &["f"]);
+        let close: (&str, &[&str]) = ("close", &["f"]);
+        assert_eq!(
+            violations(
+                "prop p : Forall x . open(x) -> !@ [open(x), close(x))",
+                &[open, open, open, close, open, open]
+            ),
+            [2, 3, 6]
+        );
+    }
+}
