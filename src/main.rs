@@ -12,7 +12,7 @@ mod plot;
 mod run_extras;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use hindsight::plan::compile_source;
+use hindsight::plan::{Plan, compile_source};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
@@ -199,55 +199,53 @@ fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
     }
 }
 
-fn check(path: &Path) -> ExitCode {
-    let text = match read_spec(path) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    // Compiled, not only checked: a limit of the monitor plan (such as the
-    // number of variables of a property) is found here too, not by `run`.
+/// Reads and compiles a specification, printing its warnings; on errors,
+/// prints them and gives exit status 2. Compiled, not only checked: a limit
+/// of the monitor plan (such as the number of variables of a property) is
+/// found by `check` too, not only by `run`.
+fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
+    let text = read_spec(path)?;
     match compile_source(&text) {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
-            let n = plan.props.len();
-            // A closed standard output is not an error worth a message.
-            let _ = writeln!(
-                io::stdout(),
-                "{}: well-formed, {n} propert{}",
-                path.display(),
-                if n == 1 { "y" } else { "ies" }
-            );
-            ExitCode::SUCCESS
+            Ok((text, plan))
         }
         Err(diags) => {
             print_diagnostics(path, &text, &diags);
-            ExitCode::from(2)
+            Err(ExitCode::from(2))
         }
     }
 }
 
-fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
-    let text = match read_spec(path) {
-        Ok(t) => t,
+fn check(path: &Path) -> ExitCode {
+    let plan = match load(path) {
+        Ok((_, plan)) => plan,
         Err(code) => return code,
     };
-    match compile_source(&text) {
-        Ok((plan, warnings)) => {
-            print_diagnostics(path, &text, &warnings);
-            let _ = write!(io::stdout(), "{}", plan.render(&text));
-            if let Some(dot) = dot
-                && let Err(e) = std::fs::write(dot, plan.to_dot())
-            {
-                eprintln!("error: cannot write {}: {e}", dot.display());
-                return ExitCode::from(2);
-            }
-            ExitCode::SUCCESS
-        }
-        Err(diags) => {
-            print_diagnostics(path, &text, &diags);
-            ExitCode::from(2)
-        }
+    let n = plan.props.len();
+    // A closed standard output is not an error worth a message.
+    let _ = writeln!(
+        io::stdout(),
+        "{}: well-formed, {n} propert{}",
+        path.display(),
+        if n == 1 { "y" } else { "ies" }
+    );
+    ExitCode::SUCCESS
+}
+
+fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
+    let (text, plan) = match load(path) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let _ = write!(io::stdout(), "{}", plan.render(&text));
+    if let Some(dot) = dot
+        && let Err(e) = std::fs::write(dot, plan.to_dot())
+    {
+        eprintln!("error: cannot write {}: {e}", dot.display());
+        return ExitCode::from(2);
     }
+    ExitCode::SUCCESS
 }
 
 /// Options of `hindsight run`.
@@ -305,18 +303,10 @@ struct RunOptions {
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
-    let text = match read_spec(spec) {
-        Ok(t) => t,
+    let (text, mut plan) = match load(spec) {
+        Ok(x) => x,
         Err(code) => return code,
     };
-    let (mut plan, warnings) = match compile_source(&text) {
-        Ok(x) => x,
-        Err(diags) => {
-            print_diagnostics(spec, &text, &diags);
-            return ExitCode::from(2);
-        }
-    };
-    print_diagnostics(spec, &text, &warnings);
     if let Some(unknown) = opts
         .props
         .iter()
