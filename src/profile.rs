@@ -157,7 +157,7 @@ fn class_name(plan: &crate::plan::PropPlan, class: usize) -> String {
     let mut vars: Vec<&crate::plan::Var> = plan.vars.iter().filter(|v| v.class == class).collect();
     vars.sort_by_key(|v| v.name.contains('.'));
     vars.iter()
-        .map(|v| v.name.as_str())
+        .map(|v| v.label.as_str())
         .collect::<Vec<_>>()
         .join("=")
 }

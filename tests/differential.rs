@@ -15,6 +15,7 @@
 //! generator (`cargo test --release --test differential NAME -- --ignored
 //! --nocapture`).
 
+#[allow(dead_code)]
 mod support;
 
 use std::collections::BTreeSet;
@@ -24,7 +25,7 @@ use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use proptest::prelude::*;
 
 use support::reference::{self, Event};
-use support::strategies;
+use support::{rewrite, strategies};
 
 /// The engine configurations compared with the reference: the default; codes
 /// starting at one bit, so that widths grow during small traces; and that with
@@ -96,17 +97,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Issue 16: specifications that reuse variable names as much as the
+    /// language allows (sibling quantifiers of the same name, macro and rule
+    /// bodies quantifying over the names of their callers, macro parameters
+    /// named like the arguments in another order, macros called several
+    /// times), with comparisons, constants and timed operators.
+    #[test]
+    fn engine_agrees_with_reference_when_names_are_reused(
+        spec in strategies::spec_with_definitions(1..=2),
+        trace in strategies::trace(),
+    ) {
+        let text = rewrite::reusing_names(&spec.to_qtl());
+        prop_assume!(text.is_some(), "the generated spec does not parse");
+        differ_text(&text.unwrap_or_default(), &trace)?;
+    }
+}
+
 /// The property of both tests: the engine's violations, in every
 /// configuration, are the reference's.
 fn differ(spec: &strategies::RawSpec, trace: &strategies::RawTrace) -> Result<(), TestCaseError> {
-    let text = spec.to_qtl();
-    let checked = check_source(&text);
+    differ_text(&spec.to_qtl(), trace)
+}
+
+/// As [`differ`], for a specification as text.
+fn differ_text(text: &str, trace: &strategies::RawTrace) -> Result<(), TestCaseError> {
+    let checked = check_source(text);
     prop_assume!(checked.is_ok(), "the generated spec is not well-formed");
     let checked = checked.unwrap();
     let trace = trace.events();
     let expected = reference::violations(&checked, &trace);
     for (name, options) in configurations() {
-        let actual = engine_with(&text, &trace, options);
+        let actual = engine_with(text, &trace, options);
         prop_assert_eq!(
             &actual,
             &expected,
@@ -316,11 +340,42 @@ fn rules_called_with_constants_and_repeated_variables() {
 }
 
 #[test]
-fn seen_sets_of_sibling_quantifiers_are_shared() {
-    // Both `forall x` range over the values bound to x by p(x) or s(x).
+fn sibling_quantifiers_same_name_have_own_seen_sets() {
+    // Each `forall x` ranges over the values bound to *its* x: the first by
+    // p(x), the second by s(x). Issue 16: the engine (and this reference)
+    // used to share one seen set between them, by name.
     let spec = "prop t : (forall x . P p(x)) & (forall x . P s(x))";
     let trace = [ev("p", &["1"]), ev("s", &["1"]), ev("s", &["2"])];
-    agree(spec, &trace, &[(0, 1), (0, 3)]);
+    agree(spec, &trace, &[]);
+    // As reported: no q has occurred, so `forall w . P q(w)` holds.
+    agree(
+        "prop h1 : (forall w . P p(w)) & (forall w . P q(w))",
+        &[ev("p", &["1"])],
+        &[],
+    );
+    // Renaming the second quantifier's variable changes nothing.
+    agree(
+        "prop h1 : (forall w . P p(w)) & (forall v . P q(v))",
+        &[ev("p", &["1"])],
+        &[],
+    );
+    // A quantifier's own atoms bind its values: the second x sees 1 (by its
+    // p(x)) and 2 (by q(2, 2), where `P p(2)` fails: event 2).
+    let spec = "prop t : (forall x . P p(x)) & (forall x . !q(x, x) | P p(x))";
+    let trace = [ev("p", &["1"]), ev("q", &["2", "2"]), ev("q", &["1", "1"])];
+    agree(spec, &trace, &[(0, 2)]);
+}
+
+/// Comparisons use the seen values of the quantifier that binds the
+/// variable, not of every variable of that name (issue 16).
+#[test]
+fn comparison_in_sibling_quantifiers_same_name_uses_own_seen_set() {
+    // The second `Exists x` binds nothing through an event: `x = x` never
+    // holds for it, although the first one has seen 1.
+    let spec = "prop t : (Exists x . p(x)) -> (Exists x . x = x)";
+    agree(spec, &[ev("p", &["1"])], &[(0, 1)]);
+    let spec = "prop t : (Exists x . p(x)) -> (Exists y . y = y)";
+    agree(spec, &[ev("p", &["1"])], &[(0, 1)]);
 }
 
 // Regression tests for disagreements found.

@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 
-use super::{Arg, Node, NodeIx, Op, Phase, Plan, PropPlan, RulePlan, Var, VarIx, VarKind};
+use super::layout::{layout_vars, share_bits};
+use super::{Arg, Node, NodeIx, Op, Phase, Plan, PropPlan, RulePlan, VarIx, VarKind};
 use crate::bdd::{BddVar, MAX_VARS};
 use crate::check::{Checked, Property};
 use crate::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, Span, Term, TimeBound};
@@ -40,8 +41,11 @@ struct Builder<'a> {
     ops: Vec<(Op, Span)>,
     memo: HashMap<Op, NodeIx>,
     vars: Vec<(String, VarKind)>,
-    /// Variables by (rule scope, name); `None` is the statement.
-    var_ix: HashMap<(Option<usize>, String), VarIx>,
+    /// The variables in scope, by name, innermost last. Every binding
+    /// occurrence (a quantifier, a rule parameter) is its own variable,
+    /// whatever its name: sibling quantifiers over `x` are two variables,
+    /// with their own seen values and enumeration classes.
+    in_scope: HashMap<String, Vec<VarIx>>,
     rule_ix: HashMap<String, usize>,
 }
 
@@ -51,7 +55,7 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
         ops: Vec::new(),
         memo: HashMap::new(),
         vars: Vec::new(),
-        var_ix: HashMap::new(),
+        in_scope: HashMap::new(),
         rule_ix: prop
             .rules
             .iter()
@@ -73,7 +77,16 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
         .rules
         .iter()
         .enumerate()
-        .map(|(r, rule)| b.translate(rule.body, Some(r)))
+        .map(|(r, rule)| {
+            for (p, &v) in rule.params.iter().zip(&rule_params[r]) {
+                b.bind(&p.name, v);
+            }
+            let root = b.translate(rule.body, Some(r));
+            for p in &rule.params {
+                b.unbind(&p.name);
+            }
+            root
+        })
         .collect();
     let Builder { ops, vars, .. } = b;
 
@@ -177,21 +190,32 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
 }
 
 impl Builder<'_> {
+    /// A new variable for a binding occurrence of `name` (the name as the
+    /// checker left it: a macro's quantified variable is `name'n`, shown as
+    /// `name`).
     fn var(&mut self, scope: Option<usize>, name: &str, kind: VarKind) -> VarIx {
-        if let Some(&v) = self.var_ix.get(&(scope, name.to_string())) {
-            return v;
-        }
-        let shown = match kind {
-            VarKind::RuleParam(r) => format!("{}.{name}", self.rule_name(r)),
-            VarKind::Quantified(_) => match scope {
-                Some(r) => format!("{}.{name}", self.rule_name(r)),
-                None => name.to_string(),
-            },
+        let name = user_name(name);
+        let shown = match scope {
+            Some(r) => format!("{}.{name}", self.rule_name(r)),
+            None => name.to_string(),
         };
         self.vars.push((shown, kind));
-        let v = self.vars.len() - 1;
-        self.var_ix.insert((scope, name.to_string()), v);
-        v
+        self.vars.len() - 1
+    }
+
+    fn in_scope_var(&self, name: &str) -> Option<&VarIx> {
+        self.in_scope.get(name).and_then(|s| s.last())
+    }
+
+    /// Makes `name` refer to `v` until the matching [`Builder::unbind`].
+    fn bind(&mut self, name: &str, v: VarIx) {
+        self.in_scope.entry(name.to_string()).or_default().push(v);
+    }
+
+    fn unbind(&mut self, name: &str) {
+        if let Some(slot) = self.in_scope.get_mut(name) {
+            slot.pop();
+        }
     }
 
     fn rule_name(&self, r: usize) -> String {
@@ -203,11 +227,15 @@ impl Builder<'_> {
     }
 
     fn lookup(&mut self, scope: Option<usize>, name: &str) -> VarIx {
-        match self.var_ix.get(&(scope, name.to_string())) {
+        match self.in_scope_var(name) {
             Some(&v) => v,
-            // The checker guarantees every variable is bound; a quantified one is
-            // registered before its body is translated.
-            None => self.var(scope, name, VarKind::Quantified(Quant::Exists)),
+            // The checker guarantees every variable is bound; should one not
+            // be, it is a variable of its own (over all values).
+            None => {
+                let v = self.var(scope, name, VarKind::Quantified(Quant::Exists));
+                self.bind(name, v);
+                v
+            }
         }
     }
 
@@ -308,10 +336,9 @@ impl Builder<'_> {
             }
             Form::Quant(q, v, body) => {
                 let var = self.var(scope, &v.name, VarKind::Quantified(*q));
-                if let VarKind::Quantified(_) = self.vars[var].1 {
-                    self.vars[var].1 = VarKind::Quantified(*q);
-                }
+                self.bind(&v.name, var);
                 let body = self.translate(*body, scope);
+                self.unbind(&v.name);
                 Op::Quant(*q, var, body)
             }
         };
@@ -325,6 +352,13 @@ impl Builder<'_> {
             Some(b) => Op::SinceTimed(b, t, a),
         }
     }
+}
+
+/// A variable's name as the user wrote it: macro expansion renames the
+/// quantified variables of a macro body to `name'n` (`'` cannot occur in an
+/// identifier).
+fn user_name(name: &str) -> &str {
+    name.split('\'').next().unwrap_or(name)
 }
 
 /// Dependencies within one event: children, and the body of a called rule.
@@ -438,157 +472,4 @@ fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// Assigns each variable a slot of BDD bits; variables may share a slot.
-///
-/// A rule call renames the rule's parameters to its arguments at every event
-/// at which the relation changed. When an argument and its parameter never
-/// occur free together in one subformula (they never "interfere"), they can
-/// use the same bits and that part of the renaming disappears: typically the
-/// call in the statement, `closed(x)` for `closed(p) := ...`. Variables are
-/// merged greedily, call by call, only within one enumeration class (so the
-/// code widths agree) and only when no variable of one group interferes with
-/// one of the other. Returns each variable's slot and the number of slots.
-fn share_bits(vars: &[Var], nodes: &[Node], rules: &[RulePlan]) -> (Vec<usize>, usize) {
-    let n = vars.len();
-    let mut interferes = std::collections::HashSet::new();
-    for node in nodes {
-        for (i, &a) in node.free.iter().enumerate() {
-            for &b in &node.free[i + 1..] {
-                interferes.insert((a.min(b), a.max(b)));
-            }
-        }
-    }
-    let mut group: Vec<usize> = (0..n).collect();
-    let mut members: Vec<Vec<VarIx>> = (0..n).map(|v| vec![v]).collect();
-    for node in nodes {
-        let Op::RuleCall { rule, args } = &node.op else {
-            continue;
-        };
-        for (arg, &p) in args.iter().zip(&rules[*rule].params) {
-            let Arg::Var(v) = arg else { continue };
-            let (g, h) = (group[*v], group[p]);
-            if g == h || vars[*v].class != vars[p].class {
-                continue;
-            }
-            let clash = members[g].iter().any(|&a| {
-                members[h]
-                    .iter()
-                    .any(|&b| interferes.contains(&(a.min(b), a.max(b))))
-            });
-            if !clash {
-                let moved = std::mem::take(&mut members[h]);
-                for &m in &moved {
-                    group[m] = g;
-                }
-                members[g].extend(moved);
-            }
-        }
-    }
-    let mut slot_of_group = HashMap::new();
-    let slot = (0..n)
-        .map(|v| {
-            let next = slot_of_group.len();
-            *slot_of_group.entry(group[v]).or_insert(next)
-        })
-        .collect();
-    (slot, slot_of_group.len())
-}
-
-/// Enumeration classes (variables joined by rule calls) and which variables
-/// need their seen values tracked.
-fn layout_vars(
-    vars: Vec<(String, VarKind)>,
-    nodes: &[Node],
-    rules: &[RulePlan],
-) -> (Vec<Var>, usize) {
-    let mut parent: Vec<usize> = (0..vars.len()).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    let mut needs_seen = vec![false; vars.len()];
-    for node in nodes {
-        match &node.op {
-            Op::RuleCall { rule, args } => {
-                for (arg, &p) in args.iter().zip(&rules[*rule].params) {
-                    if let Arg::Var(v) = arg {
-                        let (a, b) = (find(&mut parent, *v), find(&mut parent, p));
-                        parent[a] = b;
-                    }
-                }
-            }
-            Op::Cmp { left, right, .. } => {
-                needs_seen[*left] = true;
-                if let Arg::Var(r) = right {
-                    needs_seen[*r] = true;
-                }
-            }
-            Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, v, _) => needs_seen[*v] = true,
-            _ => {}
-        }
-    }
-    let mut class_of_root = HashMap::new();
-    let out = vars
-        .into_iter()
-        .enumerate()
-        .map(|(v, (name, kind))| {
-            let root = find(&mut parent, v);
-            let next = class_of_root.len();
-            let class = *class_of_root.entry(root).or_insert(next);
-            Var {
-                name,
-                kind,
-                class,
-                needs_seen: needs_seen[v],
-                bits: Vec::new(),
-            }
-        })
-        .collect();
-    (out, class_of_root.len())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::compile_source;
-    use crate::plan::PropPlan;
-
-    fn prop(text: &str) -> PropPlan {
-        let (plan, _) = compile_source(text).expect("compiles");
-        plan.props.into_iter().next().expect("one property")
-    }
-
-    fn bits_of<'a>(p: &'a PropPlan, name: &str) -> &'a [crate::bdd::BddVar] {
-        &p.vars
-            .iter()
-            .find(|v| v.name == name)
-            .expect("variable")
-            .bits
-    }
-
-    #[test]
-    fn call_arguments_share_their_parameters_bits_unless_they_meet() {
-        let p = prop(
-            "prop spawning : Forall x . Forall y . Forall d . report(y,x,d) -> spawned(x,y) where
-               spawned(x,y) := @spawned(x,y) | spawn(x,y) | Exists z . (@spawned(x,z) & spawn(z,y))",
-        );
-        // The statement's call renames nothing: x and y use the parameters' bits.
-        assert_eq!(bits_of(&p, "x"), bits_of(&p, "spawned.x"));
-        assert_eq!(bits_of(&p, "y"), bits_of(&p, "spawned.y"));
-        // z occurs together with y in `@spawned(x,z) & spawn(z,y)`: its own bits.
-        assert_ne!(bits_of(&p, "spawned.z"), bits_of(&p, "spawned.y"));
-        assert_ne!(bits_of(&p, "d"), bits_of(&p, "spawned.x"));
-        // Four slots of 32 bits.
-        assert_eq!(p.bdd_vars, 4 * 32);
-    }
-
-    #[test]
-    fn variables_of_one_formula_never_share_bits() {
-        let p = prop("prop p : Forall x . Forall y . q(x, y) -> r(y, x)");
-        assert_ne!(bits_of(&p, "x"), bits_of(&p, "y"));
-    }
 }

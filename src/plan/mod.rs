@@ -12,6 +12,7 @@
 
 mod build;
 mod dot;
+mod layout;
 mod show;
 
 pub use build::{PlanError, compile, compile_source};
@@ -153,8 +154,13 @@ pub enum VarKind {
 /// A variable of a property.
 #[derive(Clone, Debug)]
 pub struct Var {
-    /// Its name (rule variables are shown as `rule.name`).
+    /// Its name as written in the specification (rule variables are shown
+    /// as `rule.name`); several variables may have the same name (sibling
+    /// quantifiers, a macro called twice). Witnesses use it.
     pub name: String,
+    /// A name unique within the property, for listings: the name, followed
+    /// by `'2`, `'3`, ... for the second, third, ... variable of that name.
+    pub label: String,
     /// How it is introduced.
     pub kind: VarKind,
     /// Its enumeration class: variables whose codes must agree share one.

@@ -7,7 +7,7 @@ use super::{Arg, Op, Plan, PropPlan, VarKind};
 impl PropPlan {
     /// How a node is written in the plan listing (children as `nK`).
     pub fn describe(&self, n: usize) -> String {
-        let var = |v: usize| self.vars[v].name.clone();
+        let var = |v: usize| self.vars[v].label.clone();
         let arg = |a: &Arg| match a {
             Arg::Var(v) => var(*v),
             Arg::Const(c) => format!("{c:?}"),
@@ -68,12 +68,12 @@ impl PropPlan {
                 let shared = self.vars[..i]
                     .iter()
                     .find(|w| w.bits.first() == v.bits.first())
-                    .map(|w| format!(", bits of {}", w.name))
+                    .map(|w| format!(", bits of {}", w.label))
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
                     "    {:<12} {kind}, class {}{seen}{shared}",
-                    v.name, v.class
+                    v.label, v.class
                 );
             }
         }
@@ -83,7 +83,7 @@ impl PropPlan {
                 let params: Vec<_> = r
                     .params
                     .iter()
-                    .map(|&p| self.vars[p].name.clone())
+                    .map(|&p| self.vars[p].label.clone())
                     .collect();
                 let _ = writeln!(out, "    {}({}) := n{}", r.name, params.join(", "), r.body);
             }
@@ -108,7 +108,7 @@ impl PropPlan {
             let free: Vec<_> = node
                 .free
                 .iter()
-                .map(|&v| self.vars[v].name.as_str())
+                .map(|&v| self.vars[v].label.as_str())
                 .collect();
             let text = source.get(node.span.start..node.span.end).unwrap_or("");
             let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

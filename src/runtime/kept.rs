@@ -35,7 +35,7 @@ impl KeptSummary {
             let names: Vec<&str> = plan.nodes[n]
                 .free
                 .iter()
-                .map(|&v| plan.vars[v].name.as_str())
+                .map(|&v| plan.vars[v].label.as_str())
                 .collect();
             format!("({})", names.join(", "))
         };
@@ -60,7 +60,7 @@ impl KeptSummary {
                 Op::Zince(d, ..) => format!("Z[<={d}]#{n} {}", free(n)),
                 _ => format!("timed#{n} {}", free(n)),
             },
-            KeptSummary::Seen(v) => format!("seen {}", plan.vars[v].name),
+            KeptSummary::Seen(v) => format!("seen {}", plan.vars[v].label),
             KeptSummary::Comparison(n) => format!("cmp#{n} {}", plan.describe(n)),
         }
     }

@@ -787,13 +787,24 @@ impl PropMonitor {
 
     /// The witness of the violation at the last event: the values of the
     /// statement's outer quantified variables that make the property false,
-    /// outermost first, named as in the specification. Empty when the
+    /// outermost first, named as in the specification (two variables of one
+    /// name in a witness, as in `(Exists w . φ) & (Exists w . ψ)`, are told
+    /// apart as `hindsight compile` lists them: `w`, `w'2`). Empty when the
     /// property held at the last event, when witnesses are off, and for a
     /// property without quantifiers.
     pub fn witness(&self) -> Vec<(String, WitnessValue)> {
+        let vars = &self.plan.vars;
         self.witness
             .iter()
-            .map(|(v, value)| (self.plan.vars[*v].name.clone(), value.clone()))
+            .map(|(v, value)| {
+                let var = &vars[*v];
+                let clash = self
+                    .witness
+                    .iter()
+                    .any(|(w, _)| w != v && vars[*w].name == var.name);
+                let name = if clash { &var.label } else { &var.name };
+                (name.clone(), value.clone())
+            })
             .collect()
     }
 

@@ -187,14 +187,39 @@ fn guard() -> impl Strategy<Value = Guard> {
 /// proptest's `desired_size` and `expected_branch_size` (the smaller `branch`,
 /// the deeper the trees).
 pub fn form(depth: u32, size: u32, branch: u32) -> impl Strategy<Value = RForm> {
+    form_weighted(depth, size, branch, NORMAL)
+}
+
+/// Weights of calls among the leaves and of quantifiers among the inner
+/// nodes of generated formulas.
+#[derive(Clone, Copy)]
+pub struct Weights {
+    /// Of rule and macro calls (events weigh 8).
+    pub call: u32,
+    /// Of quantifiers (binary operators weigh 4).
+    pub quant: u32,
+}
+
+const NORMAL: Weights = Weights { call: 3, quant: 2 };
+/// More calls and quantifiers: macros called several times, sibling
+/// quantifiers.
+const DEFINITIONS: Weights = Weights { call: 6, quant: 5 };
+
+/// As [`form`], with the given weights.
+pub fn form_weighted(
+    depth: u32,
+    size: u32,
+    branch: u32,
+    w: Weights,
+) -> impl Strategy<Value = RForm> {
     let leaf = prop_oneof![
         1 => Just(RForm::True),
         1 => Just(RForm::False),
         8 => (0..4u8, args()).prop_map(|(e, a)| RForm::Event(e, a)),
         2 => (relop(), 0..3u8, arg()).prop_map(|(op, v, a)| RForm::Cmp(op, v, a)),
-        3 => (0..8u8, args()).prop_map(|(t, a)| RForm::Call(t, a)),
+        w.call => (0..8u8, args()).prop_map(|(t, a)| RForm::Call(t, a)),
     ];
-    leaf.prop_recursive(depth, size, branch, |inner| {
+    leaf.prop_recursive(depth, size, branch, move |inner| {
         let b = move || inner.clone().prop_map(Box::new);
         prop_oneof![
             2 => b().prop_map(RForm::Not),
@@ -205,7 +230,7 @@ pub fn form(depth: u32, size: u32, branch: u32) -> impl Strategy<Value = RForm> 
             2 => (bound(), b(), b()).prop_map(|(t, a, c)| RForm::Since(t, a, c)),
             1 => (0..4u64, b(), b()).prop_map(|(d, a, c)| RForm::Zince(d, a, c)),
             1 => (b(), b()).prop_map(|(a, c)| RForm::Interval(a, c)),
-            2 => (quant(), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
+            w.quant => (quant(), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
         ]
     })
 }
@@ -217,28 +242,29 @@ struct Shape {
     statement: (u32, u32, u32),
     rule: (u32, u32, u32),
     makro: (u32, u32, u32),
+    weights: Weights,
 }
 
-fn form_of((depth, size, branch): (u32, u32, u32)) -> impl Strategy<Value = RForm> {
-    form(depth, size, branch)
+fn form_of((depth, size, branch): (u32, u32, u32), w: Weights) -> impl Strategy<Value = RForm> {
+    form_weighted(depth, size, branch, w)
 }
 
-fn def(shape: (u32, u32, u32)) -> impl Strategy<Value = RawDef> {
-    (0..3u8, 0..3u8, guard(), guard(), form_of(shape)).prop_map(|(nparams, first, g1, g2, body)| {
-        RawDef {
+fn def(shape: (u32, u32, u32), w: Weights) -> impl Strategy<Value = RawDef> {
+    (0..3u8, 0..3u8, guard(), guard(), form_of(shape, w)).prop_map(
+        |(nparams, first, g1, g2, body)| RawDef {
             nparams,
             first,
             guards: [g1, g2],
             body,
-        }
-    })
+        },
+    )
 }
 
-fn prop_def(shape: Shape) -> impl Strategy<Value = RawProp> {
-    let rules = prop_oneof![2 => Just(Vec::new()), 1 => vec(def(shape.rule), 1..=2)];
+fn prop_def(shape: Shape, rule_weight: u32) -> impl Strategy<Value = RawProp> {
+    let rules = prop_oneof![2 => Just(Vec::new()), rule_weight => vec(def(shape.rule, shape.weights), 1..=2)];
     (
         vec((quant(), 0..3u8, guard()), 0..=3),
-        form_of(shape.statement),
+        form_of(shape.statement, shape.weights),
         rules,
     )
         .prop_map(|(prefix, body, rules)| RawProp {
@@ -255,30 +281,60 @@ pub fn spec() -> impl Strategy<Value = RawSpec> {
 
 /// As [`spec`] for `scale` 1; larger scales give larger and deeper formulas.
 pub fn spec_scaled(scale: u32) -> impl Strategy<Value = RawSpec> {
-    let shape = if scale <= 1 {
-        Shape {
-            statement: (4, 24, 2),
-            rule: (3, 24, 2),
-            makro: (2, 24, 2),
-        }
-    } else {
-        Shape {
-            statement: (3 + scale, 16 * scale, 1),
-            rule: (2 + scale, 8 * scale, 1),
-            makro: (1 + scale, 4 * scale, 1),
-        }
-    };
-    let macros = prop_oneof![3 => Just(Vec::new()), 1 => vec(def(shape.makro), 1..=2)];
+    let shape = shape(scale);
+    let macros =
+        prop_oneof![3 => Just(Vec::new()), 1 => vec(def(shape.makro, shape.weights), 1..=2)];
     (
         prop::bool::weighted(0.2),
         macros,
-        vec(prop_def(shape), 1..=2),
+        vec(prop_def(shape, 1), 1..=2),
     )
         .prop_map(|(declare, macros, props)| RawSpec {
             declare,
             macros,
             props,
         })
+}
+
+/// Specifications with definitions to rename and expand (issue 16): always
+/// 1–2 macros (so often one called twice), rules in half of the properties,
+/// and `props` properties. Printed through `rewrite` with `Binders::Reuse`,
+/// they reuse variable names as much as the language allows.
+pub fn spec_with_definitions(
+    props: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = RawSpec> {
+    let shape = Shape {
+        weights: DEFINITIONS,
+        ..shape(1)
+    };
+    (
+        prop::bool::weighted(0.2),
+        vec(def(shape.makro, shape.weights), 1..=2),
+        vec(prop_def(shape, 2), props),
+    )
+        .prop_map(|(declare, macros, props)| RawSpec {
+            declare,
+            macros,
+            props,
+        })
+}
+
+fn shape(scale: u32) -> Shape {
+    if scale <= 1 {
+        Shape {
+            statement: (4, 24, 2),
+            rule: (3, 24, 2),
+            makro: (2, 24, 2),
+            weights: NORMAL,
+        }
+    } else {
+        Shape {
+            statement: (3 + scale, 16 * scale, 1),
+            rule: (2 + scale, 8 * scale, 1),
+            makro: (1 + scale, 4 * scale, 1),
+            weights: NORMAL,
+        }
+    }
 }
 
 /// A raw trace event: index into [`TRACE_EVENTS`], value indices, time step.
@@ -329,6 +385,11 @@ pub fn trace_of(usual: usize, most: usize) -> impl Strategy<Value = RawTrace> {
 }
 
 impl RawTrace {
+    /// Whether the last field of each event is its time stamp.
+    pub fn is_timed(&self) -> bool {
+        self.timed
+    }
+
     /// The events.
     pub fn events(&self) -> Vec<Event> {
         let mut time = i64::from(self.start);

@@ -14,9 +14,13 @@
 //!   the specification and one fresh value (which stands for all the others);
 //! - comparisons: `=` is textual equality, the orders are `compare_values`;
 //! - `exists`/`forall` and comparisons use the seen sets: the values bound to a
-//!   variable by matching event atoms at events `1..=i`, where the atoms are
-//!   those of the statement (for the statement's variables) or of one rule's
-//!   body (for that rule's variables), grouped by variable name.
+//!   variable by matching event atoms at events `1..=i`. A variable is its
+//!   binding occurrence (a quantifier, or a parameter of a rule), not its
+//!   name: the environment maps a name to its value *and* its binder, and the
+//!   atoms of a binder are the event atoms of its scope (the quantifier's
+//!   body, the rule's body) that mention the name, not counting those under
+//!   an inner quantifier of the same name. So two sibling quantifiers over
+//!   `x` have their own seen values, by construction.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -61,15 +65,30 @@ pub fn violations(spec: &Checked, trace: &[Event]) -> BTreeSet<(usize, usize)> {
     out
 }
 
-/// Variable name → value.
-type Env = BTreeMap<String, String>;
-
 /// Where a formula sits: the statement, or the body of rule `k` (context `k + 1`).
-/// Seen sets are per context.
 type Ctx = usize;
 const STATEMENT: Ctx = 0;
 
-/// An event atom `name(args)` of some context.
+/// A binding occurrence of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Binder {
+    /// The quantifier node `FormId` in context `Ctx`.
+    Quant(Ctx, FormId),
+    /// Parameter `k` of the rule of context `Ctx`.
+    Param(Ctx, usize),
+}
+
+/// A variable's value and its binder.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Bound {
+    value: String,
+    binder: Binder,
+}
+
+/// Variable name → value and binder.
+type Env = BTreeMap<String, Bound>;
+
+/// An event atom `name(args)`.
 struct Atom {
     name: String,
     args: Vec<Term>,
@@ -83,13 +102,13 @@ struct Evaluator<'a> {
     clock: Vec<u64>,
     /// The domain of `Exists`/`Forall`: trace values, constants, one fresh value.
     domain: Vec<String>,
-    /// Per context, its event atoms.
-    atoms: Vec<Vec<Atom>>,
     /// Free variables of every formula node (sorted).
     free: HashMap<FormId, Vec<String>>,
-    /// (context, variable, i) → seen values.
-    seen: HashMap<(Ctx, String, usize), BTreeSet<String>>,
-    memo: HashMap<(Ctx, FormId, usize, Vec<String>), bool>,
+    /// Per binder, the event atoms of its scope that mention its variable.
+    atoms: HashMap<Binder, Vec<Atom>>,
+    /// (binder, i) → seen values.
+    seen: HashMap<(Binder, usize), BTreeSet<String>>,
+    memo: HashMap<(Ctx, FormId, usize, Vec<Bound>), bool>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -106,26 +125,18 @@ impl<'a> Evaluator<'a> {
 
         let mut roots = vec![prop.body];
         roots.extend(prop.rules.iter().map(|r| r.body));
-        let mut atoms = Vec::new();
         let mut values: BTreeSet<String> =
             trace.iter().flat_map(|e| e.args.iter().cloned()).collect();
         for &root in &roots {
-            let mut list = Vec::new();
             let mut stack = vec![root];
             while let Some(id) = stack.pop() {
                 let form = arena.form(id);
                 match form {
-                    Form::Call { name, args } => {
+                    Form::Call { args, .. } => {
                         for a in args {
                             if let Term::Const(c) = a {
                                 values.insert(c.text.clone());
                             }
-                        }
-                        if !prop.rules.iter().any(|r| r.name.name == name.name) {
-                            list.push(Atom {
-                                name: name.name.clone(),
-                                args: args.clone(),
-                            });
                         }
                     }
                     Form::Cmp {
@@ -138,7 +149,6 @@ impl<'a> Evaluator<'a> {
                 }
                 stack.extend(form.children());
             }
-            atoms.push(list);
         }
         let mut fresh = String::from("fresh");
         while values.contains(&fresh) {
@@ -153,8 +163,8 @@ impl<'a> Evaluator<'a> {
             trace,
             clock,
             domain,
-            atoms,
             free: HashMap::new(),
+            atoms: HashMap::new(),
             seen: HashMap::new(),
             memo: HashMap::new(),
         }
@@ -200,12 +210,12 @@ impl<'a> Evaluator<'a> {
     /// Whether the event atom `name(args)` matches event `j`; if so, the
     /// values it binds to its variables (a repeated variable must get equal
     /// values).
-    fn match_atom(&self, name: &str, args: &[Term], j: usize) -> Option<Env> {
+    fn match_atom(&self, name: &str, args: &[Term], j: usize) -> Option<BTreeMap<String, String>> {
         let e = &self.trace[j - 1];
         if e.name != name || e.args.len() != args.len() {
             return None;
         }
-        let mut env = Env::new();
+        let mut env = BTreeMap::new();
         for (a, field) in args.iter().zip(&e.args) {
             match a {
                 Term::Const(c) => {
@@ -225,24 +235,64 @@ impl<'a> Evaluator<'a> {
         Some(env)
     }
 
-    /// seen(x, i) in context `ctx`: the values the atoms of `ctx` bound to `x`
-    /// at events `1..=i`.
-    fn seen(&mut self, ctx: Ctx, x: &str, i: usize) -> BTreeSet<String> {
-        let key = (ctx, x.to_string(), i);
+    /// The event atoms in the scope of `binder` that mention its variable
+    /// `x`: those of the subformula `scope`, except under a quantifier that
+    /// binds `x` again.
+    fn find_atoms(&mut self, binder: Binder, x: &str) {
+        let (arena, prop) = (self.arena, self.prop);
+        self.atoms.entry(binder).or_insert_with(|| {
+            let scope = match binder {
+                Binder::Quant(_, id) => match arena.form(id) {
+                    Form::Quant(_, _, body) => *body,
+                    _ => id,
+                },
+                Binder::Param(ctx, _) => prop.rules[ctx - 1].body,
+            };
+            let mut list = Vec::new();
+            let mut stack = vec![scope];
+            while let Some(id) = stack.pop() {
+                match arena.form(id) {
+                    Form::Quant(_, y, _) if y.name == x => {}
+                    Form::Call { name, args } => {
+                        let rule = prop.rules.iter().any(|r| r.name.name == name.name);
+                        let mentions = args
+                            .iter()
+                            .any(|a| matches!(a, Term::Var(v) if v.name == x));
+                        if !rule && mentions {
+                            list.push(Atom {
+                                name: name.name.clone(),
+                                args: args.clone(),
+                            });
+                        }
+                    }
+                    form => stack.extend(form.children()),
+                }
+            }
+            list
+        });
+    }
+
+    /// seen(x, i) of the variable `x` bound by `binder`: the values the atoms
+    /// of its scope bound to it at events `1..=i`.
+    fn seen(&mut self, binder: Binder, x: &str, i: usize) -> BTreeSet<String> {
+        let key = (binder, i);
         if let Some(s) = self.seen.get(&key) {
             return s.clone();
         }
-        let mut set = BTreeSet::new();
-        for j in 1..=i {
-            for atom in &self.atoms[ctx] {
-                if let Some(v) = self
-                    .match_atom(&atom.name, &atom.args, j)
+        let mut set = if i > 1 {
+            self.seen(binder, x, i - 1)
+        } else {
+            BTreeSet::new()
+        };
+        self.find_atoms(binder, x);
+        let found: Vec<String> = self.atoms[&binder]
+            .iter()
+            .filter_map(|atom| {
+                self.match_atom(&atom.name, &atom.args, i)
                     .and_then(|b| b.get(x).cloned())
-                {
-                    set.insert(v);
-                }
-            }
-        }
+            })
+            .collect();
+        set.extend(found);
         self.seen.insert(key, set.clone());
         set
     }
@@ -252,6 +302,7 @@ impl<'a> Evaluator<'a> {
             Term::Var(v) => env
                 .get(&v.name)
                 .unwrap_or_else(|| panic!("unbound variable {}", v.name))
+                .value
                 .clone(),
             Term::Const(c) => c.text.clone(),
         }
@@ -298,7 +349,7 @@ impl<'a> Evaluator<'a> {
     /// under `env` (which binds at least its free variables).
     fn eval(&mut self, ctx: Ctx, id: FormId, i: usize, env: &Env) -> bool {
         let free = self.free_vars(id);
-        let vals: Vec<String> = free
+        let vals: Vec<Bound> = free
             .iter()
             .map(|v| {
                 env.get(v)
@@ -333,7 +384,14 @@ impl<'a> Evaluator<'a> {
                         .params
                         .iter()
                         .zip(args)
-                        .map(|(p, a)| (p.name.clone(), Self::term_value(env, a)))
+                        .enumerate()
+                        .map(|(k, (p, a))| {
+                            let bound = Bound {
+                                value: Self::term_value(env, a),
+                                binder: Binder::Param(rk + 1, k),
+                            };
+                            (p.name.clone(), bound)
+                        })
                         .collect();
                     return self.eval(rk + 1, rule.body, i, &inner);
                 }
@@ -346,14 +404,14 @@ impl<'a> Evaluator<'a> {
                         .all(|(a, field)| Self::term_value(env, a) == *field)
             }
             Form::Cmp { op, left, right } => {
-                let vx = env[&left.name].clone();
-                if !self.seen(ctx, &left.name, i).contains(&vx) {
+                let Bound { value: vx, binder } = env[&left.name].clone();
+                if !self.seen(binder, &left.name, i).contains(&vx) {
                     return false;
                 }
                 let vy = match right {
                     Term::Var(y) => {
-                        let vy = Self::term_value(env, right);
-                        if !self.seen(ctx, &y.name, i).contains(&vy) {
+                        let Bound { value: vy, binder } = env[&y.name].clone();
+                        if !self.seen(binder, &y.name, i).contains(&vy) {
                             return false;
                         }
                         vy
@@ -434,15 +492,20 @@ impl<'a> Evaluator<'a> {
             }
             Form::Quant(q, x, body) => {
                 let (q, body) = (*q, *body);
+                let binder = Binder::Quant(ctx, id);
                 let values: Vec<String> = match q {
                     Quant::Exists | Quant::Forall => self.domain.clone(),
                     Quant::ExistsSeen | Quant::ForallSeen => {
-                        self.seen(ctx, &x.name, i).into_iter().collect()
+                        self.seen(binder, &x.name, i).into_iter().collect()
                     }
                 };
                 let mut inner = env.clone();
                 let mut holds = |s: &mut Self, v: &String| {
-                    inner.insert(x.name.clone(), v.clone());
+                    let bound = Bound {
+                        value: v.clone(),
+                        binder,
+                    };
+                    inner.insert(x.name.clone(), bound);
                     s.eval(ctx, body, i, &inner)
                 };
                 match q {
