@@ -17,7 +17,7 @@
 //! Each relation also has a hand-written case that the engine got wrong
 //! before issue 16 was fixed, where it had one.
 //!
-//! The number of generated cases per relation is 64, or
+//! The number of generated cases per relation is 256, or
 //! `HINDSIGHT_PROPTEST_CASES` (as for `tests/differential.rs`):
 //!
 //! ```sh
@@ -41,7 +41,7 @@ fn cases() -> u32 {
     std::env::var("HINDSIGHT_PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(64)
+        .unwrap_or(256)
 }
 
 type Verdicts = BTreeSet<(usize, usize)>;
@@ -150,8 +150,9 @@ fn check_renaming(text: &str, trace: &[Event]) -> Result<(), TestCaseError> {
 
 /// Conjunction: properties 0 and 1 as `φ0 & φ1`, and as two properties.
 fn check_conjunction(text: &str, trace: &[Event]) -> Result<(), TestCaseError> {
+    // Reused names: the two statements quantify over the same names.
     let r = Renaming {
-        binders: Binders::Fresh,
+        binders: Binders::Reuse,
         expand_macros: true,
         names: HashMap::new(),
         rules_per_property: true,

@@ -163,11 +163,16 @@ fn binop() -> impl Strategy<Value = BinOp> {
 }
 
 fn quant() -> impl Strategy<Value = Quant> {
+    quant_seen(1)
+}
+
+/// Quantifiers, those over seen values with weight `seen` (against 1).
+fn quant_seen(seen: u32) -> impl Strategy<Value = Quant> {
     prop_oneof![
-        Just(Quant::Forall),
-        Just(Quant::Exists),
-        Just(Quant::ForallSeen),
-        Just(Quant::ExistsSeen)
+        1 => Just(Quant::Forall),
+        1 => Just(Quant::Exists),
+        seen => Just(Quant::ForallSeen),
+        seen => Just(Quant::ExistsSeen)
     ]
 }
 
@@ -198,12 +203,27 @@ pub struct Weights {
     pub call: u32,
     /// Of quantifiers (binary operators weigh 4).
     pub quant: u32,
+    /// Of `exists`/`forall` among the quantifiers (`Exists`/`Forall` weigh 1):
+    /// the seen values make them depend on which atoms bind their variable.
+    pub seen: u32,
+    /// Of comparisons among the leaves (events weigh 8).
+    pub cmp: u32,
 }
 
-const NORMAL: Weights = Weights { call: 3, quant: 2 };
+const NORMAL: Weights = Weights {
+    call: 3,
+    quant: 2,
+    seen: 1,
+    cmp: 2,
+};
 /// More calls and quantifiers: macros called several times, sibling
 /// quantifiers.
-const DEFINITIONS: Weights = Weights { call: 6, quant: 5 };
+const DEFINITIONS: Weights = Weights {
+    call: 6,
+    quant: 5,
+    seen: 3,
+    cmp: 4,
+};
 
 /// As [`form`], with the given weights.
 pub fn form_weighted(
@@ -216,7 +236,7 @@ pub fn form_weighted(
         1 => Just(RForm::True),
         1 => Just(RForm::False),
         8 => (0..4u8, args()).prop_map(|(e, a)| RForm::Event(e, a)),
-        2 => (relop(), 0..3u8, arg()).prop_map(|(op, v, a)| RForm::Cmp(op, v, a)),
+        w.cmp => (relop(), 0..3u8, arg()).prop_map(|(op, v, a)| RForm::Cmp(op, v, a)),
         w.call => (0..8u8, args()).prop_map(|(t, a)| RForm::Call(t, a)),
     ];
     leaf.prop_recursive(depth, size, branch, move |inner| {
@@ -230,7 +250,7 @@ pub fn form_weighted(
             2 => (bound(), b(), b()).prop_map(|(t, a, c)| RForm::Since(t, a, c)),
             1 => (0..4u64, b(), b()).prop_map(|(d, a, c)| RForm::Zince(d, a, c)),
             1 => (b(), b()).prop_map(|(a, c)| RForm::Interval(a, c)),
-            w.quant => (quant(), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
+            w.quant => (quant_seen(w.seen), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
         ]
     })
 }
