@@ -3,6 +3,10 @@
 //! and traces (`support/gen.rs`), plus hand-written sanity and regression
 //! tests.
 //!
+//! `engine_agrees_with_reference_when_names_are_reused` (issue 16) compares
+//! them on specifications rewritten to reuse variable names as much as the
+//! language allows (`support/rewrite.rs`).
+//!
 //! The number of generated cases is 256 (and an eighth of that for the larger
 //! cases), or `HINDSIGHT_PROPTEST_CASES`:
 //!
