@@ -36,7 +36,7 @@ const MIN_GC_NODES: usize = 1 << 18;
 /// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
 /// every node of the summaries must survive from one event to the next.
 const CACHE_PER_NODE: usize = 2;
-const MIN_CACHE: usize = 1 << 12;
+const MIN_CACHE: usize = 1 << 15;
 const MAX_CACHE: usize = 1 << 22;
 /// Every this many levels, recursion checks that [`RED_ZONE`] bytes of stack
 /// remain, and continues on a new stack of [`NEW_STACK`] bytes if not.
