@@ -23,7 +23,9 @@ prop access :
 QTL
 printf '%12s %8s %8s %8s %10s %10s %s\n' events wall_s user_s rss_MB us/event growth violation
 prev_n=; prev_u=
-for n in "${@:-1000000 10000000}"; do
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 10000000)
+for n in "${sizes[@]}"; do
   log="$dir/access-$n.csv"
   [ -s "$log" ] || python3 benches/gen_access.py "$n" --users 1000 --files 200 > "$log"
   out=$(/usr/bin/time -f 'TIME %e %U %M' target/release/hindsight run "$spec" "$log" 2>&1 || true)
