@@ -140,7 +140,10 @@ impl Enumeration {
     /// The value with code `code`, or `None` when no value has that code now
     /// (a code not handed out yet, released, or the reserved unseen code).
     pub fn decode(&self, code: u32) -> Option<&[u8]> {
-        slice(&self.bytes, self.spans.get(code as usize).copied().flatten())
+        slice(
+            &self.bytes,
+            self.spans.get(code as usize).copied().flatten(),
+        )
     }
 
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`

@@ -89,6 +89,10 @@ pub struct PropMonitor {
     point_on: bool,
     /// Scratch for point evaluation.
     point_env: point::Env,
+    /// The nodes computed at every event, in evaluation order.
+    set_order: Vec<NodeIx>,
+    /// The nodes whose previous value is kept.
+    kept_nodes: Vec<NodeIx>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -236,6 +240,7 @@ impl PropMonitor {
             .iter()
             .map(|node| matches!(node.op, Op::Cmp { .. }).then(|| space.ff()))
             .collect();
+        let kept_nodes = (0..n).filter(|&i| keeps_pre[i]).collect();
         Ok(PropMonitor {
             clock: Clock::new(plan.time_bits.clone()),
             now: vec![space.ff(); n],
@@ -276,6 +281,8 @@ impl PropMonitor {
             last_holds: true,
             witness_on: false,
             witness: Vec::new(),
+            set_order: Vec::new(),
+            kept_nodes,
             point: point::analyse(&plan),
             point_on: true,
             point_env: point::Env::default(),
@@ -285,7 +292,8 @@ impl PropMonitor {
             },
             space,
             plan,
-        })
+        }
+        .with_set_order())
     }
 
     /// The plan being monitored.
@@ -330,13 +338,11 @@ impl PropMonitor {
             self.record_witness(holds);
         }
         let mut kept_changed = false;
-        for n in 0..self.now.len() {
-            if self.keeps_pre[n] {
-                self.pre_changed[n] = self.changed[n];
-                if self.changed[n] {
-                    kept_changed = true;
-                    self.pre[n] = Some(self.now[n].clone());
-                }
+        for &n in &self.kept_nodes {
+            self.pre_changed[n] = self.changed[n];
+            if self.changed[n] {
+                kept_changed = true;
+                self.pre[n] = Some(self.now[n].clone());
             }
         }
         self.fixed = !recompute_all && !kept_changed && self.newly_seen.is_empty();
@@ -621,10 +627,8 @@ impl PropMonitor {
             self.changed[n] = all || self.now[n] != old;
         }
         self.atom_previous = previous;
-        for n in 0..self.plan.nodes.len() {
-            if !self.is_set(n) {
-                continue;
-            }
+        let order = std::mem::take(&mut self.set_order);
+        for &n in &order {
             let c = &self.changed;
             let dirty = all
                 || match &self.plan.nodes[n].op {
@@ -672,7 +676,16 @@ impl PropMonitor {
             self.changed[n] = all || value != self.now[n];
             self.now[n] = value;
         }
+        self.set_order = order;
         self.seen_dirty.fill(false);
+    }
+
+    /// Fills `set_order` for the current mode.
+    fn with_set_order(mut self) -> Self {
+        self.set_order = (0..self.plan.nodes.len())
+            .filter(|&n| self.is_set(n))
+            .collect();
+        self
     }
 
     /// Whether node `n`'s `now` is computed at every event.
@@ -775,6 +788,9 @@ impl PropMonitor {
     pub fn set_point_evaluation(&mut self, on: bool) {
         if self.point_on != on {
             self.point_on = on;
+            self.set_order = (0..self.plan.nodes.len())
+                .filter(|&n| self.is_set(n))
+                .collect();
             self.all_dirty = true;
             self.fixed = false;
             // Atoms restart from false: a skipped one may hold a stale value.
