@@ -331,6 +331,16 @@ impl Bdd {
         self.0.eval_in(&valuation)
     }
 
+    /// The value of the function under a valuation of all variables
+    /// (`values[v]` for variable `v`, false beyond the end).
+    pub fn eval_bits(&self, values: &[bool]) -> bool {
+        let mut valuation = bio::BddValuation::all_false(self.0.num_vars());
+        for (v, &b) in values.iter().enumerate().take(self.0.num_vars() as usize) {
+            valuation.set_value(bio_var(BddVar(v as u16)), b);
+        }
+        self.0.eval_in(&valuation)
+    }
+
     /// One satisfying assignment: the values of `vars` in the lexicographically
     /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
     pub fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {

@@ -32,11 +32,11 @@ const TERMINAL: u16 = u16::MAX;
 /// The level of a node on the free list.
 const FREED: u16 = u16::MAX - 1;
 /// Collections start once the table holds this many nodes.
-const MIN_GC_NODES: usize = 1 << 19;
+const MIN_GC_NODES: usize = 1 << 18;
 /// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
 /// every node of the summaries must survive from one event to the next.
-const CACHE_PER_NODE: usize = 4;
-const MIN_CACHE: usize = 1 << 12;
+const CACHE_PER_NODE: usize = 2;
+const MIN_CACHE: usize = 1 << 15;
 const MAX_CACHE: usize = 1 << 22;
 /// Every this many levels, recursion checks that [`RED_ZONE`] bytes of stack
 /// remain, and continues on a new stack of [`NEW_STACK`] bytes if not.
@@ -275,15 +275,26 @@ impl Manager {
             .next_power_of_two()
             .clamp(MIN_CACHE, MAX_CACHE)
             .max(self.cache.len());
-        let old = std::mem::replace(&mut self.cache, vec![EMPTY; wanted]);
-        for e in old {
-            let valid = e.op != Op::Empty
+        let valid = |e: &Entry| {
+            e.op != Op::Empty
                 && marked[e.a as usize]
                 && marked[e.r as usize]
                 && (e.op == Op::Rename || marked[e.b as usize])
-                && marked[e.c as usize];
-            if valid {
-                self.remember(e.op, e.a, e.b, e.c, e.r);
+                && marked[e.c as usize]
+        };
+        if wanted == self.cache.len() {
+            // In place: no second cache in memory at once.
+            for e in &mut self.cache {
+                if !valid(e) {
+                    *e = EMPTY;
+                }
+            }
+        } else {
+            let old = std::mem::replace(&mut self.cache, vec![EMPTY; wanted]);
+            for e in old {
+                if valid(&e) {
+                    self.remember(e.op, e.a, e.b, e.c, e.r);
+                }
             }
         }
     }
@@ -1043,6 +1054,22 @@ impl Bdd {
                 .find(|(v, _)| v.0 == n.var)
                 .is_some_and(|&(_, b)| b);
             f = if value { n.hi } else { n.lo };
+        }
+        f == TRUE
+    }
+
+    /// The value of the function under a valuation of all variables
+    /// (`values[v]` for variable `v`, false beyond the end): a walk down one path.
+    pub fn eval_bits(&self, values: &[bool]) -> bool {
+        let m = self.m.borrow();
+        let mut f = self.id;
+        while f > TRUE {
+            let n = m.node(f);
+            f = if values.get(n.var as usize).copied().unwrap_or(false) {
+                n.hi
+            } else {
+                n.lo
+            };
         }
         f == TRUE
     }

@@ -11,14 +11,27 @@
 //! released code is reused for the next new value, before any fresh code, which
 //! keeps the codes in use dense (and the summaries over them regular).
 
-use hashbrown::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::{DefaultHashBuilder, HashTable};
 
 /// The value table of one enumeration class.
+///
+/// The values' bytes live in one buffer (no allocation per value), and the
+/// hash table holds codes only: a value costs its bytes and about 16 bytes.
+/// The bytes of released values are reclaimed by compacting the buffer once
+/// they make up half of it.
 #[derive(Clone, Debug)]
 pub struct Enumeration {
-    codes: HashMap<Box<[u8]>, u32>,
-    /// Value of each code handed out; `None` for a released code.
-    values: Vec<Option<Box<[u8]>>>,
+    /// The codes in use, hashed by their values.
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+    /// The values' bytes, one after the other.
+    bytes: Vec<u8>,
+    /// Per code handed out: where its value lies in `bytes`; `None` for a released code.
+    spans: Vec<Option<(usize, u32)>>,
+    /// Bytes of released values still in `bytes`.
+    dead_bytes: usize,
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
     width: usize,
 }
@@ -34,12 +47,19 @@ pub struct Lookup {
     pub grew: bool,
 }
 
+fn slice(bytes: &[u8], span: Option<(usize, u32)>) -> Option<&[u8]> {
+    span.map(|(start, len)| &bytes[start..start + len as usize])
+}
+
 impl Enumeration {
     /// An empty table whose codes start with `width` bits.
     pub fn new(width: usize) -> Enumeration {
         Enumeration {
-            codes: HashMap::new(),
-            values: Vec::new(),
+            table: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            dead_bytes: 0,
             free: std::collections::BinaryHeap::new(),
             width: width.max(1),
         }
@@ -57,17 +77,17 @@ impl Enumeration {
 
     /// Number of values that have a code now.
     pub fn len(&self) -> usize {
-        self.codes.len()
+        self.table.len()
     }
 
     /// Whether no value has a code.
     pub fn is_empty(&self) -> bool {
-        self.codes.is_empty()
+        self.table.is_empty()
     }
 
     /// The codes handed out and not released, in increasing order.
     pub fn live_codes(&self) -> impl Iterator<Item = u32> + '_ {
-        self.values
+        self.spans
             .iter()
             .enumerate()
             .filter(|(_, v)| v.is_some())
@@ -76,62 +96,94 @@ impl Enumeration {
 
     /// Forgets the value of `code`; the code will be handed out again.
     pub fn release(&mut self, code: u32) {
-        if let Some(value) = self.values.get_mut(code as usize).and_then(Option::take) {
-            self.codes.remove(&value);
-            self.free.push(std::cmp::Reverse(code));
+        let Some(span) = self.spans.get_mut(code as usize).and_then(Option::take) else {
+            return;
+        };
+        let value = &self.bytes[span.0..span.0 + span.1 as usize];
+        let hash = self.hasher.hash_one(value);
+        if let Ok(entry) = self.table.find_entry(hash, |&c| c == code) {
+            entry.remove();
         }
+        self.dead_bytes += span.1 as usize;
+        self.free.push(std::cmp::Reverse(code));
+        if self.dead_bytes > 4096 && 2 * self.dead_bytes > self.bytes.len() {
+            self.compact();
+        }
+    }
+
+    /// Rewrites the buffer with the values in use only.
+    fn compact(&mut self) {
+        let mut bytes = Vec::with_capacity(self.bytes.len() - self.dead_bytes);
+        for span in self.spans.iter_mut().flatten() {
+            let start = bytes.len();
+            bytes.extend_from_slice(&self.bytes[span.0..span.0 + span.1 as usize]);
+            span.0 = start;
+        }
+        self.bytes = bytes;
+        self.dead_bytes = 0;
     }
 
     /// The code of `value`, if it has one.
     pub fn get(&self, value: &[u8]) -> Option<u32> {
-        self.codes.get(value).copied()
+        let hash = self.hasher.hash_one(value);
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        self.table
+            .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
+            .copied()
     }
 
     /// The value with code `code` (empty for a code not in use).
     pub fn value(&self, code: u32) -> &[u8] {
-        self.values
-            .get(code as usize)
-            .and_then(|v| v.as_deref())
-            .unwrap_or(&[])
+        self.decode(code).unwrap_or(&[])
     }
 
     /// The value with code `code`, or `None` when no value has that code now
     /// (a code not handed out yet, released, or the reserved unseen code).
     pub fn decode(&self, code: u32) -> Option<&[u8]> {
-        self.values.get(code as usize).and_then(|v| v.as_deref())
+        slice(
+            &self.bytes,
+            self.spans.get(code as usize).copied().flatten(),
+        )
     }
 
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
     /// bits cannot hold another code.
     pub fn get_or_insert(&mut self, value: &[u8], max_width: usize) -> Result<Lookup, usize> {
-        if let Some(&code) = self.codes.get(value) {
+        let hash = self.hasher.hash_one(value);
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        if let Some(&code) = self
+            .table
+            .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
+        {
             return Ok(Lookup {
                 code,
                 fresh: false,
                 grew: false,
             });
         }
-        if let Some(std::cmp::Reverse(code)) = self.free.pop() {
-            self.values[code as usize] = Some(value.into());
-            self.codes.insert(value.into(), code);
-            return Ok(Lookup {
-                code,
-                fresh: true,
-                grew: false,
-            });
-        }
-        let code = self.values.len() as u64;
-        let mut grew = false;
-        if code >= self.unseen() {
-            if self.width >= max_width {
-                return Err(self.width);
+        let (code, grew) = match self.free.pop() {
+            Some(std::cmp::Reverse(code)) => (code, false),
+            None => {
+                let code = self.spans.len() as u64;
+                let mut grew = false;
+                if code >= self.unseen() {
+                    if self.width >= max_width {
+                        return Err(self.width);
+                    }
+                    self.width += 1;
+                    grew = true;
+                }
+                self.spans.push(None);
+                (code as u32, grew)
             }
-            self.width += 1;
-            grew = true;
-        }
-        let code = code as u32;
-        self.values.push(Some(value.into()));
-        self.codes.insert(value.into(), code);
+        };
+        let span = (self.bytes.len(), value.len() as u32);
+        self.bytes.extend_from_slice(value);
+        self.spans[code as usize] = Some(span);
+        let (bytes, spans, hasher) = (&self.bytes, &self.spans, &self.hasher);
+        self.table.insert_unique(hash, code, |&c| {
+            hasher.hash_one(slice(bytes, spans[c as usize]).unwrap_or(&[]))
+        });
         Ok(Lookup {
             code,
             fresh: true,
@@ -198,5 +250,30 @@ mod tests {
         );
         assert_eq!(e.value(1), b"d");
         assert_eq!(e.get_or_insert(b"e", 32).expect("room").code, 3);
+    }
+
+    #[test]
+    fn released_bytes_are_reclaimed_and_values_survive_compaction() {
+        let mut e = Enumeration::new(4);
+        let mut kept = Vec::new();
+        for round in 0..200u32 {
+            for i in 0..100u32 {
+                let v = format!("value-{round}-{i}");
+                let code = e.get_or_insert(v.as_bytes(), 32).expect("room").code;
+                if i == 0 {
+                    kept.push((code, v));
+                } else {
+                    e.release(code);
+                }
+            }
+        }
+        assert_eq!(e.len(), 200);
+        // The buffer holds about the live values' bytes, not all 20,000 values'.
+        assert!(e.bytes.len() < 3 * 200 * 16, "{} bytes", e.bytes.len());
+        for (code, v) in kept {
+            assert_eq!(e.decode(code), Some(v.as_bytes()));
+            assert_eq!(e.get(v.as_bytes()), Some(code));
+        }
+        assert_eq!(e.get(b"value-3-7"), None);
     }
 }

@@ -206,6 +206,16 @@ impl Monitor {
         }
     }
 
+    /// Turns point (guarded) evaluation of the statements on (the default)
+    /// or off. Off, every subformula is computed as a set over all bindings
+    /// at every event, as the paper's algorithm does; the verdicts and
+    /// witnesses are the same, only slower (for comparing the two).
+    pub fn set_point_evaluation(&mut self, on: bool) {
+        for p in &mut self.props {
+            p.set_point_evaluation(on);
+        }
+    }
+
     /// The witness of property `property`'s violation at the last event:
     /// `(variable, value)` pairs, outermost quantifier first. Empty when it
     /// was not violated there, when witnesses are off, or when the property

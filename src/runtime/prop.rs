@@ -1,6 +1,8 @@
 //! The monitor of one property: `now`/`pre` summaries per subformula,
 //! evaluated at each event in the plan's mixed evaluation order.
 
+mod point;
+
 use hashbrown::HashMap;
 
 use super::MonitorError;
@@ -12,6 +14,9 @@ use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::{Quant, RelOp, TimeBound};
+
+/// Entries of the cache of code cubes, per variable.
+const CUBE_CACHE: usize = 4096;
 
 /// The runtime state of one property.
 #[derive(Clone, Debug)]
@@ -35,8 +40,11 @@ pub struct PropMonitor {
     call_renaming: Vec<Option<Renaming>>,
     /// Per quantifier: its variable's bits.
     quant_bits: Vec<Option<VarSet>>,
-    /// Per variable: the cube of each code at the current width, once built.
-    code_cubes: Vec<Vec<Option<Bdd>>>,
+    /// Scratch: the literals of a cube.
+    cube_lits: Vec<(BddVar, bool)>,
+    /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
+    /// code (so that few nodes are held; cleared when the width grows).
+    code_cubes: Vec<Vec<Option<(u32, Bdd)>>>,
     /// Per variable: the variable whose `code_cubes` it uses (the first one
     /// with the same bits; variables sharing bits share their cubes).
     cube_owner: Vec<VarIx>,
@@ -75,6 +83,16 @@ pub struct PropMonitor {
     witness_on: bool,
     /// The witness of the violation at the last event (empty if none).
     witness: Vec<(VarIx, WitnessValue)>,
+    /// The statement's point form and the nodes computed as sets.
+    point: point::Analysis,
+    /// Whether the statement is evaluated by [`point`] (on by default).
+    point_on: bool,
+    /// Scratch for point evaluation.
+    point_env: point::Env,
+    /// The nodes computed at every event, in evaluation order.
+    set_order: Vec<NodeIx>,
+    /// The nodes whose previous value is kept.
+    kept_nodes: Vec<NodeIx>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -222,6 +240,7 @@ impl PropMonitor {
             .iter()
             .map(|node| matches!(node.op, Op::Cmp { .. }).then(|| space.ff()))
             .collect();
+        let kept_nodes = (0..n).filter(|&i| keeps_pre[i]).collect();
         Ok(PropMonitor {
             clock: Clock::new(plan.time_bits.clone()),
             now: vec![space.ff(); n],
@@ -232,6 +251,7 @@ impl PropMonitor {
             call_consts,
             call_renaming,
             quant_bits,
+            cube_lits: Vec::new(),
             code_cubes: vec![Vec::new(); plan.vars.len()],
             cube_owner: (0..plan.vars.len())
                 .map(|v| {
@@ -261,13 +281,19 @@ impl PropMonitor {
             last_holds: true,
             witness_on: false,
             witness: Vec::new(),
+            set_order: Vec::new(),
+            kept_nodes,
+            point: point::analyse(&plan),
+            point_on: true,
+            point_env: point::Env::default(),
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
             },
             space,
             plan,
-        })
+        }
+        .with_set_order())
     }
 
     /// The plan being monitored.
@@ -297,18 +323,26 @@ impl PropMonitor {
         self.update_comparisons();
         let recompute_all = self.all_dirty || self.first;
         self.evaluate(tick);
-        let holds = self.now[self.plan.root].is_true();
+        let holds = if self.point_on {
+            let mut env = std::mem::take(&mut self.point_env);
+            let holds = self.point_holds(&mut env);
+            self.point_env = env;
+            holds
+        } else {
+            self.now[self.plan.root].is_true()
+        };
         if self.witness_on {
+            if !holds && self.point_on {
+                self.complete_point_nodes();
+            }
             self.record_witness(holds);
         }
         let mut kept_changed = false;
-        for n in 0..self.now.len() {
-            if self.keeps_pre[n] {
-                self.pre_changed[n] = self.changed[n];
-                if self.changed[n] {
-                    kept_changed = true;
-                    self.pre[n] = Some(self.now[n].clone());
-                }
+        for &n in &self.kept_nodes {
+            self.pre_changed[n] = self.changed[n];
+            if self.changed[n] {
+                kept_changed = true;
+                self.pre[n] = Some(self.now[n].clone());
             }
         }
         self.fixed = !recompute_all && !kept_changed && self.newly_seen.is_empty();
@@ -570,6 +604,9 @@ impl PropMonitor {
         // values decide exactly whether they changed.
         let mut previous = std::mem::take(&mut self.atom_previous);
         for &n in &self.atom_nodes {
+            if !self.is_set(n) {
+                continue;
+            }
             self.changed[n] = all;
             if self.atom_active[n] {
                 previous.push((n, std::mem::replace(&mut self.now[n], self.space.ff())));
@@ -577,18 +614,11 @@ impl PropMonitor {
             self.atom_active[n] = false;
         }
         for i in 0..self.matched.len() {
-            // The conjunction of the variables' code cubes (true for no variable).
-            let mut cube: Option<Bdd> = None;
-            for j in self.matched[i].1.clone() {
-                let (v, code) = self.matched_codes[j];
-                let c = self.cached_cube(v, code);
-                cube = Some(match cube {
-                    None => c.clone(),
-                    Some(acc) => acc.and(c),
-                });
-            }
-            let cube = cube.unwrap_or_else(|| self.space.tt());
             let n = self.matched[i].0;
+            if !self.is_set(n) {
+                continue;
+            }
+            let cube = self.match_cube(i);
             self.now[n] = self.now[n].or(&cube);
             self.changed[n] = true;
             self.atom_active[n] = true;
@@ -597,7 +627,8 @@ impl PropMonitor {
             self.changed[n] = all || self.now[n] != old;
         }
         self.atom_previous = previous;
-        for n in 0..self.plan.nodes.len() {
+        let order = std::mem::take(&mut self.set_order);
+        for &n in &order {
             let c = &self.changed;
             let dirty = all
                 || match &self.plan.nodes[n].op {
@@ -639,30 +670,135 @@ impl PropMonitor {
                     None => self.now[*b].clone(),
                 },
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
-                Op::Quant(q, v, a) => {
-                    let Some(bits) = &self.quant_bits[n] else {
-                        unreachable!("every quantifier has its variable set")
-                    };
-                    let body = &self.now[*a];
-                    match q {
-                        Quant::Exists => body.exists_in(bits),
-                        Quant::Forall => body.forall_in(bits),
-                        Quant::ExistsSeen => match &self.seen[*v] {
-                            Some(seen) => seen.set.and_exists_in(body, bits),
-                            None => self.space.ff(),
-                        },
-                        Quant::ForallSeen => match &self.seen[*v] {
-                            Some(seen) => seen.set.and_exists_in(&body.not(), bits).not(),
-                            None => self.space.tt(),
-                        },
-                    }
-                }
+                Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
             };
             self.changed[n] = all || value != self.now[n];
             self.now[n] = value;
         }
+        self.set_order = order;
         self.seen_dirty.fill(false);
+    }
+
+    /// Fills `set_order` for the current mode.
+    fn with_set_order(mut self) -> Self {
+        self.set_order = (0..self.plan.nodes.len())
+            .filter(|&n| self.is_set(n))
+            .collect();
+        self
+    }
+
+    /// Whether node `n`'s `now` is computed at every event.
+    fn is_set(&self, n: NodeIx) -> bool {
+        !self.point_on || self.point.needs_set[n]
+    }
+
+    /// The conjunction of the code cubes of the `i`th match of this event
+    /// (true for an atom without variables).
+    fn match_cube(&mut self, i: usize) -> Bdd {
+        let mut cube: Option<Bdd> = None;
+        for j in self.matched[i].1.clone() {
+            let (v, code) = self.matched_codes[j];
+            let c = self.cached_cube(v, code);
+            cube = Some(match cube {
+                None => c,
+                Some(acc) => acc.and(&c),
+            });
+        }
+        cube.unwrap_or_else(|| self.space.tt())
+    }
+
+    /// The cube `v = code` at the current width.
+    fn cached_cube(&mut self, v: VarIx, code: u32) -> Bdd {
+        let v = self.cube_owner[v];
+        if self.code_cubes[v].is_empty() {
+            self.code_cubes[v] = vec![None; CUBE_CACHE];
+        }
+        let slot = code as usize % CUBE_CACHE;
+        if let Some((c, cube)) = &self.code_cubes[v][slot]
+            && *c == code
+        {
+            return cube.clone();
+        }
+        let mut lits = std::mem::take(&mut self.cube_lits);
+        lits.clear();
+        self.code_cube(v, code, &mut lits);
+        let cube = self.space.cube(&lits);
+        self.cube_lits = lits;
+        self.code_cubes[v][slot] = Some((code, cube.clone()));
+        cube
+    }
+
+    /// The value of quantifier node `n` over variable `v` with body `a`.
+    fn quant_value(&self, n: NodeIx, q: Quant, v: VarIx, a: NodeIx) -> Bdd {
+        let Some(bits) = &self.quant_bits[n] else {
+            unreachable!("every quantifier has its variable set")
+        };
+        let body = &self.now[a];
+        match q {
+            Quant::Exists => body.exists_in(bits),
+            Quant::Forall => body.forall_in(bits),
+            Quant::ExistsSeen => match &self.seen[v] {
+                Some(seen) => seen.set.and_exists_in(body, bits),
+                None => self.space.ff(),
+            },
+            Quant::ForallSeen => match &self.seen[v] {
+                Some(seen) => seen.set.and_exists_in(&body.not(), bits).not(),
+                None => self.space.tt(),
+            },
+        }
+    }
+
+    /// Computes, as sets, the nodes that point evaluation skipped at this
+    /// event (for a witness, which reads every node of the statement). They
+    /// are boolean connectives, quantifiers and atoms, functions of this
+    /// event's match and of the nodes computed as sets.
+    fn complete_point_nodes(&mut self) {
+        for n in 0..self.plan.nodes.len() {
+            if self.is_set(n) {
+                continue;
+            }
+            let value = match &self.plan.nodes[n].op {
+                Op::Atom { .. } => {
+                    let mut acc = self.space.ff();
+                    for i in 0..self.matched.len() {
+                        if self.matched[i].0 == n {
+                            acc = acc.or(&self.match_cube(i));
+                        }
+                    }
+                    acc
+                }
+                Op::True => self.space.tt(),
+                Op::False => self.space.ff(),
+                Op::Not(a) => self.now[*a].not(),
+                Op::And(a, b) => self.now[*a].and(&self.now[*b]),
+                Op::Or(a, b) => self.now[*a].or(&self.now[*b]),
+                Op::Implies(a, b) => self.now[*a].imp(&self.now[*b]),
+                Op::Iff(a, b) => self.now[*a].iff(&self.now[*b]),
+                Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
+                _ => unreachable!("temporal operators, rules and comparisons are always sets"),
+            };
+            self.now[n] = value;
+        }
+    }
+
+    /// Turns point evaluation of the statement on (the default) or off; off,
+    /// every subformula is computed as a set at every event. The verdicts are
+    /// the same (for comparing the two).
+    pub fn set_point_evaluation(&mut self, on: bool) {
+        if self.point_on != on {
+            self.point_on = on;
+            self.set_order = (0..self.plan.nodes.len())
+                .filter(|&n| self.is_set(n))
+                .collect();
+            self.all_dirty = true;
+            self.fixed = false;
+            // Atoms restart from false: a skipped one may hold a stale value.
+            for &n in &self.atom_nodes {
+                self.now[n] = self.space.ff();
+                self.atom_active[n] = false;
+            }
+        }
     }
 
     fn timed_step(&mut self, n: NodeIx, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
@@ -700,28 +836,11 @@ impl PropMonitor {
         }
     }
 
-    /// The cube `v = code` at the current width, built once per width.
-    fn cached_cube(&mut self, v: VarIx, code: u32) -> &Bdd {
-        let i = code as usize;
-        let v = self.cube_owner[v];
-        if self.code_cubes[v].len() <= i {
-            self.code_cubes[v].resize(i + 1, None);
-        }
-        if self.code_cubes[v][i].is_none() {
-            let mut lits = Vec::new();
-            self.code_cube(v, code, &mut lits);
-            self.code_cubes[v][i] = Some(self.space.cube(&lits));
-        }
-        self.code_cubes[v][i].get_or_insert_with(|| unreachable!("filled above"))
-    }
-
     /// Widens class `class` by one bit: the new top bit was ignored so far; from
     /// now on codes with it set stand for unseen values, like the old reserved code.
     fn grow(&mut self, class: usize, width: usize) {
-        for (v, var) in self.plan.vars.iter().enumerate() {
-            if var.class == class {
-                self.code_cubes[v].clear();
-            }
+        for cubes in &mut self.code_cubes {
+            cubes.clear();
         }
         let space = self.space.clone();
         let per_var: Vec<(Bdd, Vec<(BddVar, bool)>)> = self

@@ -1,0 +1,385 @@
+//! Point (guarded) evaluation of the statement.
+//!
+//! The statement is closed: at each event only its truth value matters, not
+//! the set of its assignments. Most of it need not be built as a BDD over all
+//! bindings. A quantified formula such as `Forall x . a(x, ..) -> ψ` (or
+//! `!a(..) | ψ`, `ψ | !a(..)`, `(a(..) & χ) -> ψ`, and the existential duals
+//! `Exists x . a(x, ..) & ψ`) can only be false at the binding of the
+//! current event, when the event is `a`: elsewhere its *guard* `a(..)` is
+//! false. So the quantifier is answered by evaluating its body at that one
+//! binding, following the binding's codes down the BDDs of the subformulas
+//! that are kept as sets (a walk down one path), instead of building the body
+//! over all bindings.
+//!
+//! [`analyse`] decides which subformulas are still computed as sets at every
+//! event: those a temporal operator, a rule or a comparison reads as a set
+//! (the operands of `@`, `S` and the timed operators, rule bodies, and
+//! everything below them), and the bodies of quantifiers without a guard. The
+//! rest of the statement is the [`Point`] tree, evaluated per event by
+//! `PropMonitor::point_holds`. A universal quantifier over a conjunction is
+//! split (`∀x.(φ∧ψ) = ∀x.φ ∧ ∀x.ψ`), and so is an existential one over a
+//! disjunction, so that each part can find its own guard.
+
+use super::PropMonitor;
+use crate::bdd::BddVar;
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::syntax::Quant;
+
+/// How (part of) the statement is evaluated at the bound codes.
+#[derive(Clone, Debug)]
+pub(super) enum Point {
+    /// A node computed as a set: its `now` at the bound codes.
+    Set(NodeIx),
+    /// An event pattern: whether the event matched it with the bound codes.
+    Atom(NodeIx),
+    /// `¬φ`
+    Not(Box<Point>),
+    /// `φ ∧ ψ`
+    And(Box<Point>, Box<Point>),
+    /// `φ ∨ ψ`
+    Or(Box<Point>, Box<Point>),
+    /// `φ → ψ`
+    Implies(Box<Point>, Box<Point>),
+    /// `φ ↔ ψ`
+    Iff(Box<Point>, Box<Point>),
+    /// `∀vars . body` (`forall`) or `∃vars . body`, where the body is true
+    /// (resp. false) unless the atom `guard`, which mentions every variable
+    /// of `vars`, holds.
+    Guarded {
+        forall: bool,
+        vars: Vec<VarIx>,
+        guard: NodeIx,
+        body: Box<Point>,
+    },
+    /// `∀vars . set` or `∃vars . set` for a node computed as a set, its other
+    /// free variables bound.
+    Quant {
+        forall: bool,
+        vars: Vec<VarIx>,
+        set: NodeIx,
+    },
+}
+
+/// The result of [`analyse`].
+#[derive(Clone, Debug)]
+pub(super) struct Analysis {
+    /// How to evaluate the statement.
+    pub root: Point,
+    /// Per node: whether its `now` is computed as a set at every event.
+    pub needs_set: Vec<bool>,
+}
+
+/// Splits the statement of `plan` into its point part and the nodes computed as sets.
+pub(super) fn analyse(plan: &PropPlan) -> Analysis {
+    let mut a = Analyser {
+        plan,
+        needs_set: vec![false; plan.nodes.len()],
+    };
+    // Whatever is kept from one event to the next is a set, computed at every event.
+    for (i, node) in plan.nodes.iter().enumerate() {
+        match node.op {
+            Op::Prev(x) => a.mark(x),
+            Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) => a.mark(i),
+            _ => {}
+        }
+    }
+    for r in &plan.rules {
+        a.mark(r.body);
+    }
+    let root = a.build(plan.root);
+    Analysis {
+        root,
+        needs_set: a.needs_set,
+    }
+}
+
+struct Analyser<'a> {
+    plan: &'a PropPlan,
+    needs_set: Vec<bool>,
+}
+
+impl Analyser<'_> {
+    /// Marks `n` and everything it reads within an event as computed as a set.
+    fn mark(&mut self, n: NodeIx) {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut self.needs_set[n], true) {
+                continue;
+            }
+            match &self.plan.nodes[n].op {
+                Op::Prev(a) => stack.push(*a),
+                Op::RuleCall { rule, .. } => stack.push(self.plan.rules[*rule].body),
+                op => stack.extend(op.same_step_children()),
+            }
+        }
+    }
+
+    fn set(&mut self, n: NodeIx) -> Point {
+        self.mark(n);
+        Point::Set(n)
+    }
+
+    /// The point form of `n`, all of whose free variables will be bound.
+    fn build(&mut self, n: NodeIx) -> Point {
+        let b = |s: &mut Self, x: NodeIx| Box::new(s.build(x));
+        match self.plan.nodes[n].op {
+            Op::Atom { .. } => Point::Atom(n),
+            Op::Not(a) => Point::Not(b(self, a)),
+            Op::And(x, y) => Point::And(b(self, x), b(self, y)),
+            Op::Or(x, y) => Point::Or(b(self, x), b(self, y)),
+            Op::Implies(x, y) => Point::Implies(b(self, x), b(self, y)),
+            Op::Iff(x, y) => Point::Iff(b(self, x), b(self, y)),
+            Op::Quant(q @ (Quant::Forall | Quant::Exists), v, body) => {
+                self.quant(q == Quant::Forall, vec![v], body)
+            }
+            _ => self.set(n),
+        }
+    }
+
+    /// The point form of `∀vars . body` (`forall`) or `∃vars . body`.
+    fn quant(&mut self, forall: bool, mut vars: Vec<VarIx>, body: NodeIx) -> Point {
+        let free = &self.plan.nodes[body].free;
+        // A variable the body does not mention changes nothing (domains are not empty).
+        vars.retain(|v| free.contains(v));
+        if vars.is_empty() {
+            return self.build(body);
+        }
+        let same = if forall { Quant::Forall } else { Quant::Exists };
+        let mentions = |s: &Self, n: NodeIx| vars.iter().any(|v| s.plan.nodes[n].free.contains(v));
+        let bx = Box::new;
+        match self.plan.nodes[body].op {
+            Op::Quant(q, v, inner) if q == same => {
+                vars.push(v);
+                return self.quant(forall, vars, inner);
+            }
+            // ∀x.¬φ = ¬∃x.φ
+            Op::Not(a) => return Point::Not(bx(self.quant(!forall, vars, a))),
+            // ∀x.(φ∧ψ) = ∀x.φ ∧ ∀x.ψ, ∃x.(φ∨ψ) = ∃x.φ ∨ ∃x.ψ
+            Op::And(x, y) if forall => {
+                let left = self.quant(forall, vars.clone(), x);
+                return Point::And(bx(left), bx(self.quant(forall, vars, y)));
+            }
+            Op::Or(x, y) if !forall => {
+                let left = self.quant(forall, vars.clone(), x);
+                return Point::Or(bx(left), bx(self.quant(forall, vars, y)));
+            }
+            // ∃x.(φ→ψ) = ¬∀x.φ ∨ ∃x.ψ
+            Op::Implies(x, y) if !forall => {
+                let left = Point::Not(bx(self.quant(true, vars.clone(), x)));
+                return Point::Or(bx(left), bx(self.quant(false, vars, y)));
+            }
+            _ => {}
+        }
+        if let Some((guard, bound)) = self.guard(body, !forall, &vars) {
+            let rest: Vec<VarIx> = vars
+                .iter()
+                .copied()
+                .filter(|v| !bound.contains(v))
+                .collect();
+            let body = if rest.is_empty() {
+                self.build(body)
+            } else {
+                self.quant(forall, rest, body)
+            };
+            return Point::Guarded {
+                forall,
+                vars: bound,
+                guard,
+                body: bx(body),
+            };
+        }
+        // ∀x.(φ∨ψ) = φ ∨ ∀x.ψ when φ does not mention x (and the duals).
+        match self.plan.nodes[body].op {
+            Op::Or(x, y) if forall && !mentions(self, x) => {
+                return Point::Or(bx(self.build(x)), bx(self.quant(forall, vars, y)));
+            }
+            Op::Or(x, y) if forall && !mentions(self, y) => {
+                let left = self.quant(forall, vars, x);
+                return Point::Or(bx(left), bx(self.build(y)));
+            }
+            Op::Implies(x, y) if forall && !mentions(self, x) => {
+                return Point::Implies(bx(self.build(x)), bx(self.quant(forall, vars, y)));
+            }
+            Op::Implies(x, y) if forall && !mentions(self, y) => {
+                let left = self.quant(false, vars, x);
+                return Point::Implies(bx(left), bx(self.build(y)));
+            }
+            Op::And(x, y) if !forall && !mentions(self, x) => {
+                return Point::And(bx(self.build(x)), bx(self.quant(forall, vars, y)));
+            }
+            Op::And(x, y) if !forall && !mentions(self, y) => {
+                let left = self.quant(forall, vars, x);
+                return Point::And(bx(left), bx(self.build(y)));
+            }
+            _ => {}
+        }
+        self.mark(body);
+        Point::Quant {
+            forall,
+            vars,
+            set: body,
+        }
+    }
+
+    /// A guard of `n` for (some of) the variables `vars`: an atom such that
+    /// `n` is false wherever the atom is (`conj`: `n` implies the atom), or
+    /// such that `n` is true wherever the atom is false (not `conj`: `n` is a
+    /// disjunction with the atom's negation among its disjuncts). Of the
+    /// candidates, the one mentioning most variables of `vars`, with those
+    /// variables.
+    fn guard(&self, n: NodeIx, conj: bool, vars: &[VarIx]) -> Option<(NodeIx, Vec<VarIx>)> {
+        let mut best: Option<(NodeIx, Vec<VarIx>)> = None;
+        self.guards(n, conj, vars, &mut best);
+        best
+    }
+
+    fn guards(
+        &self,
+        n: NodeIx,
+        conj: bool,
+        vars: &[VarIx],
+        best: &mut Option<(NodeIx, Vec<VarIx>)>,
+    ) {
+        match (&self.plan.nodes[n].op, conj) {
+            (Op::Atom { args, .. }, true) => {
+                let bound: Vec<VarIx> = vars
+                    .iter()
+                    .copied()
+                    .filter(|v| args.contains(&Arg::Var(*v)))
+                    .collect();
+                if !bound.is_empty() && best.as_ref().is_none_or(|(_, b)| b.len() < bound.len()) {
+                    *best = Some((n, bound));
+                }
+            }
+            (Op::And(a, b), true) | (Op::Or(a, b), false) => {
+                self.guards(*a, conj, vars, best);
+                self.guards(*b, conj, vars, best);
+            }
+            (Op::Implies(a, b), false) => {
+                self.guards(*a, true, vars, best);
+                self.guards(*b, false, vars, best);
+            }
+            (Op::Not(a), c) => self.guards(*a, !c, vars, best),
+            _ => {}
+        }
+    }
+}
+
+/// Scratch for point evaluation: the code bound to each variable, and a
+/// valuation of the BDD variables.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Env {
+    bound: Vec<Option<u32>>,
+    bits: Vec<bool>,
+    lits: Vec<(BddVar, bool)>,
+}
+
+impl PropMonitor {
+    /// Whether the statement holds at the current event, by point evaluation
+    /// (the nodes of [`Analysis::needs_set`] are up to date).
+    pub(super) fn point_holds(&self, env: &mut Env) -> bool {
+        env.bound.clear();
+        env.bound.resize(self.plan.vars.len(), None);
+        env.bits.resize(self.plan.bdd_vars, false);
+        self.point(&self.point.root, env)
+    }
+
+    fn point(&self, p: &Point, env: &mut Env) -> bool {
+        match p {
+            Point::Set(n) => {
+                let bdd = &self.now[*n];
+                if let Some(b) = bdd.as_bool() {
+                    return b;
+                }
+                for &v in &self.plan.nodes[*n].free {
+                    self.write_bits(v, env);
+                }
+                bdd.eval_bits(&env.bits)
+            }
+            Point::Atom(n) => self.matched_at(*n, &env.bound).is_some(),
+            Point::Not(a) => !self.point(a, env),
+            Point::And(a, b) => self.point(a, env) && self.point(b, env),
+            Point::Or(a, b) => self.point(a, env) || self.point(b, env),
+            Point::Implies(a, b) => !self.point(a, env) || self.point(b, env),
+            Point::Iff(a, b) => self.point(a, env) == self.point(b, env),
+            Point::Guarded {
+                forall,
+                vars,
+                guard,
+                body,
+            } => {
+                let Some(range) = self.matched_guard(*guard, vars, &env.bound) else {
+                    return *forall;
+                };
+                let saved: Vec<(VarIx, Option<u32>)> =
+                    vars.iter().map(|&v| (v, env.bound[v])).collect();
+                for j in range {
+                    let (v, code) = self.matched_codes[j];
+                    env.bound[v] = Some(code);
+                }
+                let value = self.point(body, env);
+                for (v, old) in saved {
+                    env.bound[v] = old;
+                }
+                value
+            }
+            Point::Quant { forall, vars, set } => {
+                let bdd = &self.now[*set];
+                env.lits.clear();
+                for &v in &self.plan.nodes[*set].free {
+                    if !vars.contains(&v)
+                        && let Some(code) = env.bound[v]
+                    {
+                        self.code_cube(v, code, &mut env.lits);
+                    }
+                }
+                let restricted = if env.lits.is_empty() {
+                    bdd.clone()
+                } else {
+                    bdd.restrict(&env.lits)
+                };
+                if *forall {
+                    restricted.is_true()
+                } else {
+                    !restricted.is_false()
+                }
+            }
+        }
+    }
+
+    /// Writes the code bound to `v` into the valuation of its bits.
+    fn write_bits(&self, v: VarIx, env: &mut Env) {
+        let var = &self.plan.vars[v];
+        let width = self.classes[var.class].width();
+        let code = env.bound[v].unwrap_or(u32::MAX);
+        let len = var.bits.len();
+        for (i, b) in var.bits.iter().enumerate() {
+            let shift = len - 1 - i;
+            env.bits[b.0 as usize] = shift < width && (code >> shift) & 1 == 1;
+        }
+    }
+
+    /// The range in `matched_codes` of atom `n`'s match at this event, if it
+    /// matched and agrees with the bound codes.
+    fn matched_at(&self, n: NodeIx, bound: &[Option<u32>]) -> Option<std::ops::Range<usize>> {
+        let (_, range) = self.matched.iter().find(|(m, _)| *m == n)?;
+        let agrees = self.matched_codes[range.clone()]
+            .iter()
+            .all(|&(v, code)| bound[v] == Some(code));
+        agrees.then(|| range.clone())
+    }
+
+    /// Like [`Self::matched_at`], but the variables of `vars` may take any code.
+    fn matched_guard(
+        &self,
+        n: NodeIx,
+        vars: &[VarIx],
+        bound: &[Option<u32>],
+    ) -> Option<std::ops::Range<usize>> {
+        let (_, range) = self.matched.iter().find(|(m, _)| *m == n)?;
+        let agrees = self.matched_codes[range.clone()]
+            .iter()
+            .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code));
+        agrees.then(|| range.clone())
+    }
+}

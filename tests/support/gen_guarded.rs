@@ -1,0 +1,120 @@
+//! Proptest strategies for specifications whose statements have the
+//! guarded shapes that point evaluation answers at the event's binding
+//! (`Forall x . p(x) -> ψ`, `!p(x) | ψ`, `Exists x . q(x, "1") & ψ`, chains,
+//! conjunctions of guarded parts, partial guards, negations), and some that
+//! do not (`Forall x . ψ`, a guard under a temporal operator), over the
+//! events `p(_)`, `r(_)`, `q(_, _)` and `s`, with traces over the values
+//! 1, 2 and 3. Used by tests/guarded.rs with the reference evaluator.
+
+use proptest::prelude::*;
+
+use super::reference::Event;
+
+/// A past-time formula over the variables `vars` (each of which is bound
+/// outside), with nested quantifiers that bind fresh variables `z<depth>`.
+pub fn psi(vars: Vec<&'static str>, depth: u32) -> BoxedStrategy<String> {
+    let v = vars.clone();
+    let pick = move |i: usize| v[i % v.len()];
+    let leaf = {
+        let pick = pick.clone();
+        (0usize..8, 0usize..3, 0usize..3)
+            .prop_map(move |(k, i, j)| {
+                let (x, y) = (pick(i), pick(j));
+                match k {
+                    0 => format!("p({x})"),
+                    1 => format!("r({x})"),
+                    2 => format!("q({x}, {y})"),
+                    3 => format!("q({x}, \"1\")"),
+                    4 => "s".to_string(),
+                    5 => format!("@ p({x})"),
+                    6 => format!("P q({y}, {x})"),
+                    _ => format!("[p({x}), r({x}))"),
+                }
+            })
+            .boxed()
+    };
+    if depth == 0 {
+        return leaf;
+    }
+    let sub = || psi(vars.clone(), depth - 1);
+    let z: &'static str = ["z1", "z2", "z3", "z4"][(depth as usize - 1).min(3)];
+    let mut inner = vars.clone();
+    inner.push(z);
+    let nested = psi(inner, depth - 1);
+    let pick2 = pick.clone();
+    prop_oneof![
+        3 => leaf,
+        1 => sub().prop_map(|a| format!("!({a})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("({a}) & ({b})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("({a}) | ({b})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("({a}) -> ({b})")),
+        1 => sub().prop_map(|a| format!("@ ({a})")),
+        1 => sub().prop_map(|a| format!("P ({a})")),
+        1 => sub().prop_map(|a| format!("H ({a})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("({a}) S ({b})")),
+        1 => (nested.clone(), 0usize..3).prop_map(move |(a, i)| {
+            format!("Exists {z} . q({}, {z}) & ({a})", pick(i))
+        }),
+        1 => (nested, 0usize..3).prop_map(move |(a, i)| {
+            format!("Forall {z} . q({z}, {}) -> ({a})", pick2(i))
+        }),
+    ]
+    .boxed()
+}
+
+/// A statement: guarded in one of several ways, or not guarded.
+pub fn statement() -> BoxedStrategy<String> {
+    let one = || psi(vec!["x"], 2);
+    let two = || psi(vec!["x", "y"], 2);
+    prop_oneof![
+        one().prop_map(|a| format!("Forall x . p(x) -> ({a})")),
+        one().prop_map(|a| format!("Forall x . !p(x) | ({a})")),
+        one().prop_map(|a| format!("Forall x . ({a}) | !r(x)")),
+        (one(), one()).prop_map(|(g, a)| format!("Forall x . (p(x) & ({g})) -> ({a})")),
+        two().prop_map(|a| format!("Forall x . Forall y . q(x, y) -> ({a})")),
+        two().prop_map(|a| format!("Forall y . Forall x . !(q(x, y) & !({a}))")),
+        one().prop_map(|a| format!("Forall x . q(x, x) -> ({a})")),
+        one().prop_map(|a| format!("Exists x . q(x, \"1\") & ({a})")),
+        one().prop_map(|a| format!("!(Exists x . p(x) & ({a}))")),
+        one().prop_map(|a| format!("Exists x . ({a}) -> !p(x)")),
+        // A partial guard: y stays quantified over all values.
+        two().prop_map(|a| format!("Forall x . Forall y . p(x) -> ({a})")),
+        (one(), one()).prop_map(|(a, b)| format!("Forall x . (p(x) -> ({a})) & (r(x) -> ({b}))")),
+        (one(), one()).prop_map(|(a, b)| format!("Forall x . (@ s) -> (r(x) -> ({a})) & ({b})")),
+        // Not guarded.
+        one().prop_map(|a| format!("Forall x . {a}")),
+        one().prop_map(|a| format!("Exists x . {a}")),
+        one().prop_map(|a| format!("Forall x . (@ p(x)) -> ({a})")),
+        two().prop_map(|a| format!("Forall x . Exists y . q(x, y) -> ({a})")),
+    ]
+    .boxed()
+}
+
+/// A specification of one to three properties, or one with a rule.
+pub fn spec() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => prop::collection::vec(statement(), 1..=3).prop_map(|stmts| {
+            stmts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("prop g{i} : {s}\n"))
+                .collect::<String>()
+        }),
+        1 => psi(vec!["x"], 1).prop_map(|a| format!(
+            "prop rule : Forall x . r(x) -> !c(x) | ({a})\n  where c(x) := p(x) <-> @ !c(x)\n"
+        )),
+    ]
+    .boxed()
+}
+
+/// A trace of up to `most` events over `p`, `r`, `q` and `s`.
+pub fn trace(most: usize) -> BoxedStrategy<Vec<Event>> {
+    let value = || prop_oneof![Just("1"), Just("2"), Just("3")];
+    let event = prop_oneof![
+        value().prop_map(|a| Event::new("p", &[a], 0)),
+        value().prop_map(|a| Event::new("r", &[a], 0)),
+        (value(), value()).prop_map(|(a, b)| Event::new("q", &[a, b], 0)),
+        Just(Event::new("s", &[], 0)),
+    ];
+    prop::collection::vec(event, 1..=most).boxed()
+}
