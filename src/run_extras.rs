@@ -27,6 +27,15 @@ pub struct UserOptions {
     /// far for x falsifies the property. [default: off]
     #[arg(long)]
     pub witness: bool,
+    /// With each violation, list every falsifying tuple of the values of the
+    /// statement's outer quantified variables (up to --max-witnesses, then
+    /// their number), e.g. `; 2 witnesses: f=a | f=c` (JSON: `"witnesses":
+    /// [{"f": "a"}, ...], "witness_count": 2`). [default: off]
+    #[arg(long)]
+    pub all_witnesses: bool,
+    /// The most tuples --all-witnesses lists per violation.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_witnesses: u64,
     /// Write a profile of the run to FILE (CSV): per sample the event
     /// number, the elapsed seconds, and per property the BDD nodes of each
     /// summary (rule relations, `@` and `S` operands, timed states), the

@@ -15,9 +15,15 @@
 //!   that waiting for data can be interrupted, and the output is flushed
 //!   whenever the monitor has caught up with its input: verdicts show up as
 //!   soon as they are found, also behind a pipe.
+//! - [`names`]: event names of the trace that the specification does not
+//!   know, and their likely cause; [`hints`]: hints for the usual mistakes;
+//!   [`report_to`]: the report's format, file and colours.
 
+pub mod hints;
 mod input;
+pub mod names;
 mod output;
+pub mod report_to;
 mod size;
 
 pub use input::{Interrupt, open_input};
@@ -37,4 +43,13 @@ pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
         .chars()
         .count();
     (line, column)
+}
+
+/// The reason shown in the status line of a run ended by a bad line:
+/// `input error at line 7; 2 violations found before it`.
+pub fn stopped_at(line: u64, violations: u64) -> String {
+    format!(
+        "input error at line {line}; {violations} violation{} found before it",
+        if violations == 1 { "" } else { "s" }
+    )
 }
