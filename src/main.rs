@@ -275,7 +275,7 @@ struct RunOptions {
     /// then the summary).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     report: Output,
-    /// Short for `--report json`.
+    /// Short for `--report json` [default: off].
     #[arg(long)]
     json: bool,
     /// Write the report to FILE (`-`: standard output) [default: standard
@@ -297,7 +297,7 @@ struct RunOptions {
     /// an error (exit status 2), or `skip` it, counting it in the summary.
     #[arg(long, value_enum, default_value_t = OnError::Stop)]
     on_error: OnError,
-    /// Short for `--on-error skip`.
+    /// Short for `--on-error skip` [default: off].
     #[arg(long)]
     skip_bad_lines: bool,
     /// Trace format: `auto` is CRV when the first line's first field is
@@ -308,7 +308,7 @@ struct RunOptions {
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
     bits: usize,
-    /// Print only the final status line (with `--output json`, only the
+    /// Print only the final status line (with `--json`, only the
     /// summary object); the exit status is unchanged [default: off].
     #[arg(long, short)]
     quiet: bool,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::runtime::witness::{WitnessValue, format_witness};
+use crate::runtime::witness::{Witness, WitnessValue, format_witness};
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct Violation<'a> {
     pub line: u64,
     /// With `--all-witnesses`: the first falsifying tuples, and how many
     /// there are in all.
-    pub all_witnesses: Option<(&'a [Vec<(String, WitnessValue)>], u64)>,
+    pub all_witnesses: Option<(&'a [Witness], u64)>,
 }
 
 /// Per-run statistics for the summary.
@@ -82,7 +82,7 @@ const GREEN: &str = "\x1b[1;32m";
 const RESET: &str = "\x1b[0m";
 
 /// `tuples` as `x=a y=1 | x=b y=2`, with `(+ N more)` when `total` is larger.
-fn format_all(tuples: &[Vec<(String, WitnessValue)>], total: u64) -> String {
+fn format_all(tuples: &[Witness], total: u64) -> String {
     let mut out: Vec<String> = tuples.iter().map(|t| format_witness(t)).collect();
     let rest = total.saturating_sub(tuples.len() as u64);
     if rest > 0 {

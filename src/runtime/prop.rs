@@ -77,7 +77,7 @@ pub struct PropMonitor {
     witness: Vec<(VarIx, WitnessValue)>,
     /// With all witnesses on (`Some(limit)`): the first `limit` falsifying
     /// tuples at the last event, and their number.
-    all_witnesses: Option<(usize, Vec<Vec<(VarIx, WitnessValue)>>, u64)>,
+    all_witnesses: Option<(usize, Vec<witness::Tuple>, u64)>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -812,7 +812,7 @@ impl PropMonitor {
 
     /// The falsifying tuples of the violation at the last event (at most the
     /// limit), named as in the specification, and their number.
-    pub fn all_witnesses(&self) -> (Vec<Vec<(String, WitnessValue)>>, u64) {
+    pub fn all_witnesses(&self) -> (Vec<witness::Witness>, u64) {
         let Some((_, tuples, total)) = &self.all_witnesses else {
             return (Vec::new(), 0);
         };

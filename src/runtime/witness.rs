@@ -127,6 +127,13 @@ pub(super) fn find(state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
     walk.out
 }
 
+/// A witness: variables (as named in the specification) and their values,
+/// outermost quantifier first.
+pub type Witness = Vec<(String, WitnessValue)>;
+
+/// A falsifying tuple of the outer quantified variables, by variable index.
+pub(super) type Tuple = Vec<(VarIx, WitnessValue)>;
+
 /// At most this many assignments of codes are looked at by [`find_all`].
 pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
 
@@ -137,7 +144,7 @@ pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
 /// (codes that no value has count as one unseen value; at most
 /// [`MAX_ASSIGNMENTS`] assignments are looked at). Empty for a property that
 /// held or starts with no such quantifier.
-pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Vec<(VarIx, WitnessValue)>>, u64) {
+pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
     let plan = state.plan;
     let (mut n, mut target) = (plan.root, false);
     let mut vars: Vec<VarIx> = Vec::new();
@@ -217,7 +224,7 @@ struct All<'s, 'a> {
     /// The values of the first `chosen.len()` bits.
     chosen: Vec<bool>,
     distinct: std::collections::HashSet<Vec<WitnessValue>>,
-    out: Vec<Vec<(VarIx, WitnessValue)>>,
+    out: Vec<Tuple>,
     limit: usize,
     visited: u64,
 }
