@@ -19,6 +19,7 @@ use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
 use cli::report_to::{self, Color};
+use cli::run_parts::{BadLines, select_props};
 use cli::{Interrupt, Output as Stdout, hints, names, open_input, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
@@ -80,7 +81,8 @@ Examples:
     /// Monitor a trace: report every event at which a property is violated.
     ///
     /// Prints one line per violation, in the order of the events, then a summary
-    /// ending with `STATUS: Violated` or `STATUS: Satisfied`. The trace is CSV,
+    /// ending with `STATUS: Violated`, `STATUS: Satisfied` or, when the run
+    /// failed, `STATUS: Error (REASON)`. The trace is CSV,
     /// one event per line (`name,arg1,...,argn`); a CRV header line
     /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
     /// found, 2 error in the spec or input (violations found before an input
@@ -174,31 +176,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_spec(path: &Path) -> Result<String, ExitCode> {
-    let read = if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        io::Read::read_to_end(&mut io::stdin(), &mut bytes).map(|_| bytes)
-    } else {
-        std::fs::read(path)
-    };
-    read
-        .map_err(|e| {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            ExitCode::from(2)
-        })
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = cli::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
-                eprintln!(
-                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                );
-                ExitCode::from(2)
-            })
-        })
-}
-
 fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
     let file = path.display().to_string();
     let mut err = io::stderr().lock();
@@ -220,7 +197,7 @@ fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
 /// of the monitor plan (such as the number of variables of a property) is
 /// found by `check` too, not only by `run`.
 fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
-    let text = read_spec(path)?;
+    let text = cli::read_spec(path)?;
     match compile_source(&text) {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
@@ -605,48 +582,5 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// Keeps only the properties named by `--prop` (all without it); an unknown
-/// name is an error, with the closest property name as a suggestion.
-fn select_props(spec: &Path, plan: &mut Plan, wanted: &[String]) -> Result<(), ExitCode> {
-    if let Some(unknown) = wanted
-        .iter()
-        .find(|name| !plan.props.iter().any(|p| &p.name == *name))
-    {
-        let known: Vec<&str> = plan.props.iter().map(|p| p.name.as_str()).collect();
-        let suggestion = names::did_you_mean(unknown, known.iter().copied())
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
-        eprintln!(
-            "error: {} has no property `{unknown}`{suggestion}; its properties are: {}",
-            spec.display(),
-            known.join(", ")
-        );
-        return Err(ExitCode::from(2));
-    }
-    if !wanted.is_empty() {
-        plan.props.retain(|p| wanted.contains(&p.name));
-    }
-    Ok(())
-}
-
-/// Bad lines skipped with `--on-error skip`: how many, and the first few.
-#[derive(Default)]
-struct BadLines {
-    count: u64,
-    first: Vec<u64>,
-}
-
-impl BadLines {
-    /// How many line numbers the summary shows.
-    const SHOWN: usize = 5;
-
-    fn skip(&mut self, line: u64) {
-        self.count += 1;
-        if self.first.len() < Self::SHOWN {
-            self.first.push(line);
-        }
     }
 }

@@ -421,3 +421,36 @@ fn plot_names_the_format_it_cannot_write() {
     );
     assert!(!std::path::Path::new("chart.png").exists());
 }
+
+/// `hindsight run SPEC` with a terminal (made by `script`) as standard input
+/// and output; `no_color`: the value of NO_COLOR, if set.
+fn on_a_terminal(no_color: Option<&str>) -> String {
+    let spec = file("tty.qtl", FILES);
+    let command = format!("{} run {}", env!("CARGO_BIN_EXE_hindsight"), spec.display());
+    let mut script = Command::new("script");
+    script
+        .args(["-qfec", &command, "/dev/null"])
+        .stdin(Stdio::null());
+    match no_color {
+        Some(v) => script.env("NO_COLOR", v),
+        None => script.env_remove("NO_COLOR"),
+    };
+    let out = script.output().expect("script runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_terminal_on_standard_input_gets_a_note_and_colours() {
+    let shown = on_a_terminal(Some("1"));
+    assert!(
+        shown
+            .starts_with("hindsight: reading the trace from the terminal: type one event per line"),
+        "{shown:?}"
+    );
+    assert!(shown.ends_with("\nSTATUS: Satisfied\r\n"), "{shown:?}");
+    let coloured = on_a_terminal(None);
+    assert!(
+        coloured.ends_with("\x1b[1;32mSTATUS: Satisfied\x1b[0m\r\n"),
+        "{coloured:?}"
+    );
+}
