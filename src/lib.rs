@@ -16,6 +16,7 @@ pub mod report;
 pub mod runtime;
 pub mod syntax;
 pub mod trace;
+pub mod value;
 
 /// The examples of `docs/API.md`, compiled and run as doctests.
 #[cfg(doctest)]

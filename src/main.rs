@@ -3,7 +3,7 @@
 
 mod cli;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -14,11 +14,13 @@ mod run_extras;
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::{Plan, compile_source};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
-use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
+use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
-use cli::{Interrupt, Output as Stdout, open_input, parse_size};
+use cli::report_to::{self, Color};
+use cli::run_parts::{BadLines, select_props};
+use cli::{Interrupt, Output as Stdout, hints, names, open_input, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -79,7 +81,8 @@ Examples:
     /// Monitor a trace: report every event at which a property is violated.
     ///
     /// Prints one line per violation, in the order of the events, then a summary
-    /// ending with `STATUS: Violated` or `STATUS: Satisfied`. The trace is CSV,
+    /// ending with `STATUS: Violated`, `STATUS: Satisfied` or, when the run
+    /// failed, `STATUS: Error (REASON)`. The trace is CSV,
     /// one event per line (`name,arg1,...,argn`); a CRV header line
     /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
     /// found, 2 error in the spec or input (violations found before an input
@@ -90,15 +93,16 @@ Examples:
     #[command(after_help = "\
 Examples:
   hindsight run specs/file_access.qtl specs/file_access.csv
-  hindsight run --output json specs/deadline.qtl specs/deadline.timed.csv
+  hindsight run --json specs/deadline.qtl specs/deadline.timed.csv
+  hindsight run --on-error skip -o report.txt spec.qtl trace.csv
   tail -f app.log | hindsight run --max-violations 10 spec.qtl
   hindsight run --quiet spec.qtl trace.csv && echo no violation
 
 Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
     Run {
-        /// The specification (.qtl).
+        /// The specification (.qtl; `-` for standard input).
         spec: PathBuf,
-        /// The trace (CSV) [default: standard input].
+        /// The trace (CSV; `-` for standard input) [default: standard input].
         trace: Option<PathBuf>,
         #[command(flatten)]
         options: RunOptions,
@@ -109,11 +113,11 @@ Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
     Plot {
         /// The profile (CSV).
         profile: PathBuf,
-        /// The SVG file to write.
+        /// The chart to write: an SVG file (`.svg`).
         #[arg(short, long, value_name = "OUT.svg")]
         output: PathBuf,
         /// Draw only the series of this property.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long = "prop", visible_alias = "property", value_name = "NAME")]
         property: Option<String>,
     },
 }
@@ -124,6 +128,14 @@ enum Output {
     Text,
     /// JSON lines.
     Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnError {
+    /// End the run with an error.
+    Stop,
+    /// Skip the line and go on; the summary counts the skipped lines.
+    Skip,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -164,25 +176,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_spec(path: &Path) -> Result<String, ExitCode> {
-    std::fs::read(path)
-        .map_err(|e| {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            ExitCode::from(2)
-        })
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = cli::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
-                eprintln!(
-                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                );
-                ExitCode::from(2)
-            })
-        })
-}
-
 fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
     let file = path.display().to_string();
     let mut err = io::stderr().lock();
@@ -204,7 +197,7 @@ fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
 /// of the monitor plan (such as the number of variables of a property) is
 /// found by `check` too, not only by `run`.
 fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
-    let text = read_spec(path)?;
+    let text = cli::read_spec(path)?;
     match compile_source(&text) {
         Ok((plan, warnings)) => {
             print_diagnostics(path, &text, &warnings);
@@ -255,10 +248,35 @@ struct RunOptions {
     /// [default: off, but on for a trace file whose name contains `.timed.`].
     #[arg(long)]
     timed: bool,
-    /// Output format: text lines, or one JSON object per line (violations,
+    /// Report format: text lines, or one JSON object per line (violations,
     /// then the summary).
     #[arg(long, value_enum, default_value_t = Output::Text)]
-    output: Output,
+    report: Output,
+    /// Short for `--report json` [default: off].
+    #[arg(long)]
+    json: bool,
+    /// Write the report to FILE (`-`: standard output) [default: standard
+    /// output]. (`--output json` and `--output text`, the former spelling
+    /// of `--report`, still work.)
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Colour the violations and the status line: `auto` on a terminal
+    /// unless the environment variable NO_COLOR is set.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Make an event whose name no property mentions an input error
+    /// [default: off: such events are counted, named in a warning, and a
+    /// trace without any known event is an error].
+    #[arg(long)]
+    strict: bool,
+    /// What a bad line does (a broken field, a wrong number of arguments, a
+    /// bad time stamp; with --strict, an unknown event): `stop` the run with
+    /// an error (exit status 2), or `skip` it, counting it in the summary.
+    #[arg(long, value_enum, default_value_t = OnError::Stop)]
+    on_error: OnError,
+    /// Short for `--on-error skip` [default: off].
+    #[arg(long)]
+    skip_bad_lines: bool,
     /// Trace format: `auto` is CRV when the first line's first field is
     /// `event`, plain otherwise.
     #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
@@ -267,7 +285,7 @@ struct RunOptions {
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
     bits: usize,
-    /// Print only the final status line (with `--output json`, only the
+    /// Print only the final status line (with `--json`, only the
     /// summary object); the exit status is unchanged [default: off].
     #[arg(long, short)]
     quiet: bool,
@@ -291,7 +309,7 @@ struct RunOptions {
     #[arg(long, value_enum, default_value_t = Gc::Auto, env = "HINDSIGHT_GC")]
     gc: Gc,
     /// Monitor only the property NAME (repeatable) [default: every property].
-    #[arg(long = "prop", value_name = "NAME")]
+    #[arg(long = "prop", visible_alias = "property", value_name = "NAME")]
     props: Vec<String>,
     #[command(flatten)]
     users: run_extras::UserOptions,
@@ -303,27 +321,25 @@ struct RunOptions {
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
-    let (text, mut plan) = match load(spec) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    if let Some(unknown) = opts
-        .props
-        .iter()
-        .find(|name| !plan.props.iter().any(|p| &p.name == *name))
-    {
-        let known: Vec<&str> = plan.props.iter().map(|p| p.name.as_str()).collect();
-        eprintln!(
-            "error: {} has no property `{unknown}`; its properties are: {}",
-            spec.display(),
-            known.join(", ")
-        );
+    let trace = trace.filter(|t| *t != Path::new("-"));
+    if spec == Path::new("-") && trace.is_none() {
+        eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    if !opts.props.is_empty() {
-        plan.props.retain(|p| opts.props.contains(&p.name));
+    let (text, mut plan) = match load(spec) {
+        Ok(x) => x,
+        Err(code) => {
+            if let Some(hint) = hints::swapped(spec, trace) {
+                eprintln!("{hint}");
+            }
+            return code;
+        }
+    };
+    if let Err(code) = select_props(spec, &mut plan, &opts.props) {
+        return code;
     }
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
+    let spec_timed = plan.props.iter().any(|p| !p.time_bits.is_empty());
     let mut monitor = match Monitor::new(
         plan,
         MonitorOptions {
@@ -342,18 +358,33 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut extras = match run_extras::Extras::start(
-        &opts.users,
-        &monitor,
-        &text,
-        trace,
-        matches!(opts.output, Output::Json),
-    ) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let target = report_to::target(
+        matches!(opts.report, Output::Json),
+        opts.json,
+        opts.output.as_deref(),
+    );
+    if let Some(note) = &target.note {
+        eprintln!("{note}");
+    }
+    let mut extras =
+        match run_extras::Extras::start(&opts.users, &monitor, &text, trace, target.json) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let interrupt = Interrupt::install();
-    let stdout = Stdout::new(extras.stdout());
+    let stdout = match &target.file {
+        None => Stdout::new(extras.stdout()),
+        Some(path) => match report_to::create(path) {
+            Ok(file) => Stdout::new(file),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if trace.is_none() && io::stdin().is_terminal() {
+        eprintln!("{}", hints::TERMINAL);
+    }
     let input = match open_input(trace, &stdout) {
         Ok(input) => input,
         Err(e) => {
@@ -364,18 +395,30 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     };
     let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     let timed = opts.timed || trace.is_some_and(timed_by_name);
+    if let Some(warning) = hints::untimed_trace(spec_timed, timed)
+        && !opts.quiet
+    {
+        eprintln!("{warning}");
+    }
     let format = match opts.format {
         TraceFormat::Auto => Format::Auto,
         TraceFormat::Plain => Format::Plain,
         TraceFormat::Crv => Format::Crv,
     };
     monitor.enable_witnesses(opts.users.witness);
+    if opts.users.all_witnesses {
+        monitor
+            .enable_all_witnesses(usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX));
+    }
+    let skip = opts.skip_bad_lines || opts.on_error == OnError::Skip;
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
-        .max_event_size(opts.max_event_size);
-    let format = match opts.output {
-        Output::Text => OutputFormat::Text,
-        Output::Json => OutputFormat::Json,
+        .max_event_size(opts.max_event_size)
+        .skip_bad_events(skip);
+    let format = if target.json {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Text
     };
     let names = monitor
         .property_names()
@@ -385,9 +428,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let mut reporter = Reporter::new(stdout.clone(), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
+    reporter.color = report_to::use_color(
+        opts.color,
+        &target,
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
     let start = Instant::now();
     let mut counts = EventCounts::default();
     let mut error = None;
+    let mut bad = BadLines::default();
     let mut closed = false;
     let mut interrupted = false;
     'events: loop {
@@ -401,7 +450,11 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Ok(Some(e)) => e,
             Ok(None) => break,
             Err(e) => {
-                error = Some(format!("{trace_name}:{e}"));
+                if skip && !reader.failed() {
+                    bad.skip(e.line);
+                    continue;
+                }
+                error = Some((e.line, format!("{trace_name}:{e}")));
                 break;
             }
         };
@@ -417,21 +470,54 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             many = event.args().collect();
             &many
         };
+        if opts.strict && monitor.arity_of(event.name).is_none() {
+            let e = names::unknown_event(&spec_events, event.name);
+            if skip {
+                bad.skip(event.line);
+                continue;
+            }
+            error = Some((event.line, format!("{trace_name}:line {}: {e}", event.line)));
+            break;
+        }
         match monitor.step(event.name, args, event.time) {
             Ok(_) => {}
             Err(e) => {
-                error = Some(format!("{trace_name}:line {}: {e}", event.line));
+                let skippable = matches!(
+                    e,
+                    MonitorError::Arity { .. } | MonitorError::TimeBackwards { .. }
+                );
+                if skip && skippable {
+                    bad.skip(event.line);
+                    continue;
+                }
+                let hint = match &e {
+                    MonitorError::Arity {
+                        expected, found, ..
+                    } => hints::arity(*expected, *found, timed, args.last().copied()),
+                    _ => None,
+                };
+                let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
+                error = Some((
+                    event.line,
+                    format!("{trace_name}:line {}: {e}{hint}", event.line),
+                ));
                 break;
             }
         };
         counts.add(event.name);
         for &property in monitor.violated() {
+            let all = opts
+                .users
+                .all_witnesses
+                .then(|| monitor.all_witnesses(property));
             let v = Violation {
                 property,
-                event: event.number,
+                event: monitor.events(),
                 name: event.name,
                 args,
                 time: timed.then_some(event.time),
+                line: event.line,
+                all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
             };
             let witness = opts.users.witness.then(|| monitor.witness(property));
             if reporter
@@ -456,20 +542,33 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             monitor.time_regressions()
         );
     }
-    let failed = error.is_some();
-    if let Some(e) = &error {
+    let counts = counts.into_counts();
+    let mut failure = None;
+    if let Some((line, e)) = &error {
         let _ = writeln!(io::stderr(), "error: {e}");
+        failure = Some(cli::stopped_at(*line, reporter.total()));
     }
+    let understood = names::check_names(&spec_events, &counts);
+    if error.is_none() && !interrupted && !closed && understood.nothing_understood() {
+        understood.print("error");
+        failure = Some("no event of the trace is in the specification".to_owned());
+    } else if !opts.quiet {
+        understood.print("warning");
+    }
+    let failed = failure.is_some();
+    let mut error = error.map(|(_, e)| e);
     if interrupted {
         error = Some("interrupted (Ctrl-C)".to_owned());
     }
     let summary = Summary {
         events: monitor.events(),
-        counts: counts.into_counts(),
+        counts,
         spec_events,
         elapsed: start.elapsed(),
         error,
         gc: monitor.gc_stats(),
+        skipped: (bad.count, bad.first),
+        failure,
     };
     if !closed && reporter.summary(&summary).is_err() {
         closed = true;

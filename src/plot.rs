@@ -89,25 +89,48 @@ pub fn read_profile(path: &Path) -> Result<Profile, String> {
     Ok(profile)
 }
 
-/// `hindsight plot PROFILE -o OUT.svg [--property NAME]`.
-pub fn plot_file(input: &Path, output: &Path, property: Option<&str>) -> ExitCode {
-    let result = read_profile(input).and_then(|mut p| {
-        let mut title = input
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        if let Some(name) = property {
-            let prefix = format!("{name}/");
-            p.series.retain(|(s, _)| s.starts_with(&prefix));
-            if p.series.is_empty() {
-                return Err(format!(
-                    "{}: no series of a property `{name}`",
-                    input.display()
-                ));
+/// Checks that the chart's file names a format that can be written: SVG.
+/// (PNG would need a font for the bitmap backend; use an SVG converter such
+/// as `rsvg-convert` on the SVG.)
+pub fn check_output(output: &Path) -> Result<(), String> {
+    let ext = output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("svg") => Ok(()),
+        other => Err(format!(
+            "cannot write {}: {}; charts are written as SVG: name the file `*.svg` \
+             (convert it with e.g. `rsvg-convert -o chart.png chart.svg`)",
+            output.display(),
+            match other {
+                Some(e) => format!("the format `.{e}` is not supported"),
+                None => "the file name has no extension".to_owned(),
             }
-            title = format!("{title}, property {name}");
-        }
-        draw(&p, &title, output)
-    });
+        )),
+    }
+}
+
+/// `hindsight plot PROFILE -o OUT.svg [--prop NAME]`.
+pub fn plot_file(input: &Path, output: &Path, property: Option<&str>) -> ExitCode {
+    let result = check_output(output)
+        .and_then(|()| read_profile(input))
+        .and_then(|mut p| {
+            let mut title = input
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            if let Some(name) = property {
+                let prefix = format!("{name}/");
+                p.series.retain(|(s, _)| s.starts_with(&prefix));
+                if p.series.is_empty() {
+                    return Err(format!(
+                        "{}: no series of a property `{name}`",
+                        input.display()
+                    ));
+                }
+                title = format!("{title}, property {name}");
+            }
+            draw(&p, &title, output)
+        });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -342,7 +365,16 @@ fn human(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::human;
+    use super::{check_output, human};
+    use std::path::Path;
+
+    #[test]
+    fn only_svg_is_written() {
+        assert!(check_output(Path::new("a/b.SVG")).is_ok());
+        let e = check_output(Path::new("p.png")).unwrap_err();
+        assert!(e.contains("`.png` is not supported"), "{e}");
+        assert!(check_output(Path::new("p")).is_err());
+    }
 
     #[test]
     fn numbers_are_short() {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::runtime::witness::{WitnessValue, format_witness};
+use crate::runtime::witness::{Witness, WitnessValue, format_witness};
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +31,12 @@ pub struct Violation<'a> {
     pub args: &'a [&'a [u8]],
     /// The event's time, in a timed trace.
     pub time: Option<u64>,
+    /// The 1-based line of the trace where the event starts (0: unknown). The
+    /// text output shows it when it differs from the event number.
+    pub line: u64,
+    /// With `--all-witnesses`: the first falsifying tuples, and how many
+    /// there are in all.
+    pub all_witnesses: Option<(&'a [Witness], u64)>,
 }
 
 /// Per-run statistics for the summary.
@@ -48,6 +54,11 @@ pub struct Summary {
     pub error: Option<String>,
     /// Garbage collections of value codes, and codes released by them.
     pub gc: (u64, u64),
+    /// Bad lines skipped (`--on-error skip`): how many, and the first few.
+    pub skipped: (u64, Vec<u64>),
+    /// Why the run failed, if it did (exit status 2): shown in the status
+    /// line, `STATUS: Error (...)`, instead of `Satisfied` or `Violated`.
+    pub failure: Option<String>,
 }
 
 /// Writes violations and the summary.
@@ -61,6 +72,31 @@ pub struct Reporter<W: Write> {
     pub quiet: bool,
     /// Stop printing a property's violations after this many.
     pub max_violations: Option<u64>,
+    /// Colour the violations and the status line (ANSI escapes, text only).
+    pub color: bool,
+}
+
+/// ANSI colours of the text report.
+const RED: &str = "\x1b[1;31m";
+const GREEN: &str = "\x1b[1;32m";
+const RESET: &str = "\x1b[0m";
+
+/// `tuples` as `x=a y=1 | x=b y=2`, with `(+ N more)` when `total` is larger.
+fn format_all(tuples: &[Witness], total: u64) -> String {
+    let mut out: Vec<String> = tuples.iter().map(|t| format_witness(t)).collect();
+    let rest = total.saturating_sub(tuples.len() as u64);
+    if rest > 0 {
+        out.push(format!("(+ {rest} more)"));
+    }
+    out.join(" | ")
+}
+
+fn witness_json(w: &[(String, WitnessValue)]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = w
+        .iter()
+        .map(|(k, x)| (k.clone(), json!(x.text())))
+        .collect();
+    serde_json::Value::Object(map)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -99,6 +135,7 @@ impl<W: Write> Reporter<W> {
             first: vec![None; n],
             quiet: false,
             max_violations: None,
+            color: false,
         }
     }
 
@@ -141,13 +178,28 @@ impl<W: Write> Reporter<W> {
                     format!("{}({})", shown(v.name), args.join(", "))
                 };
                 let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
-                let witness = match witness {
+                let mut witness = match witness {
                     Some(w) if !w.is_empty() => format!("; witness: {}", format_witness(w)),
                     _ => String::new(),
                 };
+                if let Some((tuples, total)) = v.all_witnesses
+                    && total > 0
+                {
+                    witness.push_str(&format!(
+                        "; {total} witness{}: {}",
+                        if total == 1 { "" } else { "es" },
+                        format_all(tuples, total)
+                    ));
+                }
+                let line = if v.line != 0 && v.line != v.event {
+                    format!(" (line {})", v.line)
+                } else {
+                    String::new()
+                };
+                let (on, off) = if self.color { (RED, RESET) } else { ("", "") };
                 writeln!(
                     self.out,
-                    "property {name} violated at event {}{time}: {call}{witness}",
+                    "{on}property {name} violated{off} at event {}{line}{time}: {call}{witness}",
                     v.event
                 )
             }
@@ -162,12 +214,15 @@ impl<W: Write> Reporter<W> {
                 if let Some(t) = v.time {
                     o["time"] = json!(t);
                 }
+                if v.line != 0 {
+                    o["line"] = json!(v.line);
+                }
                 if let Some(w) = witness {
-                    let map: serde_json::Map<String, serde_json::Value> = w
-                        .iter()
-                        .map(|(k, x)| (k.clone(), json!(x.text())))
-                        .collect();
-                    o["witness"] = serde_json::Value::Object(map);
+                    o["witness"] = witness_json(w);
+                }
+                if let Some((tuples, total)) = v.all_witnesses {
+                    o["witnesses"] = tuples.iter().map(|t| witness_json(t)).collect();
+                    o["witness_count"] = json!(total);
                 }
                 writeln!(self.out, "{o}")
             }
@@ -176,10 +231,16 @@ impl<W: Write> Reporter<W> {
 
     /// Prints the summary and the CRV status line.
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
-        let status = if self.total() > 0 {
+        let status = if s.failure.is_some() {
+            "Error"
+        } else if self.total() > 0 {
             "Violated"
         } else {
             "Satisfied"
+        };
+        let status_line = match &s.failure {
+            Some(why) => format!("Error ({why})"),
+            None => status.to_owned(),
         };
         let secs = s.elapsed.as_secs_f64();
         let never: Vec<&String> = s
@@ -215,6 +276,9 @@ impl<W: Write> Reporter<W> {
                     "properties": props,
                     "violations": self.total(),
                     "error": s.error,
+                    "failure": s.failure,
+                    "skipped_lines": s.skipped.0,
+                    "first_skipped_lines": s.skipped.1,
                     "collections": s.gc.0,
                     "codes_released": s.gc.1,
                     "status": status,
@@ -273,11 +337,31 @@ impl<W: Write> Reporter<W> {
                             s.gc.0, s.gc.1
                         )?;
                     }
+                    if s.skipped.0 > 0 {
+                        let lines: Vec<String> = s.skipped.1.iter().map(u64::to_string).collect();
+                        writeln!(
+                            self.out,
+                            "bad lines skipped: {} (line{} {}{})",
+                            s.skipped.0,
+                            if lines.len() == 1 { "" } else { "s" },
+                            lines.join(", "),
+                            if s.skipped.0 > lines.len() as u64 {
+                                ", ..."
+                            } else {
+                                ""
+                            }
+                        )?;
+                    }
                     if let Some(e) = &s.error {
                         writeln!(self.out, "stopped early: {e}")?;
                     }
                 }
-                writeln!(self.out, "STATUS: {status}")?;
+                let (on, off) = match (self.color, status) {
+                    (false, _) => ("", ""),
+                    (true, "Satisfied") => (GREEN, RESET),
+                    (true, _) => (RED, RESET),
+                };
+                writeln!(self.out, "{on}STATUS: {status_line}{off}")?;
             }
         }
         self.out.flush()

@@ -27,6 +27,15 @@ pub struct UserOptions {
     /// far for x falsifies the property. [default: off]
     #[arg(long)]
     pub witness: bool,
+    /// With each violation, list every falsifying tuple of the values of the
+    /// statement's outer quantified variables (up to --max-witnesses, then
+    /// their number), e.g. `; 2 witnesses: f=a | f=c` (JSON: `"witnesses":
+    /// [{"f": "a"}, ...], "witness_count": 2`) [default: off].
+    #[arg(long)]
+    pub all_witnesses: bool,
+    /// The most tuples --all-witnesses lists per violation.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_witnesses: u64,
     /// Write a profile of the run to FILE (CSV): per sample the event
     /// number, the elapsed seconds, and per property the BDD nodes of each
     /// summary (rule relations, `@` and `S` operands, timed states), the
@@ -38,7 +47,7 @@ pub struct UserOptions {
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub profile_every: u64,
     /// Never show the progress indicator. (It is shown on stderr only for a
-    /// trace file, when stderr is a terminal, without `--output json`, once
+    /// trace file, when stderr is a terminal, without `--json`, once
     /// the run has lasted a second.) [default: off]
     #[arg(long)]
     pub no_progress: bool,
@@ -292,7 +301,7 @@ mod tests {
         assert!(progress_wanted(true, false, false, true));
         assert!(!progress_wanted(false, false, false, true), "stdin");
         assert!(!progress_wanted(true, true, false, true), "--no-progress");
-        assert!(!progress_wanted(true, false, true, true), "--output json");
+        assert!(!progress_wanted(true, false, true, true), "--json");
         assert!(
             !progress_wanted(true, false, false, false),
             "stderr not a terminal"

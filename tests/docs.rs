@@ -170,7 +170,7 @@ fn check_verdict(
     let expected = parse_verdict(verdict)?;
     fs::write(dir.join("example.qtl"), spec).unwrap();
     fs::write(dir.join("example.csv"), trace).unwrap();
-    let mut args = vec!["run", "example.qtl", "example.csv", "--output", "json"];
+    let mut args = vec!["run", "example.qtl", "example.csv", "--report", "json"];
     for f in flags {
         match f.as_str() {
             "timed" => args.push("--timed"),

@@ -59,7 +59,7 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The parsed result of `hindsight run ... --output json`.
+/// The parsed result of `hindsight run ... --report json`.
 #[derive(Debug)]
 struct JsonRun {
     code: i32,
@@ -121,7 +121,7 @@ fn run_json(spec: &Path, trace: &Path, extra: &[&str]) -> JsonRun {
         "run",
         spec.to_str().unwrap(),
         trace.to_str().unwrap(),
-        "--output",
+        "--report",
         "json",
     ];
     args.extend_from_slice(extra);
@@ -621,7 +621,7 @@ fn stdin_gives_the_same_result_as_a_file() {
         let spec = example(spec);
         let trace = example(trace);
         let from_file = run_json(&spec, &trace, &[]);
-        let mut args = vec!["run", spec.to_str().unwrap(), "--output", "json"];
+        let mut args = vec!["run", spec.to_str().unwrap(), "--report", "json"];
         args.extend_from_slice(extra);
         let input = fs::read(&trace).unwrap();
         let from_stdin = parse_json(&hindsight(&args, Some(&input)));

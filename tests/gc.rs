@@ -127,7 +127,7 @@ fn examples_agree_with_and_without_collection() {
         let spec = dir.join(format!("{base}.qtl"));
         let run = |gc: &str| {
             let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-                .args(["run", "--output", "json", "--gc", gc])
+                .args(["run", "--report", "json", "--gc", gc])
                 .arg(&spec)
                 .arg(&trace)
                 .output()

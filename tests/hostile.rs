@@ -120,7 +120,10 @@ fn line_of_100_mb_is_rejected_at_the_event_size_limit() {
         text.contains("stopped early: <stdin>:line 3: event too long"),
         "{text}"
     );
-    assert!(text.ends_with("STATUS: Violated\n"), "{text}");
+    assert!(
+        text.ends_with("STATUS: Error (input error at line 3; 1 violation found before it)\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -197,7 +200,7 @@ fn bytes_that_are_not_utf8_are_values() {
         REPEAT,
         b"ev,\xff\nev,\xff\n",
         "utf8json",
-        &["--output", "json"],
+        &["--report", "json"],
     );
     assert_eq!(out.status.code(), Some(1));
     for line in stdout(&out).lines() {
@@ -246,8 +249,8 @@ fn nul_bytes() {
     assert_eq!(
         stdout(&out).lines().take(2).collect::<Vec<_>>(),
         [
-            "property p violated at event 2: ev(two\\nlines)",
-            "property p violated at event 4: ev(\\u{1b}[2J)",
+            "property p violated at event 2 (line 3): ev(two\\nlines)",
+            "property p violated at event 4 (line 6): ev(\\u{1b}[2J)",
         ]
     );
     // In a specification: a syntax error at its place.
@@ -280,7 +283,7 @@ fn mixed_line_ends() {
         violations(&out),
         [
             "property p violated at event 2: ev(a)",
-            "property p violated at event 5: ev(b)",
+            "property p violated at event 5 (line 6): ev(b)",
         ]
     );
     assert!(stdout(&out).contains("events processed: 6 "));
@@ -529,7 +532,7 @@ fn closed_stdout_ends_the_run_quietly() {
     for format in ["text", "json"] {
         let out = with_closed_stdout(&[
             "run".as_ref(),
-            "--output".as_ref(),
+            "--report".as_ref(),
             format.as_ref(),
             spec.as_os_str(),
             trace.as_os_str(),

@@ -61,7 +61,7 @@ fn nothing_on_stderr_when_it_is_a_pipe() {
         (&["-q"][..], false),
         (&[][..], false),
         (&["--no-progress"][..], false),
-        (&["--output", "json"][..], false),
+        (&["--report", "json"][..], false),
         (&[][..], true),
     ] {
         let (out, err) = run(args, stdin);
@@ -88,6 +88,8 @@ fn shown_on_a_terminal_unless_switched_off() {
         let out = Command::new("script")
             .args(["-qfec", &command(extra), "/dev/null"])
             .env("HINDSIGHT_PROGRESS_DELAY_MS", "0")
+            // No colours on the terminal: this test is about the progress bar.
+            .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .output()
             .expect("script runs");

@@ -33,7 +33,7 @@ fn text_violations(example: &str) -> Vec<String> {
 
 /// `(property, event, witness)` of every violation of a JSON run.
 fn json_witnesses(example: &str) -> Vec<(String, u64, serde_json::Value)> {
-    let out = run(&["--witness", "--output", "json"], example);
+    let out = run(&["--witness", "--report", "json"], example);
     assert_eq!(out.status.code(), Some(1));
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -189,7 +189,7 @@ fn without_the_flag_there_is_no_witness() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("property exclusive violated at event 6: acquire(12, door)\n"));
     assert!(!text.contains("witness"), "{text}");
-    let out = run(&["--output", "json"], "locks");
+    let out = run(&["--report", "json"], "locks");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("witness"));
 }
 
@@ -214,7 +214,7 @@ fn an_unseen_value_is_spelled_out_in_text_and_null_in_json() {
         )
     );
     let out = bin()
-        .args(["run", "--witness", "--output", "json"])
+        .args(["run", "--witness", "--report", "json"])
         .arg(&qtl)
         .arg(&csv)
         .output()

@@ -26,7 +26,6 @@ mod defs;
 mod expand;
 mod scope;
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::syntax::{Arena, Diagnostic, FormId, Ident, Rule, Span, Spec};
@@ -247,82 +246,13 @@ fn sort_diagnostics(diags: &mut Vec<Diagnostic>) {
     diags.dedup_by(|a, b| a.span == b.span && a.message == b.message);
 }
 
-/// Compares two values as QTL does: as integers when both texts are integers
-/// (`-?[0-9]+`, any length, leading zeros ignored), bytewise otherwise.
-///
-/// ```
-/// use std::cmp::Ordering;
-/// use hindsight::check::compare_values;
-/// assert_eq!(compare_values(b"9", b"10"), Ordering::Less);
-/// assert_eq!(compare_values(b"-5", b"3"), Ordering::Less);
-/// assert_eq!(compare_values(b"abc", b"abd"), Ordering::Less);
-/// assert_eq!(compare_values(b"9", b"10x"), Ordering::Greater);
-/// ```
-pub fn compare_values(a: &[u8], b: &[u8]) -> Ordering {
-    match (integer(a), integer(b)) {
-        (Some((neg_a, mag_a)), Some((neg_b, mag_b))) => match (neg_a, neg_b) {
-            (false, true) => Ordering::Greater,
-            (true, false) => Ordering::Less,
-            (false, false) => compare_magnitudes(mag_a, mag_b),
-            (true, true) => compare_magnitudes(mag_b, mag_a),
-        },
-        _ => a.cmp(b),
-    }
-}
-
-/// Splits an integer text into (negative, digits without leading zeros); zero
-/// is never negative. `None` when the text is not an integer.
-fn integer(text: &[u8]) -> Option<(bool, &[u8])> {
-    let (neg, digits) = match text.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, text),
-    };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let first = digits
-        .iter()
-        .position(|&d| d != b'0')
-        .unwrap_or(digits.len());
-    let mag = &digits[first..];
-    Some((neg && !mag.is_empty(), mag))
-}
-
-fn compare_magnitudes(a: &[u8], b: &[u8]) -> Ordering {
-    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
-}
+/// Comparison of values, defined once in [`crate::value`] for the checker
+/// and the runtime.
+pub use crate::value::compare_values;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn integers_compare_numerically() {
-        assert_eq!(compare_values(b"9", b"10"), Ordering::Less);
-        assert_eq!(compare_values(b"10", b"9"), Ordering::Greater);
-        assert_eq!(compare_values(b"007", b"7"), Ordering::Equal);
-        assert_eq!(compare_values(b"-0", b"0"), Ordering::Equal);
-        assert_eq!(compare_values(b"-10", b"-9"), Ordering::Less);
-        assert_eq!(compare_values(b"-1", b"0"), Ordering::Less);
-        assert_eq!(compare_values(b"0", b"-1"), Ordering::Greater);
-        let big = b"123456789012345678901234567890123456789";
-        let bigger = b"123456789012345678901234567890123456790";
-        assert_eq!(compare_values(big, bigger), Ordering::Less);
-        assert_eq!(
-            compare_values(b"-123456789012345678901234567890", b"-2"),
-            Ordering::Less
-        );
-    }
-
-    #[test]
-    fn other_values_compare_bytewise() {
-        assert_eq!(compare_values(b"9", b"10a"), Ordering::Greater);
-        assert_eq!(compare_values(b"abc", b"abd"), Ordering::Less);
-        assert_eq!(compare_values(b"", b"a"), Ordering::Less);
-        assert_eq!(compare_values(b"-", b"-"), Ordering::Equal);
-        assert_eq!(compare_values(b"-", b"5"), Ordering::Less);
-        assert_eq!(compare_values(b"1.5", b"10"), Ordering::Less);
-    }
 
     #[test]
     fn diagnostics_are_sorted_and_deduplicated() {

@@ -15,14 +15,52 @@
 //!   that waiting for data can be interrupted, and the output is flushed
 //!   whenever the monitor has caught up with its input: verdicts show up as
 //!   soon as they are found, also behind a pipe.
+//! - [`names`]: event names of the trace that the specification does not
+//!   know, and their likely cause; [`hints`]: hints for the usual mistakes;
+//!   [`report_to`]: the report's format, file and colours; [`run_parts`]:
+//!   `--prop` and the bad lines skipped.
 
+pub mod hints;
 mod input;
+pub mod names;
 mod output;
+pub mod report_to;
+pub mod run_parts;
 mod size;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Reads the specification at `path` (`-`: standard input) as UTF-8 text;
+/// on failure, prints the error and gives exit status 2.
+pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
+    let read = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(path)
+    };
+    read
+        .map_err(|e| {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            ExitCode::from(2)
+        })
+        .and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|e| {
+                let (line, column) = line_column(e.as_bytes(), e.utf8_error().valid_up_to());
+                eprintln!(
+                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                );
+                ExitCode::from(2)
+            })
+        })
+}
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`,
 /// which is valid UTF-8 up to `offset`.
@@ -37,4 +75,13 @@ pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
         .chars()
         .count();
     (line, column)
+}
+
+/// The reason shown in the status line of a run ended by a bad line:
+/// `input error at line 7; 2 violations found before it`.
+pub fn stopped_at(line: u64, violations: u64) -> String {
+    format!(
+        "input error at line {line}; {violations} violation{} found before it",
+        if violations == 1 { "" } else { "s" }
+    )
 }

@@ -239,6 +239,31 @@ impl Monitor {
             .unwrap_or_default()
     }
 
+    /// Turns on (`limit > 0`) or off (`0`) the listing of every falsifying
+    /// tuple of each violated property's outer quantified variables (see
+    /// [`Monitor::all_witnesses`]); off by default, and then free.
+    pub fn enable_all_witnesses(&mut self, limit: usize) {
+        for p in &mut self.props {
+            p.enable_all_witnesses((limit > 0).then_some(limit));
+        }
+    }
+
+    /// Every falsifying tuple of the outer quantified variables of property
+    /// `property`, violated at the last event: the first ones (up to the limit
+    /// given to [`Monitor::enable_all_witnesses`]), and how many there are.
+    /// The outer variables are those of the quantifiers at the root of the
+    /// statement, through negations, that are false because of some values
+    /// (`Forall` false, `Exists` true).
+    pub fn all_witnesses(
+        &self,
+        property: usize,
+    ) -> (Vec<Vec<(String, witness::WitnessValue)>>, u64) {
+        self.props
+            .get(property)
+            .map(PropMonitor::all_witnesses)
+            .unwrap_or_default()
+    }
+
     /// Number of events whose time stamp was smaller than their predecessor's.
     pub fn time_regressions(&self) -> u64 {
         self.time_regressions

@@ -11,9 +11,9 @@ use super::kept::KeptSummary;
 use super::time::{Clock, Tick, TimedState};
 use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
-use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::{Quant, RelOp, TimeBound};
+use crate::value::relop_holds;
 
 /// Entries of the cache of code cubes, per variable.
 const CUBE_CACHE: usize = 4096;
@@ -93,6 +93,9 @@ pub struct PropMonitor {
     set_order: Vec<NodeIx>,
     /// The nodes whose previous value is kept.
     kept_nodes: Vec<NodeIx>,
+    /// With all witnesses on (`Some(limit)`): the first `limit` falsifying
+    /// tuples at the last event, and their number.
+    all_witnesses: Option<(usize, Vec<witness::Tuple>, u64)>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -286,6 +289,7 @@ impl PropMonitor {
             point: point::analyse(&plan),
             point_on: true,
             point_env: point::Env::default(),
+            all_witnesses: None,
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -331,11 +335,15 @@ impl PropMonitor {
         } else {
             self.now[self.plan.root].is_true()
         };
+        let any_witness = self.witness_on || self.all_witnesses.is_some();
+        if any_witness && !holds && self.point_on {
+            self.complete_point_nodes();
+        }
         if self.witness_on {
-            if !holds && self.point_on {
-                self.complete_point_nodes();
-            }
             self.record_witness(holds);
+        }
+        if self.all_witnesses.is_some() {
+            self.record_all_witnesses(holds);
         }
         let mut kept_changed = false;
         for &n in &self.kept_nodes {
@@ -927,6 +935,53 @@ impl PropMonitor {
             .collect()
     }
 
+    /// Turns the listing of every falsifying tuple on (at most `limit` kept)
+    /// or off (`None`); see [`witness::find_all`].
+    pub fn enable_all_witnesses(&mut self, limit: Option<usize>) {
+        self.all_witnesses = limit.map(|l| (l, Vec::new(), 0));
+    }
+
+    /// The falsifying tuples of the violation at the last event (at most the
+    /// limit), named as in the specification, and their number.
+    pub fn all_witnesses(&self) -> (Vec<witness::Witness>, u64) {
+        let Some((_, tuples, total)) = &self.all_witnesses else {
+            return (Vec::new(), 0);
+        };
+        let named = tuples
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|(v, value)| (self.plan.vars[*v].name.clone(), value.clone()))
+                    .collect()
+            })
+            .collect();
+        (named, *total)
+    }
+
+    fn record_all_witnesses(&mut self, holds: bool) {
+        let Some((limit, _, _)) = self.all_witnesses else {
+            return;
+        };
+        let (tuples, total) = if holds {
+            (Vec::new(), 0)
+        } else {
+            witness::find_all(
+                &witness::State {
+                    plan: &self.plan,
+                    now: &self.now,
+                    seen: self
+                        .seen
+                        .iter()
+                        .map(|s| s.as_ref().map(|s| &s.set))
+                        .collect(),
+                    classes: &self.classes,
+                },
+                limit,
+            )
+        };
+        self.all_witnesses = Some((limit, tuples, total));
+    }
+
     fn record_witness(&mut self, holds: bool) {
         self.witness = if holds {
             Vec::new()
@@ -1064,17 +1119,4 @@ fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
         }
     }
     true
-}
-
-/// Whether `a op b`: `=` is equality of the values as written; the orders
-/// compare integers numerically and anything else bytewise.
-fn relop_holds(op: RelOp, a: &[u8], b: &[u8]) -> bool {
-    use std::cmp::Ordering::*;
-    match op {
-        RelOp::Eq => a == b,
-        RelOp::Lt => compare_values(a, b) == Less,
-        RelOp::Le => compare_values(a, b) != Greater,
-        RelOp::Gt => compare_values(a, b) == Greater,
-        RelOp::Ge => compare_values(a, b) != Less,
-    }
 }

@@ -127,6 +127,151 @@ pub(super) fn find(state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
     walk.out
 }
 
+/// A witness: variables (as named in the specification) and their values,
+/// outermost quantifier first.
+pub type Witness = Vec<(String, WitnessValue)>;
+
+/// A falsifying tuple of the outer quantified variables, by variable index.
+pub(super) type Tuple = Vec<(VarIx, WitnessValue)>;
+
+/// At most this many assignments of codes are looked at by [`find_all`].
+pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
+
+/// Every falsifying tuple of the statement's outer quantified variables (the
+/// quantifiers at its root, through negations, whose polarity blames one
+/// value: `Forall` that must be false, `Exists` that must be true): the first
+/// `limit` tuples in the order of their codes, and how many there are in all
+/// (codes that no value has count as one unseen value; at most
+/// [`MAX_ASSIGNMENTS`] assignments are looked at). Empty for a property that
+/// held or starts with no such quantifier.
+pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
+    let plan = state.plan;
+    let (mut n, mut target) = (plan.root, false);
+    let mut vars: Vec<VarIx> = Vec::new();
+    let mut set_filters: Vec<&Bdd> = Vec::new();
+    loop {
+        match &plan.nodes[n].op {
+            Op::Not(a) => (n, target) = (*a, !target),
+            Op::Quant(q, v, a) => {
+                let (universal, seen_only) = match q {
+                    Quant::Forall => (true, false),
+                    Quant::ForallSeen => (true, true),
+                    Quant::Exists => (false, false),
+                    Quant::ExistsSeen => (false, true),
+                };
+                if universal == target {
+                    break;
+                }
+                if seen_only {
+                    match state.seen.get(*v).copied().flatten() {
+                        Some(seen) => set_filters.push(seen),
+                        None => return (Vec::new(), 0),
+                    }
+                }
+                vars.push(*v);
+                n = *a;
+            }
+            _ => break,
+        }
+    }
+    if vars.is_empty() {
+        return (Vec::new(), 0);
+    }
+    let mut set = if target {
+        state.now[n].clone()
+    } else {
+        state.now[n].not()
+    };
+    for f in set_filters {
+        set = set.and(f);
+    }
+    let lows: Vec<&[BddVar]> = vars
+        .iter()
+        .map(|&v| {
+            let var = &plan.vars[v];
+            let width = state.classes[var.class].width().min(var.bits.len());
+            &var.bits[var.bits.len() - width..]
+        })
+        .collect();
+    let bits: Vec<BddVar> = lows.iter().flat_map(|l| l.iter().copied()).collect();
+    let others: Vec<BddVar> = set
+        .support()
+        .into_iter()
+        .filter(|b| !bits.contains(b))
+        .collect();
+    let set = set.exists(&others);
+    let mut all = All {
+        state,
+        vars: &vars,
+        lows: &lows,
+        bits: &bits,
+        chosen: Vec::with_capacity(bits.len()),
+        distinct: std::collections::HashSet::new(),
+        out: Vec::new(),
+        limit,
+        visited: 0,
+    };
+    all.visit(&set);
+    (all.out, all.distinct.len() as u64)
+}
+
+/// The enumeration of [`find_all`].
+struct All<'s, 'a> {
+    state: &'s State<'a>,
+    vars: &'s [VarIx],
+    lows: &'s [&'a [BddVar]],
+    bits: &'s [BddVar],
+    /// The values of the first `chosen.len()` bits.
+    chosen: Vec<bool>,
+    distinct: std::collections::HashSet<Vec<WitnessValue>>,
+    out: Vec<Tuple>,
+    limit: usize,
+    visited: u64,
+}
+
+impl All<'_, '_> {
+    fn visit(&mut self, set: &Bdd) {
+        if set.is_false() || self.visited >= MAX_ASSIGNMENTS {
+            return;
+        }
+        let Some(&bit) = self.bits.get(self.chosen.len()) else {
+            self.visited += 1;
+            self.record();
+            return;
+        };
+        for value in [false, true] {
+            self.chosen.push(value);
+            self.visit(&set.restrict(&[(bit, value)]));
+            self.chosen.pop();
+        }
+    }
+
+    /// Decodes the chosen codes and keeps the tuple if it is new.
+    fn record(&mut self) {
+        let mut at = 0;
+        let mut tuple = Vec::with_capacity(self.vars.len());
+        for (&v, low) in self.vars.iter().zip(self.lows) {
+            let code = self.chosen[at..at + low.len()]
+                .iter()
+                .fold(0u64, |c, &b| (c << 1) | u64::from(b));
+            at += low.len();
+            let class = &self.state.classes[self.state.plan.vars[v].class];
+            tuple.push(match u32::try_from(code) {
+                Ok(c) if code != class.unseen() => {
+                    class.decode(c).map_or(WitnessValue::Unseen, |bytes| {
+                        WitnessValue::Value(bytes.into())
+                    })
+                }
+                _ => WitnessValue::Unseen,
+            });
+        }
+        if self.distinct.insert(tuple.clone()) && self.out.len() < self.limit {
+            self.out
+                .push(self.vars.iter().copied().zip(tuple).collect());
+        }
+    }
+}
+
 struct Walk<'s, 'a> {
     state: &'s State<'a>,
     /// The assignment chosen so far, as literals on the variables' code bits.
@@ -289,6 +434,55 @@ mod tests {
             &[("q", &["a", "1"]), ("r", &["a"]), ("r", &["b"])],
         );
         assert_eq!(w, vec![(3, "x=b".to_string())]);
+    }
+
+    fn all_witnesses(
+        spec: &str,
+        trace: &[(&str, &[&str])],
+        limit: usize,
+    ) -> Vec<(u64, String, u64)> {
+        let mut m = Monitor::from_source(spec, Default::default()).expect("well-formed");
+        m.enable_all_witnesses(limit);
+        let mut out = Vec::new();
+        for (i, (name, args)) in trace.iter().enumerate() {
+            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+            let violated = m.step(name.as_bytes(), &args, 0).expect("ok").to_vec();
+            for p in violated {
+                let (tuples, total) = m.all_witnesses(p);
+                let shown: Vec<String> = tuples.iter().map(|t| format_witness(t)).collect();
+                out.push((i as u64 + 1, shown.join(" | "), total));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn all_falsifying_tuples_are_listed() {
+        let spec = "prop p : Forall x . Forall y . q(x, y) -> @ P r(x)";
+        let trace: &[(&str, &[&str])] = &[("r", &["a"]), ("r", &["b"]), ("q", &["c", "1"])];
+        // Only (c, 1) falsifies at event 3: q(x, y) holds for it alone.
+        assert_eq!(
+            all_witnesses(spec, trace, 10),
+            vec![(3, "x=c y=1".to_string(), 1)]
+        );
+        // Every file opened and not closed at `end`; the first one only
+        // with a limit of 1, and the count.
+        let spec = "prop p : forall f . end -> (P open(f) -> P close(f))";
+        let trace: &[(&str, &[&str])] = &[
+            ("open", &["a"]),
+            ("open", &["b"]),
+            ("open", &["c"]),
+            ("close", &["b"]),
+            ("end", &[]),
+        ];
+        assert_eq!(
+            all_witnesses(spec, trace, 10),
+            vec![(5, "f=a | f=c".to_string(), 2)]
+        );
+        assert_eq!(
+            all_witnesses(spec, trace, 1),
+            vec![(5, "f=a".to_string(), 2)]
+        );
     }
 
     #[test]

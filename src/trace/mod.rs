@@ -154,6 +154,10 @@ pub struct TraceReader<R: Read> {
     /// Whether a timestamp smaller than the previous one is accepted.
     allow_decrease: bool,
     failed: bool,
+    /// Whether a bad event (not a broken file) lets reading go on.
+    skip_bad: bool,
+    /// Whether the last error was about one event only.
+    bad_event: bool,
     current: Current,
 }
 
@@ -179,6 +183,8 @@ impl<R: Read> TraceReader<R> {
             last_time: 0,
             allow_decrease: false,
             failed: false,
+            skip_bad: false,
+            bad_event: false,
             current: Current::default(),
         }
     }
@@ -190,6 +196,21 @@ impl<R: Read> TraceReader<R> {
     pub fn allow_decreasing_time(mut self, allow: bool) -> Self {
         self.allow_decrease = allow;
         self
+    }
+
+    /// Goes on after an error that concerns one event only (an empty name, a
+    /// bad or decreasing time stamp): [`TraceReader::next_event`] returns the
+    /// error and then the following events. Errors in the file's structure
+    /// (broken quoting, an event too long, a failed read) still end it; see
+    /// [`TraceReader::failed`]. Off by default.
+    pub fn skip_bad_events(mut self, skip: bool) -> Self {
+        self.skip_bad = skip;
+        self
+    }
+
+    /// Whether reading has ended on an error.
+    pub fn failed(&self) -> bool {
+        self.failed
     }
 
     /// Sets the maximum size of one event in bytes (default
@@ -221,7 +242,8 @@ impl<R: Read> TraceReader<R> {
             }
             Ok(false) => Ok(None),
             Err(e) => {
-                self.failed = true;
+                self.failed = !(self.skip_bad && self.bad_event);
+                self.bad_event = false;
                 Err(e)
             }
         }
@@ -284,7 +306,8 @@ impl<R: Read> TraceReader<R> {
             if header {
                 continue;
             }
-            self.accept(line, strip_cr)?;
+            self.accept(line, strip_cr)
+                .inspect_err(|_| self.bad_event = true)?;
             return Ok(true);
         }
     }

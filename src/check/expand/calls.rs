@@ -3,7 +3,7 @@
 //! that depend on it.
 
 use super::{Ctx, Expander, Frame, Task};
-use crate::check::{arguments, compare_values};
+use crate::check::arguments;
 use crate::syntax::{Const, Diagnostic, Form, FormId, Ident, RelOp, Rule, Span, Term};
 use std::collections::HashMap;
 
@@ -239,15 +239,8 @@ fn flip(op: RelOp) -> RelOp {
     }
 }
 
-/// Whether `a op b` holds for two constants. `=` is equality of the texts (as
-/// for trace values); the orders use [`compare_values`].
+/// Whether `a op b` holds for two constants, as for trace values
+/// ([`crate::value::relop_holds`]).
 fn holds(op: RelOp, a: &str, b: &str) -> bool {
-    let ord = compare_values(a.as_bytes(), b.as_bytes());
-    match op {
-        RelOp::Eq => a == b,
-        RelOp::Lt => ord.is_lt(),
-        RelOp::Le => ord.is_le(),
-        RelOp::Gt => ord.is_gt(),
-        RelOp::Ge => ord.is_ge(),
-    }
+    crate::value::relop_holds(op, a.as_bytes(), b.as_bytes())
 }
