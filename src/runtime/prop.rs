@@ -11,7 +11,7 @@ use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::check::compare_values;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
-use crate::syntax::{Quant, RelOp, TimeBound};
+use crate::syntax::{Quant, RelOp};
 
 /// The runtime state of one property.
 #[derive(Clone, Debug)]
@@ -137,12 +137,7 @@ impl PropMonitor {
             match &node.op {
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,
-                Op::SinceTimed(TimeBound::AtMost(d), ..) => {
-                    timed[i] = Some(TimedState::at_most(&space, *d, false))
-                }
-                Op::SinceTimed(TimeBound::MoreThan(d), ..) => {
-                    timed[i] = Some(TimedState::more_than(&space, *d))
-                }
+                Op::SinceTimed(t, ..) => timed[i] = Some(TimedState::since(&space, *t)),
                 Op::Zince(d, ..) => timed[i] = Some(TimedState::at_most(&space, *d, true)),
                 Op::Atom { event, .. } => {
                     atoms_by_event
@@ -256,7 +251,8 @@ impl PropMonitor {
             cmp_dirty: vec![false; n],
             seen_dirty: vec![false; plan.vars.len()],
             all_dirty: true,
-            untimed: timed.iter().all(Option::is_none),
+            untimed: timed.iter().all(Option::is_none)
+                && !plan.nodes.iter().any(|n| matches!(n.op, Op::Gap(_))),
             fixed: false,
             last_holds: true,
             witness_on: false,
@@ -615,7 +611,7 @@ impl PropMonitor {
                     // With φ and ψ as before, φ S ψ is as before too:
                     // ψ ∨ (φ ∧ (ψ ∨ (φ ∧ S₋₂))) = ψ ∨ (φ ∧ S₋₂).
                     Op::Since(a, b) => c[*a] || c[*b],
-                    Op::SinceTimed(..) | Op::Zince(..) => true,
+                    Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => true,
                     Op::RuleCall { rule, .. } => c[self.plan.rules[*rule].body],
                 };
             if !dirty {
@@ -639,6 +635,9 @@ impl PropMonitor {
                     None => self.now[*b].clone(),
                 },
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
+                Op::Gap(t) => self
+                    .space
+                    .constant(!self.first && t.contains(tick.now - tick.prev)),
                 Op::Quant(q, v, a) => {
                     let Some(bits) = &self.quant_bits[n] else {
                         unreachable!("every quantifier has its variable set")

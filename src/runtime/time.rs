@@ -1,22 +1,50 @@
 //! Timed operators, kept exactly with modular time stamps.
 //!
-//! For `φ S[<=d] ψ` (and `Z[<=d]`) each assignment that may still satisfy the
-//! operator carries the time of the *latest* ψ in its current φ-chain; for
-//! `φ S[>d] ψ` the time of the *earliest* one, until it is more than `d` old,
-//! after which the assignment moves to a time-free set of satisfied
-//! assignments. Time stamps are stored in BDD bits modulo `M = 2^w` with
-//! `M >= 2d + 2`: entries older than the window are dropped (or moved) at every
-//! event, so the live stamps always lie in a range shorter than `M` and their
-//! residues are unambiguous; a gap larger than `d` clears the window at once.
+//! `φ S[a,b] ψ` holds at event `i` when ψ held at some `j <= i` with
+//! `time(i) - time(j)` in `[a,b]` and φ held at every event after `j` up to
+//! `i`. Call the events `j` where ψ held and from which φ has held since the
+//! *occurrences* of an assignment; they all die together when φ fails. Three
+//! shapes, by which occurrences can still matter:
+//!
+//! - `[0,d]` (`S[<=d]`, and `Z[<=d]`): the *latest* occurrence is in the
+//!   window from the start and leaves it last, so each assignment carries the
+//!   stamp of its latest occurrence only, until it is more than `d` old.
+//! - `[a,*)` with `a >= 1` (`S[>d]` is `[d+1,*)`): the *earliest* occurrence
+//!   enters the window first and never leaves it, so each assignment carries
+//!   the stamp of its earliest occurrence until it is `a` old, then moves to a
+//!   time-free set of satisfied assignments.
+//! - `[a,b]` with `1 <= a <= b`: an occurrence younger than `a` is not in the
+//!   window yet and a later one cannot stand in for it (it enters later), nor
+//!   an earlier one (it leaves earlier), so each assignment carries the *set*
+//!   of stamps of its occurrences of the last `b` time units; the operator
+//!   holds when one of them is between `a` and `b` old. Per assignment that
+//!   is at most `min(b + 1, distinct time stamps in the last b units)` stamps.
+//!
+//! Time stamps are stored in BDD bits modulo `M = 2^w` with `M >= 2d + 2`,
+//! where `d` is `b` for a bounded interval and `a - 1` for an unbounded one:
+//! entries older than needed are dropped (or moved) at every event, so the live
+//! stamps always lie in a range shorter than `M` and their residues are
+//! unambiguous; a gap larger than `d` clears (or moves) them all at once.
 //! Unlike elapsed-time counters (ATVA 2020), nothing is added to the stamps at
 //! each event: the per-event cost is a few BDD operations on the operator's own
 //! summary plus building range constraints over `w` bits, whatever the gap.
 
 use crate::bdd::{Bdd, BddVar, Space};
+use crate::syntax::TimeBound;
 
 /// The state of one timed operator.
 #[derive(Clone, Debug)]
 pub enum TimedState {
+    /// `S[a,b]` with `1 <= a <= b`: assignments with the stamps of all their
+    /// occurrences of the last `b` time units.
+    Window {
+        /// The interval's ends.
+        lo: u64,
+        /// The upper end.
+        hi: u64,
+        /// Over data and time bits.
+        pending: Bdd,
+    },
     /// `S[<=d]` or `Z[<=d]`: assignments with the stamp of their latest ψ.
     AtMost {
         /// The bound.
@@ -118,6 +146,20 @@ pub struct Tick {
 }
 
 impl TimedState {
+    /// The initial state of `S` with the interval `t` (not `[0,*)`, which is
+    /// untimed).
+    pub fn since(space: &Space, t: TimeBound) -> TimedState {
+        match (t.lo, t.hi) {
+            (0, Some(d)) => TimedState::at_most(space, d, false),
+            (lo, None) => TimedState::more_than(space, lo.saturating_sub(1)),
+            (lo, Some(hi)) => TimedState::Window {
+                lo,
+                hi,
+                pending: space.ff(),
+            },
+        }
+    }
+
     /// The initial state of `S[<=d]` (`strict`: `Z[<=d]`).
     pub fn at_most(space: &Space, d: u64, strict: bool) -> TimedState {
         TimedState::AtMost {
@@ -140,6 +182,27 @@ impl TimedState {
     pub fn step(&mut self, space: &Space, clock: &Clock, tick: Tick, phi: &Bdd, psi: &Bdd) -> Bdd {
         let gap = tick.now - tick.prev;
         match self {
+            TimedState::Window { lo, hi, pending } => {
+                let (lo, hi) = (*lo, *hi);
+                // The occurrences of the last `hi` time units, followed by φ now.
+                let chained = if gap > hi {
+                    space.ff()
+                } else if gap == 0 {
+                    pending.and(phi)
+                } else {
+                    pending
+                        .and(&clock.range(space, tick.now.saturating_sub(hi), tick.now))
+                        .and(phi)
+                };
+                *pending = chained.or(&psi.and(&clock.stamp(space, tick.now)));
+                match tick.now.checked_sub(lo) {
+                    // Nothing is `lo` old yet.
+                    None => space.ff(),
+                    Some(newest) => pending
+                        .and(&clock.range(space, tick.now.saturating_sub(hi), newest))
+                        .exists(clock.bits()),
+                }
+            }
             TimedState::AtMost { d, strict, pending } => {
                 let (d, strict) = (*d, *strict);
                 // The entries still within the window, followed by φ now.
@@ -185,6 +248,7 @@ impl TimedState {
     /// The BDDs of the state.
     pub fn bdds(&self) -> impl Iterator<Item = &Bdd> {
         let (a, b) = match self {
+            TimedState::Window { pending, .. } => (pending, None),
             TimedState::AtMost { pending, .. } => (pending, None),
             TimedState::MoreThan { pending, sat, .. } => (pending, Some(sat)),
         };
@@ -194,7 +258,7 @@ impl TimedState {
     /// Applies `f` to every BDD of the state.
     pub fn for_each_bdd(&mut self, mut f: impl FnMut(&mut Bdd)) {
         match self {
-            TimedState::AtMost { pending, .. } => f(pending),
+            TimedState::Window { pending, .. } | TimedState::AtMost { pending, .. } => f(pending),
             TimedState::MoreThan { pending, sat, .. } => {
                 f(pending);
                 f(sat);
