@@ -17,6 +17,7 @@
 //!   soon as they are found, also behind a pipe.
 
 mod input;
+pub mod mfotl;
 mod output;
 mod size;
 

@@ -7,6 +7,7 @@ use super::MonitorError;
 use super::enumeration::Enumeration;
 use super::kept::KeptSummary;
 use super::time::{Clock, Tick, TimedState};
+use super::tuples;
 use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::check::compare_values;
@@ -75,6 +76,10 @@ pub struct PropMonitor {
     witness_on: bool,
     /// The witness of the violation at the last event (empty if none).
     witness: Vec<(VarIx, WitnessValue)>,
+    /// Whether the satisfying tuples of violations are recorded.
+    tuples_on: bool,
+    /// The satisfying tuples of the violation at the last event.
+    tuples: Vec<Vec<WitnessValue>>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -257,6 +262,8 @@ impl PropMonitor {
             last_holds: true,
             witness_on: false,
             witness: Vec::new(),
+            tuples_on: false,
+            tuples: Vec::new(),
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -296,6 +303,9 @@ impl PropMonitor {
         let holds = self.now[self.plan.root].is_true();
         if self.witness_on {
             self.record_witness(holds);
+        }
+        if self.tuples_on {
+            self.record_tuples(holds);
         }
         let mut kept_changed = false;
         for n in 0..self.now.len() {
@@ -808,6 +818,46 @@ impl PropMonitor {
                     .iter()
                     .map(|s| s.as_ref().map(|s| &s.set))
                     .collect(),
+                classes: &self.classes,
+            })
+        };
+    }
+}
+
+/// Satisfying tuples (see [`super::tuples`]).
+impl PropMonitor {
+    /// Turns the recording of satisfying tuples on or off.
+    pub fn enable_tuples(&mut self, on: bool) {
+        self.tuples_on = on;
+        self.tuples.clear();
+    }
+
+    /// The names of the statement's leading `Forall` variables, outermost first.
+    pub fn tuple_vars(&self) -> Vec<String> {
+        let mut n = self.plan.root;
+        let mut names = Vec::new();
+        while let Op::Quant(Quant::Forall, v, a) = &self.plan.nodes[n].op {
+            names.push(self.plan.vars[*v].name.clone());
+            n = *a;
+        }
+        names
+    }
+
+    /// Every assignment of [`PropMonitor::tuple_vars`] under which the
+    /// property was false at the last event (empty when it held, or when
+    /// tuples are off).
+    pub fn tuples(&self) -> &[Vec<WitnessValue>] {
+        &self.tuples
+    }
+
+    fn record_tuples(&mut self, holds: bool) {
+        self.tuples = if holds {
+            Vec::new()
+        } else {
+            tuples::all(&witness::State {
+                plan: &self.plan,
+                now: &self.now,
+                seen: Vec::new(),
                 classes: &self.classes,
             })
         };
