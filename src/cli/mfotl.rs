@@ -50,7 +50,9 @@ pub fn load(spec: &Path, args: &MfotlArgs) -> Result<(String, Plan, Translation)
     };
     let formula = crate::read_spec(spec)?;
     let signature = crate::read_spec(sig_path)?;
-    let stem = spec.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let stem = spec
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     let reading = if args.negate {
         Reading::Violations
     } else {

@@ -82,8 +82,8 @@ const KEYWORDS: &[(&str, &str)] = &[
 ];
 
 const PUNCT: &[&str] = &[
-    "<-", "<=", ">=", "|>", "<|", "(", ")", "[", "]", ",", ".", ":", "=", "<", ">", "*", "+",
-    "-", "/", ";", "?", "|",
+    "<-", "<=", ">=", "|>", "<|", "(", ")", "[", "]", ",", ".", ":", "=", "<", ">", "*", "+", "-",
+    "/", ";", "?", "|",
 ];
 
 /// The tokens of `text` with their places.
@@ -145,7 +145,9 @@ pub fn tokens(text: &str) -> Result<Vec<(Tok, Span)>, Diagnostic> {
                 tok = Tok::Float(text[start..i].to_string());
             } else if let Some(&u) = bytes.get(i)
                 && u.is_ascii_alphabetic()
-                && !bytes.get(i + 1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                && !bytes
+                    .get(i + 1)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
             {
                 tok = Tok::Unit(text[start..i].to_string(), u as char);
                 i += 1;
@@ -196,7 +198,11 @@ mod tests {
     use super::*;
 
     fn toks(text: &str) -> Vec<Tok> {
-        tokens(text).expect("lexes").into_iter().map(|(t, _)| t).collect()
+        tokens(text)
+            .expect("lexes")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
     }
 
     #[test]

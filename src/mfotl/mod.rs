@@ -92,15 +92,24 @@ pub fn translate(
     let decls: Vec<EventDecl> = used
         .iter()
         .map(|&(p, at)| EventDecl {
-            name: Ident { name: sig[p].name.clone(), span: at },
+            name: Ident {
+                name: sig[p].name.clone(),
+                span: at,
+            },
             params: sig[p]
                 .params
                 .iter()
-                .map(|(a, _)| Ident { name: a.clone(), span: at })
+                .map(|(a, _)| Ident {
+                    name: a.clone(),
+                    span: at,
+                })
                 .collect(),
         })
         .collect();
-    let prop = Ident { name: name.to_string(), span };
+    let prop = Ident {
+        name: name.to_string(),
+        span,
+    };
     let mut qtl = String::new();
     if !decls.is_empty() {
         let shown: Vec<String> = decls
@@ -116,7 +125,11 @@ pub fn translate(
     let spec = Spec {
         defs: vec![
             Def::Events(decls),
-            Def::Prop { name: prop, body, rules: Vec::new() },
+            Def::Prop {
+                name: prop,
+                body,
+                rules: Vec::new(),
+            },
         ],
         arena,
     };

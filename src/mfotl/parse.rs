@@ -39,7 +39,9 @@ type Parsed<T> = Result<T, Diagnostic>;
 fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         span,
-        format!("{what} is outside the past-time fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS ONCE PAST_ALWAYS SINCE with intervals, equality and orderings)"),
+        format!(
+            "{what} is outside the past-time fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS ONCE PAST_ALWAYS SINCE with intervals, equality and orderings)"
+        ),
     )
 }
 
@@ -81,8 +83,14 @@ impl<'a> Parser<'a> {
 
     fn expected(&self, what: &str) -> Diagnostic {
         match self.peek() {
-            Some(t) => Diagnostic::error(self.span(), format!("expected {what}, found {}", t.describe())),
-            None => Diagnostic::error(self.span(), format!("expected {what}, found the end of the formula")),
+            Some(t) => Diagnostic::error(
+                self.span(),
+                format!("expected {what}, found {}", t.describe()),
+            ),
+            None => Diagnostic::error(
+                self.span(),
+                format!("expected {what}, found the end of the formula"),
+            ),
         }
     }
 
@@ -96,7 +104,11 @@ impl<'a> Parser<'a> {
     }
 
     fn expect(&mut self, p: &str) -> Parsed<()> {
-        if self.eat(p) { Ok(()) } else { Err(self.expected(&format!("`{p}`"))) }
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{p}`")))
+        }
     }
 
     fn mk(&mut self, form: Form, start: usize) -> FormId {
@@ -183,7 +195,10 @@ impl<'a> Parser<'a> {
                 loop {
                     match self.peek() {
                         Some(Tok::Ident(v)) => {
-                            vars.push(Ident { name: v.clone(), span: self.span() });
+                            vars.push(Ident {
+                                name: v.clone(),
+                                span: self.span(),
+                            });
                             self.pos += 1;
                         }
                         _ => return Err(self.expected("a variable")),
@@ -194,7 +209,11 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(".")?;
                 let mut body = self.expr(QUANT + 1)?;
-                let q = if k == "EXISTS" { Quant::Exists } else { Quant::Forall };
+                let q = if k == "EXISTS" {
+                    Quant::Exists
+                } else {
+                    Quant::Forall
+                };
                 for v in vars.into_iter().rev() {
                     body = self.mk(Form::Quant(q, v, body), start);
                 }
@@ -215,9 +234,9 @@ impl<'a> Parser<'a> {
             Tok::Keyword(k @ ("CNT" | "MIN" | "MAX" | "SUM" | "AVG" | "MED")) => {
                 Err(outside(span, &format!("the aggregation `{k}`")))
             }
-            Tok::Keyword(k @ ("MATCHF" | "MATCHP")) | Tok::Punct(k @ ("|>" | "<|")) => {
-                Err(outside(span, &format!("the regular expression operator `{k}`")))
-            }
+            Tok::Keyword(k @ ("MATCHF" | "MATCHP")) | Tok::Punct(k @ ("|>" | "<|")) => Err(
+                outside(span, &format!("the regular expression operator `{k}`")),
+            ),
             Tok::Punct("(") => {
                 self.pos += 1;
                 let f = self.expr(0)?;
@@ -246,7 +265,11 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let lo = self.duration()?;
         self.expect(",")?;
-        let hi = if self.eat("*") { None } else { Some(self.duration()?) };
+        let hi = if self.eat("*") {
+            None
+        } else {
+            Some(self.duration()?)
+        };
         let hi_open = if self.eat(")") {
             true
         } else if self.eat("]") {
@@ -317,7 +340,10 @@ impl<'a> Parser<'a> {
                 let ty = self.sig[p].params.get(args.len()).map(|(_, t)| *t);
                 let term = if self.eat("_") {
                     self.fresh += 1;
-                    let v = Ident { name: format!("_{}", self.fresh), span: arg_span };
+                    let v = Ident {
+                        name: format!("_{}", self.fresh),
+                        span: arg_span,
+                    };
                     anonymous.push(v.clone());
                     Term::Var(v)
                 } else {
@@ -368,7 +394,10 @@ impl<'a> Parser<'a> {
                 if !ok {
                     return Err(Diagnostic::error(
                         c.span,
-                        format!("this constant is not of type {}, the type of that argument in the signature", ty.name()),
+                        format!(
+                            "this constant is not of type {}, the type of that argument in the signature",
+                            ty.name()
+                        ),
                     ));
                 }
             }
@@ -376,7 +405,12 @@ impl<'a> Parser<'a> {
                 Some(&(other, at)) if other != ty => {
                     return Err(Diagnostic::error(
                         v.span,
-                        format!("variable `{}` is of type {} here but of type {} elsewhere", v.name, ty.name(), other.name()),
+                        format!(
+                            "variable `{}` is of type {} here but of type {} elsewhere",
+                            v.name,
+                            ty.name(),
+                            other.name()
+                        ),
                     )
                     .with_note(at, format!("of type {} here", other.name())));
                 }
@@ -393,13 +427,24 @@ impl<'a> Parser<'a> {
     fn term(&mut self) -> Parsed<Term> {
         let span = self.span();
         let term = match self.peek() {
-            Some(Tok::Ident(v)) => Term::Var(Ident { name: v.clone(), span }),
-            Some(Tok::Int(n) | Tok::Float(n)) => Term::Const(Const { text: n.clone(), span }),
-            Some(Tok::Str(s)) => Term::Const(Const { text: s.clone(), span }),
+            Some(Tok::Ident(v)) => Term::Var(Ident {
+                name: v.clone(),
+                span,
+            }),
+            Some(Tok::Int(n) | Tok::Float(n)) => Term::Const(Const {
+                text: n.clone(),
+                span,
+            }),
+            Some(Tok::Str(s)) => Term::Const(Const {
+                text: s.clone(),
+                span,
+            }),
             _ => return Err(self.expected("a variable or a constant")),
         };
         self.pos += 1;
-        if let Some(Tok::Punct(op @ ("+" | "-" | "*" | "/"))) | Some(Tok::Keyword(op @ "MOD")) = self.peek() {
+        if let Some(Tok::Punct(op @ ("+" | "-" | "*" | "/"))) | Some(Tok::Keyword(op @ "MOD")) =
+            self.peek()
+        {
             return Err(outside(self.span(), &format!("arithmetic (`{op}`)")));
         }
         Ok(term)
@@ -407,7 +452,10 @@ impl<'a> Parser<'a> {
 
     fn comparison(&mut self) -> Parsed<FormId> {
         let start = self.span().start;
-        if !matches!(self.peek(), Some(Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_))) {
+        if !matches!(
+            self.peek(),
+            Some(Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_))
+        ) {
             return Err(self.expected("a formula"));
         }
         let left = self.term()?;
@@ -421,13 +469,21 @@ impl<'a> Parser<'a> {
             Some(Tok::Keyword(k @ ("SUBSTRING" | "MATCHES"))) => {
                 return Err(outside(op_span, &format!("`{k}`")));
             }
-            _ => return Err(self.expected("a comparison (`=`, `<`, `<=`, `>`, `>=`) or `(` after a predicate name")),
+            _ => {
+                return Err(self.expected(
+                    "a comparison (`=`, `<`, `<=`, `>`, `>=`) or `(` after a predicate name",
+                ));
+            }
         };
         self.pos += 1;
         let right = self.term()?;
         let form = match (left, right) {
             (Term::Var(left), right) => Form::Cmp { op, left, right },
-            (Term::Const(c), Term::Var(v)) => Form::Cmp { op: flip(op), left: v, right: Term::Const(c) },
+            (Term::Const(c), Term::Var(v)) => Form::Cmp {
+                op: flip(op),
+                left: v,
+                right: Term::Const(c),
+            },
             (Term::Const(a), Term::Const(b)) => {
                 let ord = crate::check::compare_values(a.text.as_bytes(), b.text.as_bytes());
                 let holds = match op {

@@ -54,8 +54,10 @@ pub fn parse_signature(text: &str) -> Result<Vec<Predicate>, Diagnostic> {
             return Err(expected(i, "a predicate name"));
         };
         if let Some(earlier) = out.iter().find(|p| &p.name == name) {
-            return Err(Diagnostic::error(span, format!("predicate `{name}` is declared twice"))
-                .with_note(earlier.span, "first declared here"));
+            return Err(
+                Diagnostic::error(span, format!("predicate `{name}` is declared twice"))
+                    .with_note(earlier.span, "first declared here"),
+            );
         }
         i += 1;
         if !matches!(at(i), Some((Tok::Punct("("), _))) {
@@ -120,7 +122,10 @@ mod tests {
             shown,
             vec![
                 ("open".into(), vec![("a".into(), Type::Str)]),
-                ("access".into(), vec![("e".into(), Type::Str), ("n".into(), Type::Int)]),
+                (
+                    "access".into(),
+                    vec![("e".into(), Type::Str), ("n".into(), Type::Int)]
+                ),
                 ("p".into(), vec![]),
                 ("q".into(), vec![("a1".into(), Type::Float)]),
             ]

@@ -29,12 +29,18 @@ fn precedences_are_monpolys() {
     assert_eq!(prop("NOT r() SINCE r()"), "prop t : (!r() S r())");
     assert_eq!(prop("ONCE r() AND r()"), "prop t : P (r() & r())");
     assert_eq!(prop("ONCE r() SINCE r()"), "prop t : (P r() S r())");
-    assert_eq!(prop("r() AND r() SINCE r()"), "prop t : ((r() & r()) S r())");
+    assert_eq!(
+        prop("r() AND r() SINCE r()"),
+        "prop t : ((r() & r()) S r())"
+    );
     assert_eq!(
         prop("r() OR r() AND r() IMPLIES r() IMPLIES r()"),
         "prop t : ((r() | (r() & r())) -> (r() -> r()))"
     );
-    assert_eq!(prop("r() SINCE r() SINCE r()"), "prop t : (r() S (r() S r()))");
+    assert_eq!(
+        prop("r() SINCE r() SINCE r()"),
+        "prop t : (r() S (r() S r()))"
+    );
     assert_eq!(prop("NOT PREVIOUS r() OR r()"), "prop t : !@(r() | r())");
     assert_eq!(
         prop("FORALL x, y . q(x, y) IMPLIES p(x)"),
@@ -88,7 +94,11 @@ fn outside_the_fragment_is_named_with_its_place() {
     for (formula, at, what) in [
         ("r() UNTIL r()", 4, "future operator `UNTIL`"),
         ("NEXT r()", 0, "future operator `NEXT`"),
-        ("r() AND EVENTUALLY[0,3] r()", 8, "future operator `EVENTUALLY`"),
+        (
+            "r() AND EVENTUALLY[0,3] r()",
+            8,
+            "future operator `EVENTUALLY`",
+        ),
         ("ALWAYS r()", 0, "future operator `ALWAYS`"),
         ("LET a() = r() IN a()", 0, "`LET`"),
         ("n <- CNT x p(x)", 0, "aggregation"),
@@ -97,29 +107,56 @@ fn outside_the_fragment_is_named_with_its_place() {
         let d = error(formula);
         assert_eq!(d.span.start, at, "{formula}: {}", d.message);
         assert!(d.message.contains(what), "{formula}: {}", d.message);
-        assert!(d.message.contains("outside the past-time fragment"), "{}", d.message);
+        assert!(
+            d.message.contains("outside the past-time fragment"),
+            "{}",
+            d.message
+        );
     }
 }
 
 #[test]
 fn signature_errors_in_the_formula() {
     let d = error("open(x)");
-    assert!(d.message.contains("`open` is not declared in the signature"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("`open` is not declared in the signature"),
+        "{}",
+        d.message
+    );
     let d = error("q(\"a\")");
-    assert!(d.message.contains("has 2 arguments in the signature, not 1"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("has 2 arguments in the signature, not 1"),
+        "{}",
+        d.message
+    );
     let d = error("q(5, 5)");
     assert!(d.message.contains("not of type string"), "{}", d.message);
     assert_eq!(d.span.start, 2);
     let d = error("q(\"a\", \"b\")");
     assert!(d.message.contains("not of type int"), "{}", d.message);
     let d = error("EXISTS x . q(x, 1) AND q(\"a\", x)");
-    assert!(d.message.contains("`x` is of type int here but of type string"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("`x` is of type int here but of type string"),
+        "{}",
+        d.message
+    );
     let d = error("ONCE[5,2] r()");
-    assert!(d.message.contains("contains no natural number"), "{}", d.message);
+    assert!(
+        d.message.contains("contains no natural number"),
+        "{}",
+        d.message
+    );
     let d = error("r() AND");
     assert!(d.message.contains("end of the formula"), "{}", d.message);
     let d = error("r() r()");
-    assert!(d.message.contains("after a complete formula"), "{}", d.message);
+    assert!(
+        d.message.contains("after a complete formula"),
+        "{}",
+        d.message
+    );
     match translate("r()", "p(x:bool)", "t", Reading::Violations) {
         Err(MfotlError::Signature(d)) => assert!(d.message.contains("unknown type `bool`")),
         other => panic!("{other:?}"),
