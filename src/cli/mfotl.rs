@@ -11,11 +11,11 @@ use hindsight::plan::Plan;
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct MfotlArgs {
     /// The MonPoly signature of an MFOTL specification (`name(attr:type,
-    /// ...)`, types string, int, float); required for MFOTL.
+    /// ...)`, types string, int, float) [default: none; required for MFOTL].
     #[arg(long, value_name = "FILE.sig")]
     pub sig: Option<PathBuf>,
     /// Read the specification as an MFOTL formula (MonPoly's past-time
-    /// fragment) [default: only when its name ends in `.mfotl`].
+    /// fragment) [default: off, but on for a name ending in `.mfotl`].
     #[arg(long)]
     pub mfotl: bool,
     /// MFOTL: the formula is the property and its violations are reported,
