@@ -292,3 +292,36 @@ fn bad_intervals_are_errors_with_their_place() {
     };
     assert!(format!("{err:?}").contains("too large"), "{err:?}");
 }
+
+/// The state of `P[a,b]` stays small however wide the window and however
+/// many events fall in it: the occurrences younger than `a`, and the latest
+/// one inside the window (docs/LANGUAGE.md, "How much is remembered").
+#[test]
+fn the_state_of_a_wide_window_is_bounded_by_its_lower_end() {
+    use hindsight::runtime::kept::KeptSummary;
+    let max_timed_nodes = |spec: &str| {
+        let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+        let mut t = 0u64;
+        let mut most = 0;
+        for i in 0..4000u64 {
+            // Irregular gaps of 1 to 3, so that the stamps are no simple range.
+            t += 1 + (i * 7 + i / 3) % 3;
+            m.step(b"p", &[], t).expect("steps");
+            let p = &m.properties()[0];
+            for s in p.kept_summaries() {
+                if let KeptSummary::Timed(_) = s {
+                    most = most.max(p.kept_summary_nodes(s));
+                }
+            }
+        }
+        most
+    };
+    // A window 100 000 wide: a few stamps at a time, over 18 time bits (32
+    // nodes at most here; keeping every stamp of the window made 106).
+    let wide = max_timed_nodes("prop w : P[3,100000] p");
+    assert!(wide <= 60, "{wide} nodes");
+    // The lower end is what counts: with [300,100000] the ~150 stamps younger
+    // than 300 are kept (69 nodes here).
+    let deep = max_timed_nodes("prop w : P[300,100000] p");
+    assert!(deep > wide, "{deep} vs {wide}");
+}

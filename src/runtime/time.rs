@@ -14,11 +14,14 @@
 //!   the stamp of its earliest occurrence until it is `a` old, then moves to a
 //!   time-free set of satisfied assignments.
 //! - `[a,b]` with `1 <= a <= b`: an occurrence younger than `a` is not in the
-//!   window yet and a later one cannot stand in for it (it enters later), nor
-//!   an earlier one (it leaves earlier), so each assignment carries the *set*
-//!   of stamps of its occurrences of the last `b` time units; the operator
-//!   holds when one of them is between `a` and `b` old. Per assignment that
-//!   is at most `min(b + 1, distinct time stamps in the last b units)` stamps.
+//!   window yet, and no other can stand in for it (a later one enters later,
+//!   an earlier one leaves earlier), so each assignment carries the *set* of
+//!   stamps of its occurrences younger than `a`; of those already inside the
+//!   window (between `a` and `b` old) only the latest, which stays inside
+//!   longest (any earlier one inside leaves first and entered no later). The
+//!   operator holds when an assignment has a stamp inside the window. Per
+//!   assignment that is at most `min(a, distinct time stamps of the last
+//!   a - 1 units) + 1` stamps.
 //!
 //! Time stamps are stored in BDD bits modulo `M = 2^w` with `M >= 2d + 2`,
 //! where `d` is `b` for a bounded interval and `a - 1` for an unbounded one:
@@ -35,8 +38,9 @@ use crate::syntax::TimeBound;
 /// The state of one timed operator.
 #[derive(Clone, Debug)]
 pub enum TimedState {
-    /// `S[a,b]` with `1 <= a <= b`: assignments with the stamps of all their
-    /// occurrences of the last `b` time units.
+    /// `S[a,b]` with `1 <= a <= b`: assignments with the stamps of their
+    /// occurrences younger than `a`, and of the latest one between `a` and
+    /// `b` old.
     Window {
         /// The interval's ends.
         lo: u64,
@@ -119,6 +123,34 @@ impl Clock {
         if a <= b { ge.and(&le) } else { ge.or(&le) }
     }
 
+    /// For each assignment of the other variables, only the latest stamp of
+    /// `set`, whose stamps all lie in the residues of `lo ..= hi` (with
+    /// `hi - lo < M`). When that range wraps around `M`, its residues from
+    /// `lo mod M` up are the older ones.
+    pub fn latest(&self, space: &Space, set: &Bdd, lo: u64, hi: u64) -> Bdd {
+        let mask = self.modulus_mask();
+        let (a, b) = (lo & mask, hi & mask);
+        if a <= b {
+            return self.max(space, set);
+        }
+        let newer = set.and(&self.compare(space, b, false));
+        let older = set.and(&self.compare(space, a, true));
+        let newer_max = self.max(space, &newer);
+        let has_newer = newer.exists(self.bits());
+        newer_max.or(&self.max(space, &older.and_not(&has_newer)))
+    }
+
+    /// For each assignment of the other variables, the largest residue of `set`.
+    fn max(&self, space: &Space, set: &Bdd) -> Bdd {
+        let mut set = set.clone();
+        for &bit in &self.bits {
+            let one = set.and(&space.lit(bit, true));
+            let has_one = one.exists(&self.bits);
+            set = one.or(&set.and_not(&has_one));
+        }
+        set
+    }
+
     /// `T >= c` (when `at_least`) or `T <= c`.
     fn compare(&self, space: &Space, c: u64, at_least: bool) -> Bdd {
         let w = self.bits.len();
@@ -194,14 +226,23 @@ impl TimedState {
                         .and(&clock.range(space, tick.now.saturating_sub(hi), tick.now))
                         .and(phi)
                 };
-                *pending = chained.or(&psi.and(&clock.stamp(space, tick.now)));
-                match tick.now.checked_sub(lo) {
+                let all = chained.or(&psi.and(&clock.stamp(space, tick.now)));
+                let Some(newest) = tick.now.checked_sub(lo) else {
                     // Nothing is `lo` old yet.
-                    None => space.ff(),
-                    Some(newest) => pending
-                        .and(&clock.range(space, tick.now.saturating_sub(hi), newest))
-                        .exists(clock.bits()),
+                    *pending = all;
+                    return space.ff();
+                };
+                let oldest = tick.now.saturating_sub(hi);
+                let inside = all.and(&clock.range(space, oldest, newest));
+                if inside.is_false() {
+                    *pending = all;
+                    return space.ff();
                 }
+                // Of the occurrences inside the window only the latest can
+                // matter from now on: it stays inside longer than the others.
+                let latest = clock.latest(space, &inside, oldest, newest);
+                *pending = all.and_not(&inside).or(&latest);
+                inside.exists(clock.bits())
             }
             TimedState::AtMost { d, strict, pending } => {
                 let (d, strict) = (*d, *strict);
@@ -287,5 +328,31 @@ mod tests {
         assert_eq!(inside, vec![2, 3, 4]);
         assert!(clock.range(&space, 0, 100).is_true());
         assert!(clock.range(&space, 5, 4).is_false());
+    }
+
+    #[test]
+    fn latest_stamp_in_a_cyclic_range() {
+        let space = Space::new(4);
+        let clock = Clock::new((1..4).map(BddVar).collect());
+        let x = space.lit(BddVar(0), true);
+        let stamps = |ts: &[u64]| {
+            ts.iter()
+                .fold(space.ff(), |acc, &t| acc.or(&clock.stamp(&space, t)))
+        };
+        // x: times 9, 10 (residues 1, 2); !x: 6, 7 (residues 6, 7); range 6..=10.
+        let set = x.and(&stamps(&[9, 10])).or(&x.not().and(&stamps(&[6, 7])));
+        let latest = clock.latest(&space, &set, 6, 10);
+        let expected = x
+            .and(&clock.stamp(&space, 10))
+            .or(&x.not().and(&clock.stamp(&space, 7)));
+        assert!(latest.iff(&expected).is_true());
+        // Without wrap-around: times 2, 3, 5 in 1..=5.
+        let set = stamps(&[2, 3, 5]);
+        assert!(
+            clock
+                .latest(&space, &set, 1, 5)
+                .iff(&clock.stamp(&space, 5))
+                .is_true()
+        );
     }
 }
