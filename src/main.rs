@@ -480,9 +480,11 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             };
             let witness = opts.users.witness.then(|| monitor.witness(property));
             let written = if satisfactions {
-                // MonPoly's time stamp: the event's, or its number when untimed.
+                // Each event is a time point; MonPoly's time stamp is the
+                // event's, or its number when untimed.
                 let ts = if timed { event.time } else { event.number };
-                reporter.satisfaction(&v, ts, monitor.tuples(property).1)
+                let point = event.number - 1;
+                reporter.satisfaction(&v, point, ts, monitor.tuples(property).1)
             } else {
                 reporter.violation_with_witness(&v, witness.as_deref())
             };

@@ -177,12 +177,14 @@ impl<W: Write> Reporter<W> {
     /// Records a violation of an MFOTL pattern's property, that is a time
     /// point where the pattern is satisfied, and prints it as MonPoly does:
     /// `@TS (time point N): (a,b) (c,d)` (`true` for a closed pattern), with
-    /// `N` the event number minus 1. In JSON: `{"kind": "satisfaction",
+    /// `N` the time point counted from 0 (with one event per time point, the
+    /// event number minus 1). In JSON: `{"kind": "satisfaction",
     /// "property", "event", "time_point", "ts", "tuples": [[...], ...]}` (a
     /// value not seen so far is `null`).
     pub fn satisfaction(
         &mut self,
         v: &Violation<'_>,
+        point: u64,
         ts: u64,
         tuples: &[Vec<WitnessValue>],
     ) -> io::Result<()> {
@@ -195,7 +197,6 @@ impl<W: Write> Reporter<W> {
         {
             return Ok(());
         }
-        let point = v.event.saturating_sub(1);
         match self.format {
             OutputFormat::Text => {
                 let shown: Vec<String> = tuples

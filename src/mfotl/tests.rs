@@ -170,3 +170,24 @@ fn deep_nesting_does_not_overflow_the_stack() {
     let t = translate(&formula, SIG, "t", Reading::Violations).expect("reads");
     assert_eq!(t.free.len(), 0);
 }
+
+proptest::proptest! {
+    /// Any text made of MFOTL's pieces gives a translation or an error,
+    /// never a panic.
+    #[test]
+    fn arbitrary_formulas_never_panic(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "NOT ", "AND ", "OR ", "IMPLIES ", "EQUIV ", "EXISTS ", "FORALL ", "PREVIOUS ",
+                "ONCE ", "PAST_ALWAYS ", "SINCE ", "UNTIL ", "p(x)", "q(x, 3)", "r()", "x", "y",
+                ".", ",", "(", ")", "[", "]", "*", "0", "5", "7m", "=", "<", "\"s\"", "_",
+                "(*", "*)", "#", "é", "18446744073709551616", "-1", "TRUE",
+            ]),
+            0..24,
+        )
+    ) {
+        let formula: String = pieces.concat();
+        let _ = compile(&formula, SIG, "t", Reading::Satisfactions);
+        let _ = compile(&formula, SIG, "t", Reading::Violations);
+    }
+}
