@@ -824,7 +824,7 @@ impl PropMonitor {
     }
 }
 
-/// Satisfying tuples (see [`super::tuples`]).
+/// Satisfying tuples (see `runtime/tuples.rs`).
 impl PropMonitor {
     /// Turns the recording of satisfying tuples on or off.
     pub fn enable_tuples(&mut self, on: bool) {
