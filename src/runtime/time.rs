@@ -17,11 +17,13 @@
 //!   window yet, and no other can stand in for it (a later one enters later,
 //!   an earlier one leaves earlier), so each assignment carries the *set* of
 //!   stamps of its occurrences younger than `a`; of those already inside the
-//!   window (between `a` and `b` old) only the latest, which stays inside
-//!   longest (any earlier one inside leaves first and entered no later). The
-//!   operator holds when an assignment has a stamp inside the window. Per
-//!   assignment that is at most `min(a, distinct time stamps of the last
-//!   a - 1 units) + 1` stamps.
+//!   window (between `a` and `b` old) only the latest is needed, since it
+//!   stays inside longest (any earlier one inside leaves first and entered no
+//!   later). The operator holds when an assignment has a stamp inside the
+//!   window. Reducing the stamps inside to the latest costs a pass over the
+//!   time bits, so it is done every [`PRUNE_EVERY`] events: each assignment
+//!   has at most `min(a, distinct time stamps of the last a - 1 units) + 1`
+//!   stamps right after, and at most `PRUNE_EVERY` more in between.
 //!
 //! Time stamps are stored in BDD bits modulo `M = 2^w` with `M >= 2d + 2`,
 //! where `d` is `b` for a bounded interval and `a - 1` for an unbounded one:
@@ -34,6 +36,10 @@
 
 use crate::bdd::{Bdd, BddVar, Space};
 use crate::syntax::TimeBound;
+
+/// How often (in events) `S[a,b]` with `a >= 1` reduces the occurrences
+/// inside its window to the latest one.
+pub const PRUNE_EVERY: u32 = 32;
 
 /// The state of one timed operator.
 #[derive(Clone, Debug)]
@@ -48,6 +54,9 @@ pub enum TimedState {
         hi: u64,
         /// Over data and time bits.
         pending: Bdd,
+        /// Events since the occurrences inside the window were last reduced
+        /// to the latest one.
+        since_pruned: u32,
     },
     /// `S[<=d]` or `Z[<=d]`: assignments with the stamp of their latest ψ.
     AtMost {
@@ -128,6 +137,17 @@ impl Clock {
     /// `hi - lo < M`). When that range wraps around `M`, its residues from
     /// `lo mod M` up are the older ones.
     pub fn latest(&self, space: &Space, set: &Bdd, lo: u64, hi: u64) -> Bdd {
+        // A few stamps: one at a time, newest first.
+        if hi - lo < self.bits.len() as u64 {
+            let mut out = space.ff();
+            let mut found = space.ff();
+            for t in (lo..=hi).rev() {
+                let here = set.and(&self.stamp(space, t)).and_not(&found);
+                found = found.or(&here.exists(&self.bits));
+                out = out.or(&here);
+            }
+            return out;
+        }
         let mask = self.modulus_mask();
         let (a, b) = (lo & mask, hi & mask);
         if a <= b {
@@ -188,6 +208,7 @@ impl TimedState {
                 lo,
                 hi,
                 pending: space.ff(),
+                since_pruned: 0,
             },
         }
     }
@@ -214,7 +235,12 @@ impl TimedState {
     pub fn step(&mut self, space: &Space, clock: &Clock, tick: Tick, phi: &Bdd, psi: &Bdd) -> Bdd {
         let gap = tick.now - tick.prev;
         match self {
-            TimedState::Window { lo, hi, pending } => {
+            TimedState::Window {
+                lo,
+                hi,
+                pending,
+                since_pruned,
+            } => {
                 let (lo, hi) = (*lo, *hi);
                 // The occurrences of the last `hi` time units, followed by φ now.
                 let chained = if gap > hi {
@@ -234,15 +260,20 @@ impl TimedState {
                 };
                 let oldest = tick.now.saturating_sub(hi);
                 let inside = all.and(&clock.range(space, oldest, newest));
-                if inside.is_false() {
-                    *pending = all;
-                    return space.ff();
-                }
+                let value = inside.exists(clock.bits());
                 // Of the occurrences inside the window only the latest can
                 // matter from now on: it stays inside longer than the others.
-                let latest = clock.latest(space, &inside, oldest, newest);
-                *pending = all.and_not(&inside).or(&latest);
-                inside.exists(clock.bits())
+                // Dropping the others costs a pass over the time bits, so it
+                // is done every `PRUNE_EVERY` events.
+                *since_pruned += 1;
+                if *since_pruned >= PRUNE_EVERY {
+                    *since_pruned = 0;
+                    let latest = clock.latest(space, &inside, oldest, newest);
+                    *pending = all.and_not(&inside).or(&latest);
+                } else {
+                    *pending = all;
+                }
+                value
             }
             TimedState::AtMost { d, strict, pending } => {
                 let (d, strict) = (*d, *strict);
