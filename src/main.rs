@@ -57,8 +57,10 @@ enum Command {
     /// gives one line on standard output.
     #[command(after_help = "Example:\n  hindsight check specs/file_access.qtl")]
     Check {
-        /// The specification (.qtl).
+        /// The specification (.qtl, or .mfotl with --sig).
         spec: PathBuf,
+        #[command(flatten)]
+        mfotl: cli::mfotl::MfotlArgs,
     },
     /// Show the compiled monitor: subformulas in evaluation order, variables, rules.
     ///
@@ -71,8 +73,14 @@ Examples:
   hindsight compile specs/telemetry.qtl
   hindsight compile --dot monitor.dot specs/telemetry.qtl && dot -Tsvg monitor.dot > monitor.svg")]
     Compile {
-        /// The specification (.qtl).
+        /// The specification (.qtl, or .mfotl with --sig).
         spec: PathBuf,
+        #[command(flatten)]
+        mfotl: cli::mfotl::MfotlArgs,
+        /// MFOTL: print the QTL specification that the formula means, and
+        /// nothing else.
+        #[arg(long)]
+        show_qtl: bool,
         /// Also write the formula DAG in Graphviz dot syntax to this file
         /// [default: none].
         #[arg(long, value_name = "FILE")]
@@ -100,7 +108,7 @@ Examples:
 
 Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
     Run {
-        /// The specification (.qtl; `-` for standard input).
+        /// The specification (.qtl, or .mfotl with --sig; `-` for standard input).
         spec: PathBuf,
         /// The trace (CSV; `-` for standard input) [default: standard input].
         trace: Option<PathBuf>,
@@ -161,8 +169,13 @@ enum TraceFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check { spec } => check(&spec),
-        Command::Compile { spec, dot } => compile(&spec, dot.as_deref()),
+        Command::Check { spec, mfotl } => check(&spec, &mfotl),
+        Command::Compile {
+            spec,
+            mfotl,
+            show_qtl,
+            dot,
+        } => compile(&spec, &mfotl, show_qtl, dot.as_deref()),
         Command::Run {
             spec,
             trace,
@@ -210,9 +223,21 @@ fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
     }
 }
 
-fn check(path: &Path) -> ExitCode {
-    let plan = match load(path) {
-        Ok((_, plan)) => plan,
+/// [`load`], or for an MFOTL specification [`cli::mfotl::load`].
+fn load_any(
+    path: &Path,
+    mfotl: &cli::mfotl::MfotlArgs,
+) -> Result<(String, Plan, Option<hindsight::mfotl::Translation>), ExitCode> {
+    if mfotl.is_mfotl(path) {
+        cli::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t)))
+    } else {
+        load(path).map(|(text, plan)| (text, plan, None))
+    }
+}
+
+fn check(path: &Path, mfotl: &cli::mfotl::MfotlArgs) -> ExitCode {
+    let plan = match load_any(path, mfotl) {
+        Ok((_, plan, _)) => plan,
         Err(code) => return code,
     };
     let n = plan.props.len();
@@ -226,11 +251,27 @@ fn check(path: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
-    let (text, plan) = match load(path) {
+fn compile(
+    path: &Path,
+    mfotl: &cli::mfotl::MfotlArgs,
+    show_qtl: bool,
+    dot: Option<&Path>,
+) -> ExitCode {
+    let (text, plan, translation) = match load_any(path, mfotl) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if show_qtl {
+        let Some(t) = translation else {
+            eprintln!(
+                "error: --show-qtl is for MFOTL specifications (.mfotl, or --mfotl); {} is QTL already",
+                path.display()
+            );
+            return ExitCode::from(2);
+        };
+        let _ = write!(io::stdout(), "{}", cli::mfotl::show_qtl(path, mfotl, &t));
+        return ExitCode::SUCCESS;
+    }
     let _ = write!(io::stdout(), "{}", plan.render(&text));
     if let Some(dot) = dot
         && let Err(e) = std::fs::write(dot, plan.to_dot())
@@ -313,6 +354,8 @@ struct RunOptions {
     props: Vec<String>,
     #[command(flatten)]
     users: run_extras::UserOptions,
+    #[command(flatten)]
+    mfotl: cli::mfotl::MfotlArgs,
     /// The maximum size of one event (its CSV record) in bytes, or with a
     /// suffix K, M or G; a longer event, such as a line that never ends, is an
     /// input error naming its line, so memory stays bounded whatever the input.
@@ -326,7 +369,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan) = match load(spec) {
+    let (text, mut plan, _) = match load_any(spec, &opts.mfotl) {
         Ok(x) => x,
         Err(code) => {
             if let Some(hint) = hints::swapped(spec, trace) {
@@ -335,6 +378,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return code;
         }
     };
+    let satisfactions = opts.mfotl.reports_satisfactions(spec);
     if let Err(code) = select_props(spec, &mut plan, &opts.props) {
         return code;
     }
@@ -410,6 +454,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         monitor
             .enable_all_witnesses(usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX));
     }
+    monitor.enable_tuples(satisfactions);
     let skip = opts.skip_bad_lines || opts.on_error == OnError::Skip;
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
@@ -520,10 +565,16 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
             };
             let witness = opts.users.witness.then(|| monitor.witness(property));
-            if reporter
-                .violation_with_witness(&v, witness.as_deref())
-                .is_err()
-            {
+            let written = if satisfactions {
+                // Each event is a time point; MonPoly's time stamp is the
+                // event's, or its number when untimed.
+                let ts = if timed { event.time } else { monitor.events() };
+                let point = monitor.events() - 1;
+                reporter.satisfaction(&v, point, ts, monitor.tuples(property).1)
+            } else {
+                reporter.violation_with_witness(&v, witness.as_deref())
+            };
+            if written.is_err() {
                 closed = true;
                 break 'events;
             }

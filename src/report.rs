@@ -229,6 +229,66 @@ impl<W: Write> Reporter<W> {
         }
     }
 
+    /// Records a violation of an MFOTL pattern's property, that is a time
+    /// point where the pattern is satisfied, and prints it as MonPoly does:
+    /// `@TS (time point N): (a,b) (c,d)` (`true` for a closed pattern), with
+    /// `N` the time point counted from 0 (with one event per time point, the
+    /// event number minus 1). In JSON: `{"kind": "satisfaction",
+    /// "property", "event", "time_point", "ts", "tuples": [[...], ...]}` (a
+    /// value not seen so far is `null`).
+    pub fn satisfaction(
+        &mut self,
+        v: &Violation<'_>,
+        point: u64,
+        ts: u64,
+        tuples: &[Vec<WitnessValue>],
+    ) -> io::Result<()> {
+        self.violations[v.property] += 1;
+        self.first[v.property].get_or_insert(v.event);
+        if self.quiet
+            || self
+                .max_violations
+                .is_some_and(|m| self.violations[v.property] > m)
+        {
+            return Ok(());
+        }
+        match self.format {
+            OutputFormat::Text => {
+                let shown: Vec<String> = tuples
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .map(|t| {
+                        let vals: Vec<String> = t.iter().map(|x| x.to_string()).collect();
+                        format!("({})", vals.join(","))
+                    })
+                    .collect();
+                let rest = if shown.is_empty() {
+                    "true".to_string()
+                } else {
+                    shown.join(" ")
+                };
+                writeln!(self.out, "@{ts} (time point {point}): {rest}")
+            }
+            OutputFormat::Json => {
+                let tuples: Vec<Vec<Option<String>>> = tuples
+                    .iter()
+                    .map(|t| t.iter().map(WitnessValue::text).collect())
+                    .collect();
+                let o = json!({
+                    "kind": "satisfaction",
+                    "property": self.properties[v.property],
+                    "event": v.event,
+                    "time_point": point,
+                    "ts": ts,
+                    "name": text(v.name),
+                    "args": v.args.iter().map(|a| text(a)).collect::<Vec<_>>(),
+                    "tuples": tuples,
+                });
+                writeln!(self.out, "{o}")
+            }
+        }
+    }
+
     /// Prints the summary and the CRV status line.
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
         let status = if s.failure.is_some() {

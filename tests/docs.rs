@@ -65,7 +65,10 @@ fn items(page: &str) -> Vec<Item> {
             let mut file = None;
             let mut flags = Vec::new();
             for w in words {
-                if w.ends_with(".qtl") || w.ends_with(".csv") {
+                if [".qtl", ".csv", ".mfotl", ".sig"]
+                    .iter()
+                    .any(|x| w.ends_with(x))
+                {
                     file = Some(w.to_string());
                 } else {
                     flags.push(w.to_string());
@@ -446,17 +449,29 @@ fn api_page_examples_hold() {
 }
 
 #[test]
+fn mfotl_page_examples_hold() {
+    assert_page("docs/MFOTL.md");
+}
+
+#[test]
+fn performance_page_examples_hold() {
+    assert_page("docs/PERFORMANCE.md");
+}
+
+#[test]
 fn readme_tour_holds() {
     assert_page("README.md");
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 8] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
+    "docs/MFOTL.md",
     "docs/OUTPUT.md",
     "docs/PAPER.md",
+    "docs/PERFORMANCE.md",
     "docs/TRACES.md",
 ];
 

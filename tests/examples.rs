@@ -789,17 +789,18 @@ fn rule_referring_to_itself_outside_previous_is_rejected() {
 }
 
 /// Every specification and trace shipped in `specs/` has its expected
-/// verdicts asserted in this file (its name appears in a test above).
+/// verdicts asserted in this file (its name appears in a test above), or for
+/// the MFOTL examples in `tests/mfotl.rs`.
 #[test]
 fn every_shipped_file_has_expected_verdicts() {
-    let source = include_str!("examples.rs");
+    let source = [include_str!("examples.rs"), include_str!("mfotl.rs")].concat();
     let mut missing = Vec::new();
     for entry in fs::read_dir(specs_dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         let quoted = format!("\"{name}\"");
         let stem = name.strip_suffix(".qtl").map(|s| format!("\"{s}\""));
         let named = source.contains(&quoted) || stem.is_some_and(|s| source.contains(&s));
-        if (name.ends_with(".qtl") || name.ends_with(".csv")) && !named {
+        if [".qtl", ".csv", ".mfotl"].iter().any(|x| name.ends_with(x)) && !named {
             missing.push(name);
         }
     }

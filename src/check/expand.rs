@@ -193,7 +193,7 @@ impl<'t, 's> Expander<'t, 's> {
                 });
             }
             form => {
-                let prev = under_prev || matches!(form, Form::Prev(_));
+                let prev = under_prev || matches!(form, Form::Prev(_) | Form::PrevIn(..));
                 let kids: Vec<FormId> = form.children().collect();
                 self.tasks.push(Task::Build {
                     id,
@@ -230,6 +230,7 @@ impl<'t, 's> Expander<'t, 's> {
         let form = match &node.form {
             Form::Not(_) => Form::Not(a),
             Form::Prev(_) => Form::Prev(a),
+            Form::PrevIn(t, _) => Form::PrevIn(*t, a),
             Form::Once(t, _) => Form::Once(*t, a),
             Form::Hist(t, _) => Form::Hist(*t, a),
             Form::Bin(op, _, _) => Form::Bin(*op, a, b),

@@ -23,6 +23,7 @@
 pub mod hints;
 mod input;
 pub mod names;
+pub mod mfotl;
 mod output;
 pub mod report_to;
 pub mod run_parts;

@@ -135,8 +135,8 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
     let max_bound = nodes
         .iter()
         .filter_map(|n| match n.op {
-            Op::SinceTimed(TimeBound::AtMost(d) | TimeBound::MoreThan(d), ..)
-            | Op::Zince(d, ..) => Some((d, n.span)),
+            Op::SinceTimed(t, ..) => Some((modulus_bound(&t), n.span)),
+            Op::Zince(d, ..) => Some((d, n.span)),
             _ => None,
         })
         .max_by_key(|&(d, _)| d);
@@ -298,6 +298,16 @@ impl Builder<'_> {
             }
             Form::Not(a) => Op::Not(self.translate(*a, scope)),
             Form::Prev(a) => Op::Prev(self.translate(*a, scope)),
+            Form::PrevIn(t, a) => {
+                let prev = Op::Prev(self.translate(*a, scope));
+                if t.is_trivial() {
+                    prev
+                } else {
+                    let prev = self.mk(prev, span);
+                    let gap = self.mk(Op::Gap(*t), span);
+                    Op::And(prev, gap)
+                }
+            }
             Form::Once(bound, a) => {
                 let a = self.translate(*a, scope);
                 self.once(*bound, a, span)
@@ -321,8 +331,8 @@ impl Builder<'_> {
             Form::Since(bound, a, b) => {
                 let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
                 match bound {
-                    None => Op::Since(a, b),
-                    Some(t) => Op::SinceTimed(*t, a, b),
+                    Some(t) if !t.is_trivial() => Op::SinceTimed(*t, a, b),
+                    _ => Op::Since(a, b),
                 }
             }
             Form::Zince(d, a, b) => {
@@ -348,8 +358,8 @@ impl Builder<'_> {
     fn once(&mut self, bound: Option<TimeBound>, a: NodeIx, span: Span) -> Op {
         let t = self.mk(Op::True, span);
         match bound {
-            None => Op::Since(t, a),
-            Some(b) => Op::SinceTimed(b, t, a),
+            Some(b) if !b.is_trivial() => Op::SinceTimed(b, t, a),
+            _ => Op::Since(t, a),
         }
     }
 }
@@ -429,6 +439,14 @@ fn classify(ops: &[(Op, Span)], root: NodeIx, rule_roots: &[NodeIx]) -> Vec<Phas
     }
     let _ = root;
     phase
+}
+
+/// The largest elapsed time an operator with this interval must tell apart:
+/// its stamps are kept modulo `2^w >= 2 * bound + 2` (see `runtime::time`).
+/// A bounded interval keeps the stamps of the last `hi` time units; an
+/// unbounded one those younger than `lo` (at least 1: `[0,*)` is untimed).
+fn modulus_bound(t: &TimeBound) -> u64 {
+    t.hi.unwrap_or(t.lo.saturating_sub(1))
 }
 
 fn remap(op: &Op, ix: &[NodeIx]) -> Op {

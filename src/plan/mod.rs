@@ -72,8 +72,12 @@ pub enum Op {
     Prev(NodeIx),
     /// `φ S ψ`.
     Since(NodeIx, NodeIx),
-    /// `φ S[<=d] ψ` or `φ S[>d] ψ`.
+    /// `φ S[a,b] ψ` (also `S[<=d]`, `S[>d]`), never with the trivial
+    /// interval `[0,*)`, which is `Since`.
     SinceTimed(TimeBound, NodeIx, NodeIx),
+    /// The time since the previous event lies in the interval (false at the
+    /// first event): `@[a,b] φ` is `@φ & Gap([a,b])`.
+    Gap(TimeBound),
     /// `φ Z[<=d] ψ`.
     Zince(u64, NodeIx, NodeIx),
     /// A quantifier over one variable.

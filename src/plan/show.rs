@@ -32,6 +32,7 @@ impl PropPlan {
             Op::Iff(a, b) => format!("n{a} <-> n{b}"),
             Op::Since(a, b) => format!("n{a} S n{b}"),
             Op::SinceTimed(t, a, b) => format!("n{a} S{t} n{b}"),
+            Op::Gap(t) => format!("gap{t}"),
             Op::Zince(d, a, b) => format!("n{a} Z[<={d}] n{b}"),
             Op::Quant(q, v, a) => format!("{} {} . n{a}", q.keyword(), var(*v)),
             Op::RuleCall { rule, args: a } => format!("{}{}", self.rules[*rule].name, args(a)),

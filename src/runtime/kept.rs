@@ -18,7 +18,7 @@ pub enum KeptSummary {
     /// The previous value of a node: an `S` node, or a node read under `@`
     /// (unless it is a rule body: then it is the [`KeptSummary::Relation`]).
     Pre(NodeIx),
-    /// The state of a timed operator (`S[<=d]`, `S[>d]`, `Z[<=d]`).
+    /// The state of a timed operator (`S[a,b]`, `S[<=d]`, `S[>d]`, `Z[<=d]`).
     Timed(NodeIx),
     /// The set of values seen for a variable.
     Seen(VarIx),

@@ -16,6 +16,7 @@ mod enumeration;
 pub mod kept;
 mod prop;
 pub mod time;
+mod tuples;
 pub mod witness;
 
 pub use enumeration::Enumeration;
@@ -262,6 +263,25 @@ impl Monitor {
             .get(property)
             .map(PropMonitor::all_witnesses)
             .unwrap_or_default()
+    }
+
+    /// Turns on or off, for every property, the recording of the satisfying
+    /// tuples of its violations: every assignment of the statement's leading
+    /// `Forall` variables that makes it false (the MFOTL front end's
+    /// satisfactions; see `runtime/tuples.rs`). Off by default, and then free.
+    pub fn enable_tuples(&mut self, on: bool) {
+        for p in &mut self.props {
+            p.enable_tuples(on);
+        }
+    }
+
+    /// The satisfying tuples of property `property`'s violation at the last
+    /// event, and the names of their variables (empty for an unknown index).
+    pub fn tuples(&self, property: usize) -> (Vec<String>, &[Vec<witness::WitnessValue>]) {
+        match self.props.get(property) {
+            Some(p) => (p.tuple_vars(), p.tuples()),
+            None => (Vec::new(), &[]),
+        }
     }
 
     /// Number of events whose time stamp was smaller than their predecessor's.

@@ -9,10 +9,11 @@ use super::MonitorError;
 use super::enumeration::Enumeration;
 use super::kept::KeptSummary;
 use super::time::{Clock, Tick, TimedState};
+use super::tuples;
 use super::witness::{self, WitnessValue};
 use crate::bdd::{Bdd, BddVar, Renaming, Space, VarSet};
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
-use crate::syntax::{Quant, RelOp, TimeBound};
+use crate::syntax::{Quant, RelOp};
 use crate::value::relop_holds;
 
 /// Entries of the cache of code cubes, per variable.
@@ -96,6 +97,10 @@ pub struct PropMonitor {
     /// With all witnesses on (`Some(limit)`): the first `limit` falsifying
     /// tuples at the last event, and their number.
     all_witnesses: Option<(usize, Vec<witness::Tuple>, u64)>,
+    /// Whether the satisfying tuples of violations are recorded.
+    tuples_on: bool,
+    /// The satisfying tuples of the violation at the last event.
+    tuples: Vec<Vec<WitnessValue>>,
 }
 
 /// When and how much garbage collection of value codes happened.
@@ -158,12 +163,7 @@ impl PropMonitor {
             match &node.op {
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,
-                Op::SinceTimed(TimeBound::AtMost(d), ..) => {
-                    timed[i] = Some(TimedState::at_most(&space, *d, false))
-                }
-                Op::SinceTimed(TimeBound::MoreThan(d), ..) => {
-                    timed[i] = Some(TimedState::more_than(&space, *d))
-                }
+                Op::SinceTimed(t, ..) => timed[i] = Some(TimedState::since(&space, *t)),
                 Op::Zince(d, ..) => timed[i] = Some(TimedState::at_most(&space, *d, true)),
                 Op::Atom { event, .. } => {
                     atoms_by_event
@@ -279,7 +279,8 @@ impl PropMonitor {
             cmp_dirty: vec![false; n],
             seen_dirty: vec![false; plan.vars.len()],
             all_dirty: true,
-            untimed: timed.iter().all(Option::is_none),
+            untimed: timed.iter().all(Option::is_none)
+                && !plan.nodes.iter().any(|n| matches!(n.op, Op::Gap(_))),
             fixed: false,
             last_holds: true,
             witness_on: false,
@@ -290,6 +291,8 @@ impl PropMonitor {
             point_on: true,
             point_env: point::Env::default(),
             all_witnesses: None,
+            tuples_on: false,
+            tuples: Vec::new(),
             gc: GcState {
                 policy: gc,
                 ..GcState::default()
@@ -335,7 +338,7 @@ impl PropMonitor {
         } else {
             self.now[self.plan.root].is_true()
         };
-        let any_witness = self.witness_on || self.all_witnesses.is_some();
+        let any_witness = self.witness_on || self.tuples_on || self.all_witnesses.is_some();
         if any_witness && !holds && self.point_on {
             self.complete_point_nodes();
         }
@@ -344,6 +347,9 @@ impl PropMonitor {
         }
         if self.all_witnesses.is_some() {
             self.record_all_witnesses(holds);
+        }
+        if self.tuples_on {
+            self.record_tuples(holds);
         }
         let mut kept_changed = false;
         for &n in &self.kept_nodes {
@@ -654,7 +660,7 @@ impl PropMonitor {
                     // With φ and ψ as before, φ S ψ is as before too:
                     // ψ ∨ (φ ∧ (ψ ∨ (φ ∧ S₋₂))) = ψ ∨ (φ ∧ S₋₂).
                     Op::Since(a, b) => c[*a] || c[*b],
-                    Op::SinceTimed(..) | Op::Zince(..) => true,
+                    Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => true,
                     Op::RuleCall { rule, .. } => c[self.plan.rules[*rule].body],
                 };
             if !dirty {
@@ -678,6 +684,9 @@ impl PropMonitor {
                     None => self.now[*b].clone(),
                 },
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
+                Op::Gap(t) => self
+                    .space
+                    .constant(!self.first && t.contains(tick.now - tick.prev)),
                 Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
             };
@@ -994,6 +1003,46 @@ impl PropMonitor {
                     .iter()
                     .map(|s| s.as_ref().map(|s| &s.set))
                     .collect(),
+                classes: &self.classes,
+            })
+        };
+    }
+}
+
+/// Satisfying tuples (see `runtime/tuples.rs`).
+impl PropMonitor {
+    /// Turns the recording of satisfying tuples on or off.
+    pub fn enable_tuples(&mut self, on: bool) {
+        self.tuples_on = on;
+        self.tuples.clear();
+    }
+
+    /// The names of the statement's leading `Forall` variables, outermost first.
+    pub fn tuple_vars(&self) -> Vec<String> {
+        let mut n = self.plan.root;
+        let mut names = Vec::new();
+        while let Op::Quant(Quant::Forall, v, a) = &self.plan.nodes[n].op {
+            names.push(self.plan.vars[*v].name.clone());
+            n = *a;
+        }
+        names
+    }
+
+    /// Every assignment of [`PropMonitor::tuple_vars`] under which the
+    /// property was false at the last event (empty when it held, or when
+    /// tuples are off).
+    pub fn tuples(&self) -> &[Vec<WitnessValue>] {
+        &self.tuples
+    }
+
+    fn record_tuples(&mut self, holds: bool) {
+        self.tuples = if holds {
+            Vec::new()
+        } else {
+            tuples::all(&witness::State {
+                plan: &self.plan,
+                now: &self.now,
+                seen: Vec::new(),
                 classes: &self.classes,
             })
         };

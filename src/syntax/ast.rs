@@ -97,20 +97,87 @@ impl BinOp {
     }
 }
 
-/// A timing constraint on a temporal operator.
+/// A timing constraint on a temporal operator: the elapsed time must lie in
+/// the interval `[lo, hi]` of natural numbers (`hi = None`: no upper bound).
+///
+/// Every written form is normalised to closed integer ends: `(a,b]` is
+/// `[a+1,b]`, `[a,b)` is `[a,b-1]`, `[a,*)` has no upper bound; the one-sided
+/// forms are sugar: `[<=d]` is `[0,d]` and `[>d]` is `[d+1,*)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TimeBound {
+pub struct TimeBound {
+    /// The smallest elapsed time allowed.
+    pub lo: u64,
+    /// The largest elapsed time allowed, if any.
+    pub hi: Option<u64>,
+}
+
+impl TimeBound {
     /// `[<=d]`: at most `d` time units ago.
-    AtMost(u64),
-    /// `[>d]`: more than `d` time units ago.
-    MoreThan(u64),
+    pub fn at_most(d: u64) -> TimeBound {
+        TimeBound { lo: 0, hi: Some(d) }
+    }
+
+    /// `[>d]`: more than `d` time units ago (`None` when `d` is `u64::MAX`:
+    /// no elapsed time is that large).
+    pub fn more_than(d: u64) -> Option<TimeBound> {
+        Some(TimeBound {
+            lo: d.checked_add(1)?,
+            hi: None,
+        })
+    }
+
+    /// The interval between `lo` and `hi` (`None`: unbounded) with open or
+    /// closed ends, or `None` when it contains no natural number.
+    pub fn within(lo: u64, lo_open: bool, hi: Option<u64>, hi_open: bool) -> Option<TimeBound> {
+        let lo = if lo_open { lo.checked_add(1)? } else { lo };
+        let hi = match hi {
+            None => None,
+            Some(h) if hi_open => Some(h.checked_sub(1)?),
+            Some(h) => Some(h),
+        };
+        if hi.is_some_and(|h| h < lo) {
+            return None;
+        }
+        Some(TimeBound { lo, hi })
+    }
+
+    /// `[<=d]`, under the name of the one-sided form as written in QTL.
+    #[allow(non_snake_case)]
+    pub fn AtMost(d: u64) -> TimeBound {
+        TimeBound::at_most(d)
+    }
+
+    /// `[>d]`, under the name of the one-sided form as written in QTL, for
+    /// `d` below `u64::MAX` (a larger `d` is clamped to `[2^64-1,*)`; the
+    /// parser rejects `[>18446744073709551615]` through [`TimeBound::more_than`]).
+    #[allow(non_snake_case)]
+    pub fn MoreThan(d: u64) -> TimeBound {
+        TimeBound {
+            lo: d.saturating_add(1),
+            hi: None,
+        }
+    }
+
+    /// Whether the elapsed time `gap` lies in the interval.
+    pub fn contains(self, gap: u64) -> bool {
+        gap >= self.lo && self.hi.is_none_or(|h| gap <= h)
+    }
+
+    /// Whether the interval is `[0,*)`, no constraint at all.
+    pub fn is_trivial(self) -> bool {
+        self.lo == 0 && self.hi.is_none()
+    }
 }
 
 impl std::fmt::Display for TimeBound {
+    /// The one-sided forms where they apply (`[<=d]`, `[>d]`), else `[a,b]`
+    /// or `[a,*)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TimeBound::AtMost(d) => write!(f, "[<={d}]"),
-            TimeBound::MoreThan(d) => write!(f, "[>{d}]"),
+        match (self.lo, self.hi) {
+            (0, Some(d)) => write!(f, "[<={d}]"),
+            (lo, None) if lo > 0 => write!(f, "[>{}]", lo - 1),
+            (lo, None) => write!(f, "[{lo},*)"),
+            (lo, Some(hi)) => write!(f, "[{lo},{hi}]"),
         }
     }
 }
@@ -171,6 +238,9 @@ pub enum Form {
     Not(FormId),
     /// `@φ`: φ held at the previous event.
     Prev(FormId),
+    /// `@[a,b] φ`: φ held at the previous event, and the time since that
+    /// event lies in the interval.
+    PrevIn(TimeBound, FormId),
     /// `P φ` or `P[..] φ`.
     Once(Option<TimeBound>, FormId),
     /// `H φ` or `H[..] φ`.
@@ -264,6 +334,7 @@ impl Arena {
             }
             Form::Not(a) => format!("!{}", self.show(*a)),
             Form::Prev(a) => format!("@{}", self.show(*a)),
+            Form::PrevIn(t, a) => format!("@{t} {}", self.show(*a)),
             Form::Once(b, a) => format!("P{} {}", bound(b), self.show(*a)),
             Form::Hist(b, a) => format!("H{} {}", bound(b), self.show(*a)),
             Form::Bin(op, a, b) => format!("({} {} {})", self.show(*a), op.symbol(), self.show(*b)),
@@ -280,7 +351,11 @@ impl Form {
     pub fn children(&self) -> impl Iterator<Item = FormId> + '_ {
         let (a, b) = match *self {
             Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => (None, None),
-            Form::Not(a) | Form::Prev(a) | Form::Once(_, a) | Form::Hist(_, a) => (Some(a), None),
+            Form::Not(a)
+            | Form::Prev(a)
+            | Form::PrevIn(_, a)
+            | Form::Once(_, a)
+            | Form::Hist(_, a) => (Some(a), None),
             Form::Quant(_, _, a) => (Some(a), None),
             Form::Bin(_, a, b)
             | Form::Since(_, a, b)

@@ -311,11 +311,7 @@ impl<'a> Evaluator<'a> {
     /// Whether the time between events `j` and `i` satisfies `bound`.
     fn within(&self, bound: Option<TimeBound>, j: usize, i: usize) -> bool {
         let elapsed = self.clock[i] - self.clock[j];
-        match bound {
-            None => true,
-            Some(TimeBound::AtMost(d)) => elapsed <= d,
-            Some(TimeBound::MoreThan(d)) => elapsed > d,
-        }
+        bound.is_none_or(|b| b.contains(elapsed))
     }
 
     /// `∃ j ∈ [1, last]`: `bound(j, i)`, ψ at j and φ at every k in (j, i],
@@ -432,6 +428,12 @@ impl<'a> Evaluator<'a> {
             }
             Form::Not(a) => !self.eval(ctx, *a, i, env),
             Form::Prev(a) => i > 1 && self.eval(ctx, *a, i - 1, env),
+            // @[a,b] φ: φ at i-1, and the time since then in [a,b].
+            Form::PrevIn(t, a) => {
+                i > 1
+                    && t.contains(self.clock[i] - self.clock[i - 1])
+                    && self.eval(ctx, *a, i - 1, env)
+            }
             Form::Bin(op, a, b) => {
                 let (a, b) = (*a, *b);
                 let va = self.eval(ctx, a, i, env);
@@ -460,7 +462,7 @@ impl<'a> Evaluator<'a> {
                 self.since_from(
                     i,
                     i - 1,
-                    Some(TimeBound::AtMost(d)),
+                    Some(TimeBound::at_most(d)),
                     &mut |s, k| s.eval(ctx, a, k, env),
                     &mut |s, j| s.eval(ctx, b, j, env),
                 )

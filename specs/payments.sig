@@ -1,0 +1,3 @@
+approve(p:string)
+revoke(p:string)
+pay(p:string, amount:int)

@@ -1,0 +1,2 @@
+login(user:string, ip:string)
+fail(user:string, ip:string)

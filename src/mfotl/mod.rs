@@ -1,0 +1,211 @@
+//! The MFOTL front end: MonPoly's past-time fragment, read as it is and
+//! translated to QTL's AST, then checked and compiled as any QTL
+//! specification (docs/MFOTL.md).
+//!
+//! - [`lex`]: MonPoly's tokens, comments and time units;
+//! - [`sig`]: signature files (`name(attr:type, ...)`);
+//! - [`parse`]: formulas, with MonPoly's precedences, checked against the
+//!   signature (predicates, arities, constants' types).
+//!
+//! MonPoly reports where a formula is *satisfied* (users write the violation
+//! pattern), or with `-negate` where it is violated. Both become one QTL
+//! property whose violations are exactly those points: with the formula φ
+//! and its free variables x1..xn, `Forall x1 . ... Forall xn . !φ` by
+//! default and `Forall x1 . ... Forall xn . φ` with `--negate`. Outside the
+//! fragment (future operators, aggregations, `LET`, regular expressions,
+//! arithmetic) is an error naming the construct and its place.
+
+pub mod lex;
+pub mod parse;
+pub mod sig;
+
+use crate::syntax::{Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, Term};
+
+/// An error in the formula or in the signature file.
+#[derive(Clone, Debug)]
+pub enum MfotlError {
+    /// In the formula file.
+    Formula(Diagnostic),
+    /// In the signature file.
+    Signature(Diagnostic),
+    /// Well-formedness errors of the translation, placed in the formula file.
+    Checks(Vec<Diagnostic>),
+}
+
+/// What the QTL property stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// MonPoly's default: the formula is a pattern; the points (and tuples)
+    /// where it holds are reported.
+    Satisfactions,
+    /// `--negate`: the formula is the property; its violations are reported.
+    Violations,
+}
+
+/// A formula translated to QTL.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    /// The specification: the used predicates' declarations and one property.
+    pub spec: Spec,
+    /// The formula's free variables, in order of first occurrence: the
+    /// outermost quantifiers of the property.
+    pub free: Vec<String>,
+    /// The specification as QTL text (what `compile --show-qtl` prints).
+    pub qtl: String,
+}
+
+/// Translates the MFOTL `formula` with the signature `signature` to a QTL
+/// property named `name`.
+///
+/// ```
+/// use hindsight::mfotl::{Reading, translate};
+/// let t = translate(
+///     "FORALL f . close(f) IMPLIES ONCE[0,5] open(f)",
+///     "open(f:string) close(f:string)",
+///     "files",
+///     Reading::Violations,
+/// )
+/// .expect("in the fragment");
+/// assert!(t.qtl.contains("prop files : Forall f . (close(f) -> P[<=5] open(f))"));
+/// ```
+pub fn translate(
+    formula: &str,
+    signature: &str,
+    name: &str,
+    reading: Reading,
+) -> Result<Translation, MfotlError> {
+    let sig = sig::parse_signature(signature).map_err(MfotlError::Signature)?;
+    let toks = lex::tokens(formula).map_err(MfotlError::Formula)?;
+    let mut parser = parse::Parser::new(toks, formula.len(), &sig);
+    let phi = parser.formula().map_err(MfotlError::Formula)?;
+    let used = std::mem::take(&mut parser.used);
+    let mut arena = std::mem::take(&mut parser.arena);
+    let free = free_vars(&arena, phi);
+    let span = arena.span(phi);
+    let mut body = match reading {
+        Reading::Violations => phi,
+        Reading::Satisfactions => arena.push(Form::Not(phi), span),
+    };
+    for v in free.iter().rev() {
+        body = arena.push(Form::Quant(Quant::Forall, v.clone(), body), span);
+    }
+    let decls: Vec<EventDecl> = used
+        .iter()
+        .map(|&(p, at)| EventDecl {
+            name: Ident {
+                name: sig[p].name.clone(),
+                span: at,
+            },
+            params: sig[p]
+                .params
+                .iter()
+                .map(|(a, _)| Ident {
+                    name: a.clone(),
+                    span: at,
+                })
+                .collect(),
+        })
+        .collect();
+    let prop = Ident {
+        name: name.to_string(),
+        span,
+    };
+    let mut qtl = String::new();
+    if !decls.is_empty() {
+        let shown: Vec<String> = decls
+            .iter()
+            .map(|d| {
+                let ps: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
+                format!("{}({})", d.name.name, ps.join(", "))
+            })
+            .collect();
+        qtl.push_str(&format!("pred {}\n", shown.join(", ")));
+    }
+    qtl.push_str(&format!("prop {name} : {}\n", arena.show(body)));
+    let spec = Spec {
+        defs: vec![
+            Def::Events(decls),
+            Def::Prop {
+                name: prop,
+                body,
+                rules: Vec::new(),
+            },
+        ],
+        arena,
+    };
+    Ok(Translation {
+        spec,
+        free: free.into_iter().map(|v| v.name).collect(),
+        qtl,
+    })
+}
+
+/// Translates and compiles: the monitor plan, the translation, and the
+/// checker's warnings (placed in the formula file).
+pub fn compile(
+    formula: &str,
+    signature: &str,
+    name: &str,
+    reading: Reading,
+) -> Result<(crate::plan::Plan, Translation, Vec<Diagnostic>), MfotlError> {
+    let t = translate(formula, signature, name, reading)?;
+    let checked = crate::check::check(t.spec.clone()).map_err(MfotlError::Checks)?;
+    let plan = crate::plan::compile(&checked).map_err(|d| MfotlError::Checks(vec![d]))?;
+    Ok((plan, t, checked.warnings))
+}
+
+/// A property name made of the letters, digits and `_` of `stem` (a file
+/// name without its extension), starting with a letter.
+pub fn property_name(stem: &str) -> String {
+    let name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    match name.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => name,
+        _ => format!("mfotl{name}"),
+    }
+}
+
+/// The free variables of `f`, in order of first occurrence (with the place
+/// of that occurrence).
+fn free_vars(arena: &crate::syntax::Arena, f: FormId) -> Vec<Ident> {
+    fn go(arena: &crate::syntax::Arena, f: FormId, bound: &mut Vec<String>, out: &mut Vec<Ident>) {
+        let see = |v: &Ident, bound: &Vec<String>, out: &mut Vec<Ident>| {
+            if !bound.contains(&v.name) && !out.iter().any(|o| o.name == v.name) {
+                out.push(v.clone());
+            }
+        };
+        match arena.form(f) {
+            Form::Call { args, .. } => {
+                for a in args {
+                    if let Term::Var(v) = a {
+                        see(v, bound, out);
+                    }
+                }
+            }
+            Form::Cmp { left, right, .. } => {
+                see(left, bound, out);
+                if let Term::Var(v) = right {
+                    see(v, bound, out);
+                }
+            }
+            Form::Quant(_, v, body) => {
+                bound.push(v.name.clone());
+                stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || go(arena, *body, bound, out));
+                bound.pop();
+            }
+            form => {
+                for c in form.children() {
+                    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || go(arena, c, bound, out));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(arena, f, &mut Vec::new(), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests;

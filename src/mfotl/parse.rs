@@ -1,0 +1,512 @@
+//! A recursive-descent parser for MonPoly formulas, building QTL's AST.
+//!
+//! Precedence follows MonPoly's grammar (loosest first): `SINCE`
+//! (right-associative), the prefix temporal operators `PREVIOUS ONCE
+//! PAST_ALWAYS`, the quantifiers `EXISTS FORALL`, `EQUIV`, `IMPLIES`
+//! (right-associative), `OR`, `AND`, then `NOT`, which binds tightest. A prefix
+//! operator's operand extends over every operator that binds tighter than
+//! itself: `ONCE p AND q` is `ONCE (p AND q)`, `NOT p SINCE q` is
+//! `(NOT p) SINCE q`, `EXISTS x . p IMPLIES q` is `EXISTS x . (p IMPLIES q)`.
+
+use std::collections::HashMap;
+
+use super::lex::Tok;
+use super::sig::{Predicate, Type};
+use crate::syntax::{Arena, BinOp, Const, Diagnostic, Form, FormId, Ident, Quant, RelOp, Span};
+use crate::syntax::{Term, TimeBound};
+
+const SINCE: u8 = 1;
+const TEMPORAL: u8 = 2;
+const QUANT: u8 = 3;
+const NOT: u8 = 8;
+
+/// The parser's state.
+pub struct Parser<'a> {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+    end: usize,
+    /// The formula nodes built.
+    pub arena: Arena,
+    sig: &'a [Predicate],
+    /// The predicates used, in order of first use, with that use's place.
+    pub used: Vec<(usize, Span)>,
+    var_types: HashMap<String, (Type, Span)>,
+    fresh: usize,
+}
+
+type Parsed<T> = Result<T, Diagnostic>;
+
+fn outside(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!(
+            "{what} is outside the past-time fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS ONCE PAST_ALWAYS SINCE with intervals, equality and orderings)"
+        ),
+    )
+}
+
+impl<'a> Parser<'a> {
+    /// A parser of the tokens of a formula of `len` bytes.
+    pub fn new(toks: Vec<(Tok, Span)>, len: usize, sig: &'a [Predicate]) -> Parser<'a> {
+        Parser {
+            toks,
+            pos: 0,
+            end: len,
+            arena: Arena::new(),
+            sig,
+            used: Vec::new(),
+            var_types: HashMap::new(),
+            fresh: 0,
+        }
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + k).map(|(t, _)| t)
+    }
+
+    fn span(&self) -> Span {
+        self.toks
+            .get(self.pos)
+            .map_or(Span::new(self.end, self.end), |(_, s)| *s)
+    }
+
+    fn last_end(&self) -> usize {
+        self.pos
+            .checked_sub(1)
+            .and_then(|p| self.toks.get(p))
+            .map_or(0, |(_, s)| s.end)
+    }
+
+    fn expected(&self, what: &str) -> Diagnostic {
+        match self.peek() {
+            Some(t) => Diagnostic::error(
+                self.span(),
+                format!("expected {what}, found {}", t.describe()),
+            ),
+            None => Diagnostic::error(
+                self.span(),
+                format!("expected {what}, found the end of the formula"),
+            ),
+        }
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Punct(q)) if *q == p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, p: &str) -> Parsed<()> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{p}`")))
+        }
+    }
+
+    fn mk(&mut self, form: Form, start: usize) -> FormId {
+        let end = self.last_end();
+        self.arena.push(form, Span::new(start, end.max(start)))
+    }
+
+    /// The whole formula.
+    pub fn formula(&mut self) -> Parsed<FormId> {
+        let f = self.expr(0)?;
+        match self.peek() {
+            None => Ok(f),
+            Some(Tok::Keyword("UNTIL")) => Err(outside(self.span(), "the future operator `UNTIL`")),
+            Some(t) => Err(Diagnostic::error(
+                self.span(),
+                format!("unexpected {} after a complete formula", t.describe()),
+            )),
+        }
+    }
+
+    fn expr(&mut self, min: u8) -> Parsed<FormId> {
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.expr_inner(min))
+    }
+
+    fn expr_inner(&mut self, min: u8) -> Parsed<FormId> {
+        let start = self.span().start;
+        let mut lhs = self.prefix()?;
+        loop {
+            let (level, right, op) = match self.peek() {
+                Some(Tok::Keyword("SINCE")) => (SINCE, true, None),
+                Some(Tok::Keyword("EQUIV")) => (4, false, Some(BinOp::Iff)),
+                Some(Tok::Keyword("IMPLIES")) => (5, true, Some(BinOp::Implies)),
+                Some(Tok::Keyword("OR")) => (6, false, Some(BinOp::Or)),
+                Some(Tok::Keyword("AND")) => (7, false, Some(BinOp::And)),
+                Some(Tok::Keyword("UNTIL")) => {
+                    return Err(outside(self.span(), "the future operator `UNTIL`"));
+                }
+                _ => break,
+            };
+            if level < min {
+                break;
+            }
+            self.pos += 1;
+            let bound = if op.is_none() { self.interval()? } else { None };
+            let rhs = self.expr(if right { level } else { level + 1 })?;
+            let form = match op {
+                Some(op) => Form::Bin(op, lhs, rhs),
+                None => Form::Since(bound, lhs, rhs),
+            };
+            lhs = self.mk(form, start);
+        }
+        Ok(lhs)
+    }
+
+    fn prefix(&mut self) -> Parsed<FormId> {
+        let span = self.span();
+        let start = span.start;
+        let Some(tok) = self.peek().cloned() else {
+            return Err(self.expected("a formula"));
+        };
+        match tok {
+            Tok::Keyword("NOT") => {
+                self.pos += 1;
+                let a = self.expr(NOT + 1)?;
+                Ok(self.mk(Form::Not(a), start))
+            }
+            Tok::Keyword(k @ ("PREVIOUS" | "ONCE" | "PAST_ALWAYS")) => {
+                self.pos += 1;
+                let bound = self.interval()?;
+                let a = self.expr(TEMPORAL + 1)?;
+                let form = match k {
+                    "PREVIOUS" => match bound {
+                        Some(t) => Form::PrevIn(t, a),
+                        None => Form::Prev(a),
+                    },
+                    "ONCE" => Form::Once(bound, a),
+                    _ => Form::Hist(bound, a),
+                };
+                Ok(self.mk(form, start))
+            }
+            Tok::Keyword(k @ ("EXISTS" | "FORALL")) => {
+                self.pos += 1;
+                let mut vars = Vec::new();
+                loop {
+                    match self.peek() {
+                        Some(Tok::Ident(v)) => {
+                            vars.push(Ident {
+                                name: v.clone(),
+                                span: self.span(),
+                            });
+                            self.pos += 1;
+                        }
+                        _ => return Err(self.expected("a variable")),
+                    }
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                self.expect(".")?;
+                let mut body = self.expr(QUANT + 1)?;
+                let q = if k == "EXISTS" {
+                    Quant::Exists
+                } else {
+                    Quant::Forall
+                };
+                for v in vars.into_iter().rev() {
+                    body = self.mk(Form::Quant(q, v, body), start);
+                }
+                Ok(body)
+            }
+            Tok::Keyword("TRUE") => {
+                self.pos += 1;
+                Ok(self.mk(Form::True, start))
+            }
+            Tok::Keyword("FALSE") => {
+                self.pos += 1;
+                Ok(self.mk(Form::False, start))
+            }
+            Tok::Keyword(k @ ("NEXT" | "EVENTUALLY" | "ALWAYS")) => {
+                Err(outside(span, &format!("the future operator `{k}`")))
+            }
+            Tok::Keyword(k @ ("LET" | "LETPAST")) => Err(outside(span, &format!("`{k}`"))),
+            Tok::Keyword(k @ ("CNT" | "MIN" | "MAX" | "SUM" | "AVG" | "MED")) => {
+                Err(outside(span, &format!("the aggregation `{k}`")))
+            }
+            Tok::Keyword(k @ ("MATCHF" | "MATCHP")) | Tok::Punct(k @ ("|>" | "<|")) => Err(
+                outside(span, &format!("the regular expression operator `{k}`")),
+            ),
+            Tok::Punct("(") => {
+                self.pos += 1;
+                let f = self.expr(0)?;
+                self.expect(")")?;
+                Ok(f)
+            }
+            Tok::Ident(name) if matches!(self.peek_at(1), Some(Tok::Punct("("))) => {
+                self.predicate(name, span)
+            }
+            Tok::Ident(_) if matches!(self.peek_at(1), Some(Tok::Punct("<-"))) => {
+                Err(outside(span, "an aggregation (`<-`)"))
+            }
+            _ => self.comparison(),
+        }
+    }
+
+    /// An optional interval after a temporal operator: `[` or `(`, a number
+    /// (with an optional unit), `,`, a number or `*`, then `]` or `)`.
+    fn interval(&mut self) -> Parsed<Option<TimeBound>> {
+        let lo_open = match (self.peek(), self.peek_at(1)) {
+            (Some(Tok::Punct("[")), _) => false,
+            (Some(Tok::Punct("(")), Some(Tok::Int(_) | Tok::Unit(..))) => true,
+            _ => return Ok(None),
+        };
+        let start = self.span().start;
+        self.pos += 1;
+        let lo = self.duration()?;
+        self.expect(",")?;
+        let hi = if self.eat("*") {
+            None
+        } else {
+            Some(self.duration()?)
+        };
+        let hi_open = if self.eat(")") {
+            true
+        } else if self.eat("]") {
+            false
+        } else {
+            return Err(self.expected("`]` or `)` closing the interval"));
+        };
+        TimeBound::within(lo, lo_open, hi, hi_open).map(Some).ok_or_else(|| {
+            Diagnostic::error(
+                Span::new(start, self.last_end()),
+                "this interval contains no natural number (write its ends as lower,upper with lower <= upper)",
+            )
+        })
+    }
+
+    /// A natural number, possibly with a unit (`s`, `m`, `h`, `d`: in seconds).
+    fn duration(&mut self) -> Parsed<u64> {
+        let span = self.span();
+        let (digits, factor) = match self.peek() {
+            Some(Tok::Int(n)) => (n.clone(), 1),
+            Some(Tok::Unit(n, u)) => {
+                let factor = match u {
+                    's' => 1,
+                    'm' => 60,
+                    'h' => 3600,
+                    'd' => 86400,
+                    _ => {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!("unknown time unit `{u}`: the units are s, m, h and d"),
+                        ));
+                    }
+                };
+                (n.clone(), factor)
+            }
+            _ => return Err(self.expected("a time bound (a natural number)")),
+        };
+        self.pos += 1;
+        digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(factor))
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    span,
+                    format!("a time bound must be a natural number below 2^64, not `{digits}`"),
+                )
+            })
+    }
+
+    fn predicate(&mut self, name: String, span: Span) -> Parsed<FormId> {
+        let start = span.start;
+        let Some(p) = self.sig.iter().position(|p| p.name == name) else {
+            return Err(Diagnostic::error(
+                span,
+                format!("predicate `{name}` is not declared in the signature"),
+            ));
+        };
+        if !self.used.iter().any(|&(q, _)| q == p) {
+            self.used.push((p, span));
+        }
+        self.pos += 2;
+        let mut args = Vec::new();
+        let mut anonymous = Vec::new();
+        if !self.eat(")") {
+            loop {
+                let arg_span = self.span();
+                let ty = self.sig[p].params.get(args.len()).map(|(_, t)| *t);
+                let term = if self.eat("_") {
+                    self.fresh += 1;
+                    let v = Ident {
+                        name: format!("_{}", self.fresh),
+                        span: arg_span,
+                    };
+                    anonymous.push(v.clone());
+                    Term::Var(v)
+                } else {
+                    self.term()?
+                };
+                if let Some(ty) = ty {
+                    self.check_type(&term, ty)?;
+                }
+                args.push(term);
+                if self.eat(")") {
+                    break;
+                }
+                if !self.eat(",") {
+                    return Err(self.expected("`,` or `)`"));
+                }
+            }
+        }
+        let arity = self.sig[p].params.len();
+        if args.len() != arity {
+            return Err(Diagnostic::error(
+                Span::new(start, self.last_end()),
+                format!(
+                    "predicate `{name}` has {arity} argument{} in the signature, not {}",
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            ));
+        }
+        let ident = Ident { name, span };
+        let mut f = self.mk(Form::Call { name: ident, args }, start);
+        // `_` is a fresh variable, existentially quantified at the predicate.
+        for v in anonymous.into_iter().rev() {
+            f = self.mk(Form::Quant(Quant::Exists, v, f), start);
+        }
+        Ok(f)
+    }
+
+    fn check_type(&mut self, term: &Term, ty: Type) -> Parsed<()> {
+        match term {
+            Term::Const(c) => {
+                let is_int = c.text.parse::<i64>().is_ok();
+                let quoted = matches!(self.toks[self.pos - 1].0, Tok::Str(_));
+                let ok = match ty {
+                    Type::Str => quoted,
+                    Type::Int => is_int && !quoted,
+                    Type::Float => !quoted && c.text.parse::<f64>().is_ok(),
+                };
+                if !ok {
+                    return Err(Diagnostic::error(
+                        c.span,
+                        format!(
+                            "this constant is not of type {}, the type of that argument in the signature",
+                            ty.name()
+                        ),
+                    ));
+                }
+            }
+            Term::Var(v) if !v.name.starts_with('_') => match self.var_types.get(&v.name) {
+                Some(&(other, at)) if other != ty => {
+                    return Err(Diagnostic::error(
+                        v.span,
+                        format!(
+                            "variable `{}` is of type {} here but of type {} elsewhere",
+                            v.name,
+                            ty.name(),
+                            other.name()
+                        ),
+                    )
+                    .with_note(at, format!("of type {} here", other.name())));
+                }
+                Some(_) => {}
+                None => {
+                    self.var_types.insert(v.name.clone(), (ty, v.span));
+                }
+            },
+            Term::Var(_) => {}
+        }
+        Ok(())
+    }
+
+    fn term(&mut self) -> Parsed<Term> {
+        let span = self.span();
+        let term = match self.peek() {
+            Some(Tok::Ident(v)) => Term::Var(Ident {
+                name: v.clone(),
+                span,
+            }),
+            Some(Tok::Int(n) | Tok::Float(n)) => Term::Const(Const {
+                text: n.clone(),
+                span,
+            }),
+            Some(Tok::Str(s)) => Term::Const(Const {
+                text: s.clone(),
+                span,
+            }),
+            _ => return Err(self.expected("a variable or a constant")),
+        };
+        self.pos += 1;
+        if let Some(Tok::Punct(op @ ("+" | "-" | "*" | "/"))) | Some(Tok::Keyword(op @ "MOD")) =
+            self.peek()
+        {
+            return Err(outside(self.span(), &format!("arithmetic (`{op}`)")));
+        }
+        Ok(term)
+    }
+
+    fn comparison(&mut self) -> Parsed<FormId> {
+        let start = self.span().start;
+        if !matches!(
+            self.peek(),
+            Some(Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_))
+        ) {
+            return Err(self.expected("a formula"));
+        }
+        let left = self.term()?;
+        let op_span = self.span();
+        let op = match self.peek() {
+            Some(Tok::Punct("=")) => RelOp::Eq,
+            Some(Tok::Punct("<")) => RelOp::Lt,
+            Some(Tok::Punct("<=")) => RelOp::Le,
+            Some(Tok::Punct(">")) => RelOp::Gt,
+            Some(Tok::Punct(">=")) => RelOp::Ge,
+            Some(Tok::Keyword(k @ ("SUBSTRING" | "MATCHES"))) => {
+                return Err(outside(op_span, &format!("`{k}`")));
+            }
+            _ => {
+                return Err(self.expected(
+                    "a comparison (`=`, `<`, `<=`, `>`, `>=`) or `(` after a predicate name",
+                ));
+            }
+        };
+        self.pos += 1;
+        let right = self.term()?;
+        let form = match (left, right) {
+            (Term::Var(left), right) => Form::Cmp { op, left, right },
+            (Term::Const(c), Term::Var(v)) => Form::Cmp {
+                op: flip(op),
+                left: v,
+                right: Term::Const(c),
+            },
+            (Term::Const(a), Term::Const(b)) => {
+                let ord = crate::check::compare_values(a.text.as_bytes(), b.text.as_bytes());
+                let holds = match op {
+                    RelOp::Eq => a.text == b.text,
+                    RelOp::Lt => ord.is_lt(),
+                    RelOp::Le => ord.is_le(),
+                    RelOp::Gt => ord.is_gt(),
+                    RelOp::Ge => ord.is_ge(),
+                };
+                if holds { Form::True } else { Form::False }
+            }
+        };
+        Ok(self.mk(form, start))
+    }
+}
+
+/// `c op x` is `x flip(op) c`.
+fn flip(op: RelOp) -> RelOp {
+    match op {
+        RelOp::Lt => RelOp::Gt,
+        RelOp::Le => RelOp::Ge,
+        RelOp::Gt => RelOp::Lt,
+        RelOp::Ge => RelOp::Le,
+        RelOp::Eq => RelOp::Eq,
+    }
+}

@@ -1,0 +1,193 @@
+//! Unit tests of the MFOTL front end.
+
+use super::*;
+
+const SIG: &str = "p(x:string) q(x:string, y:int) r() s(z:float)";
+
+fn qtl(formula: &str, reading: Reading) -> String {
+    match translate(formula, SIG, "t", reading) {
+        Ok(t) => t.qtl.lines().last().unwrap_or_default().to_string(),
+        Err(e) => panic!("{formula}: {e:?}"),
+    }
+}
+
+fn prop(formula: &str) -> String {
+    qtl(formula, Reading::Violations)
+}
+
+fn error(formula: &str) -> Diagnostic {
+    match translate(formula, SIG, "t", Reading::Violations) {
+        Err(MfotlError::Formula(d)) => d,
+        other => panic!("{formula}: expected an error in the formula, got {other:?}"),
+    }
+}
+
+#[test]
+fn precedences_are_monpolys() {
+    // NOT binds tightest; a prefix temporal operator extends over AND, OR,
+    // IMPLIES, EQUIV but not over SINCE.
+    assert_eq!(prop("NOT r() SINCE r()"), "prop t : (!r() S r())");
+    assert_eq!(prop("ONCE r() AND r()"), "prop t : P (r() & r())");
+    assert_eq!(prop("ONCE r() SINCE r()"), "prop t : (P r() S r())");
+    assert_eq!(
+        prop("r() AND r() SINCE r()"),
+        "prop t : ((r() & r()) S r())"
+    );
+    assert_eq!(
+        prop("r() OR r() AND r() IMPLIES r() IMPLIES r()"),
+        "prop t : ((r() | (r() & r())) -> (r() -> r()))"
+    );
+    assert_eq!(
+        prop("r() SINCE r() SINCE r()"),
+        "prop t : (r() S (r() S r()))"
+    );
+    assert_eq!(prop("NOT PREVIOUS r() OR r()"), "prop t : !@(r() | r())");
+    assert_eq!(
+        prop("FORALL x, y . q(x, y) IMPLIES p(x)"),
+        "prop t : Forall x . Forall y . (q(x,y) -> p(x))"
+    );
+    assert_eq!(
+        prop("(EXISTS x . p(x)) EQUIV r()"),
+        "prop t : (Exists x . p(x) <-> r())"
+    );
+}
+
+#[test]
+fn intervals_and_units() {
+    assert_eq!(prop("ONCE[2,10] r()"), "prop t : P[2,10] r()");
+    assert_eq!(prop("ONCE(2,10) r()"), "prop t : P[3,9] r()");
+    assert_eq!(prop("PAST_ALWAYS[0,5) r()"), "prop t : H[<=4] r()");
+    assert_eq!(prop("PREVIOUS[1,*) r()"), "prop t : @[>0] r()");
+    assert_eq!(prop("PREV (0,1m] r()"), "prop t : @[1,60] r()");
+    assert_eq!(prop("r() SINCE[0,2h] r()"), "prop t : (r() S[<=7200] r())");
+    assert_eq!(prop("HISTORICALLY[1d,*) r()"), "prop t : H[>86399] r()");
+    // `(` after an operator is an interval only before a number.
+    assert_eq!(prop("ONCE (r())"), "prop t : P r()");
+}
+
+#[test]
+fn free_variables_become_the_outer_quantifiers() {
+    let t = translate("q(x, y) AND NOT p(x)", SIG, "t", Reading::Satisfactions).expect("ok");
+    assert_eq!(t.free, vec!["x", "y"]);
+    assert_eq!(
+        t.qtl,
+        "pred q(x, y), p(x)\nprop t : Forall x . Forall y . !(q(x,y) & !p(x))\n"
+    );
+    assert_eq!(prop("TRUE"), "prop t : true");
+}
+
+#[test]
+fn constants_comparisons_and_anonymous_variables() {
+    assert_eq!(prop("q(\"a\", 5)"), "prop t : q(\"a\",\"5\")");
+    assert_eq!(prop("q('a', -5)"), "prop t : q(\"a\",\"-5\")");
+    assert_eq!(
+        prop("FORALL y . q(_, y) IMPLIES 3 < y"),
+        "prop t : Forall y . (Exists _1 . q(_1,y) -> y > \"3\")"
+    );
+    assert_eq!(prop("1 < 2"), "prop t : true");
+    assert_eq!(prop("\"b\" = \"c\""), "prop t : false");
+    assert_eq!(prop("s(2.5)"), "prop t : s(\"2.5\")");
+}
+
+#[test]
+fn outside_the_fragment_is_named_with_its_place() {
+    for (formula, at, what) in [
+        ("r() UNTIL r()", 4, "future operator `UNTIL`"),
+        ("NEXT r()", 0, "future operator `NEXT`"),
+        (
+            "r() AND EVENTUALLY[0,3] r()",
+            8,
+            "future operator `EVENTUALLY`",
+        ),
+        ("ALWAYS r()", 0, "future operator `ALWAYS`"),
+        ("LET a() = r() IN a()", 0, "`LET`"),
+        ("n <- CNT x p(x)", 0, "aggregation"),
+        ("FORALL y . q(\"a\", y + 1)", 20, "arithmetic (`+`)"),
+    ] {
+        let d = error(formula);
+        assert_eq!(d.span.start, at, "{formula}: {}", d.message);
+        assert!(d.message.contains(what), "{formula}: {}", d.message);
+        assert!(
+            d.message.contains("outside the past-time fragment"),
+            "{}",
+            d.message
+        );
+    }
+}
+
+#[test]
+fn signature_errors_in_the_formula() {
+    let d = error("open(x)");
+    assert!(
+        d.message
+            .contains("`open` is not declared in the signature"),
+        "{}",
+        d.message
+    );
+    let d = error("q(\"a\")");
+    assert!(
+        d.message
+            .contains("has 2 arguments in the signature, not 1"),
+        "{}",
+        d.message
+    );
+    let d = error("q(5, 5)");
+    assert!(d.message.contains("not of type string"), "{}", d.message);
+    assert_eq!(d.span.start, 2);
+    let d = error("q(\"a\", \"b\")");
+    assert!(d.message.contains("not of type int"), "{}", d.message);
+    let d = error("EXISTS x . q(x, 1) AND q(\"a\", x)");
+    assert!(
+        d.message
+            .contains("`x` is of type int here but of type string"),
+        "{}",
+        d.message
+    );
+    let d = error("ONCE[5,2] r()");
+    assert!(
+        d.message.contains("contains no natural number"),
+        "{}",
+        d.message
+    );
+    let d = error("r() AND");
+    assert!(d.message.contains("end of the formula"), "{}", d.message);
+    let d = error("r() r()");
+    assert!(
+        d.message.contains("after a complete formula"),
+        "{}",
+        d.message
+    );
+    match translate("r()", "p(x:bool)", "t", Reading::Violations) {
+        Err(MfotlError::Signature(d)) => assert!(d.message.contains("unknown type `bool`")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    let depth = 50_000;
+    let formula = format!("{}r(){}", "(NOT ".repeat(depth), ")".repeat(depth));
+    let t = translate(&formula, SIG, "t", Reading::Violations).expect("reads");
+    assert_eq!(t.free.len(), 0);
+}
+
+proptest::proptest! {
+    /// Any text made of MFOTL's pieces gives a translation or an error,
+    /// never a panic.
+    #[test]
+    fn arbitrary_formulas_never_panic(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "NOT ", "AND ", "OR ", "IMPLIES ", "EQUIV ", "EXISTS ", "FORALL ", "PREVIOUS ",
+                "ONCE ", "PAST_ALWAYS ", "SINCE ", "UNTIL ", "p(x)", "q(x, 3)", "r()", "x", "y",
+                ".", ",", "(", ")", "[", "]", "*", "0", "5", "7m", "=", "<", "\"s\"", "_",
+                "(*", "*)", "#", "é", "18446744073709551616", "-1", "TRUE",
+            ]),
+            0..24,
+        )
+    ) {
+        let formula: String = pieces.concat();
+        let _ = compile(&formula, SIG, "t", Reading::Satisfactions);
+        let _ = compile(&formula, SIG, "t", Reading::Violations);
+    }
+}
