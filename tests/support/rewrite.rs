@@ -300,6 +300,7 @@ impl<'r> Rewriter<'r> {
             }
             Form::Not(a) => format!("(! {})", self.form(a, scope)),
             Form::Prev(a) => format!("(@ {})", self.form(a, scope)),
+            Form::PrevIn(t, a) => format!("(@{t} {})", self.form(a, scope)),
             Form::Once(b, a) => format!("(P{} {})", bound(b), self.form(a, scope)),
             Form::Hist(b, a) => format!("(H{} {})", bound(b), self.form(a, scope)),
             Form::Bin(op, a, b) => {
