@@ -21,7 +21,6 @@
 //! disjunction, so that each part can find its own guard.
 
 use super::PropMonitor;
-use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
 
@@ -271,7 +270,8 @@ impl Analyser<'_> {
 pub(super) struct Env {
     bound: Vec<Option<u32>>,
     bits: Vec<bool>,
-    lits: Vec<(BddVar, bool)>,
+    /// The bits fixed for a quantified set (`None`: free).
+    fixed: Vec<Option<bool>>,
 }
 
 impl PropMonitor {
@@ -325,24 +325,27 @@ impl PropMonitor {
             }
             Point::Quant { forall, vars, set } => {
                 let bdd = &self.now[*set];
-                env.lits.clear();
-                for &v in &self.plan.nodes[*set].free {
-                    if !vars.contains(&v)
-                        && let Some(code) = env.bound[v]
-                    {
-                        self.code_cube(v, code, &mut env.lits);
+                if let Some(b) = bdd.as_bool() {
+                    return b;
+                }
+                env.fixed.resize(self.plan.bdd_vars, None);
+                let free = &self.plan.nodes[*set].free;
+                for &v in free {
+                    if !vars.contains(&v) {
+                        self.write_bits(v, env);
+                        for b in &self.plan.vars[v].bits {
+                            env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
+                        }
                     }
                 }
-                let restricted = if env.lits.is_empty() {
-                    bdd.clone()
-                } else {
-                    bdd.restrict(&env.lits)
-                };
-                if *forall {
-                    restricted.is_true()
-                } else {
-                    !restricted.is_false()
+                // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
+                let value = bdd.constant_under(&env.fixed, *forall) == *forall;
+                for &v in free {
+                    for b in &self.plan.vars[v].bits {
+                        env.fixed[b.0 as usize] = None;
+                    }
                 }
+                value
             }
         }
     }
