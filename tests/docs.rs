@@ -441,6 +441,11 @@ fn paper_page_examples_hold() {
 }
 
 #[test]
+fn performance_page_examples_hold() {
+    assert_page("docs/PERFORMANCE.md");
+}
+
+#[test]
 fn api_page_examples_hold() {
     assert_page("docs/API.md");
 }
@@ -451,12 +456,13 @@ fn readme_tour_holds() {
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 7] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
     "docs/OUTPUT.md",
     "docs/PAPER.md",
+    "docs/PERFORMANCE.md",
     "docs/TRACES.md",
 ];
 
