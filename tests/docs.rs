@@ -444,6 +444,11 @@ fn paper_page_examples_hold() {
 }
 
 #[test]
+fn performance_page_examples_hold() {
+    assert_page("docs/PERFORMANCE.md");
+}
+
+#[test]
 fn api_page_examples_hold() {
     assert_page("docs/API.md");
 }
@@ -451,11 +456,6 @@ fn api_page_examples_hold() {
 #[test]
 fn mfotl_page_examples_hold() {
     assert_page("docs/MFOTL.md");
-}
-
-#[test]
-fn performance_page_examples_hold() {
-    assert_page("docs/PERFORMANCE.md");
 }
 
 #[test]

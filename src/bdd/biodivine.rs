@@ -341,6 +341,18 @@ impl Bdd {
         self.0.eval_in(&valuation)
     }
 
+    /// Whether the function is the constant `value` once the variables with
+    /// `fixed[v] = Some(b)` are fixed (the others stay free).
+    pub fn constant_under(&self, fixed: &[Option<bool>], value: bool) -> bool {
+        let lits: Vec<(BddVar, bool)> = fixed
+            .iter()
+            .enumerate()
+            .filter_map(|(v, b)| b.map(|b| (BddVar(v as u16), b)))
+            .collect();
+        let r = self.restrict(&lits);
+        if value { r.is_true() } else { r.is_false() }
+    }
+
     /// One satisfying assignment: the values of `vars` in the lexicographically
     /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
     pub fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {

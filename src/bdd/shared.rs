@@ -1074,6 +1074,33 @@ impl Bdd {
         f == TRUE
     }
 
+    /// Whether the function is the constant `value` once the variables with
+    /// `fixed[v] = Some(b)` are fixed (the others stay free): a search of
+    /// the paths that agree with `fixed`, which stops at the first leaf
+    /// that is not `value` and builds no node.
+    pub fn constant_under(&self, fixed: &[Option<bool>], value: bool) -> bool {
+        let mut m = self.m.borrow_mut();
+        let stamp = m.new_stamp();
+        let other = if value { FALSE } else { TRUE };
+        let mut stack = vec![self.id];
+        while let Some(f) = stack.pop() {
+            if f == other {
+                return false;
+            }
+            if f <= TRUE || m.visited[f as usize] == stamp {
+                continue;
+            }
+            m.visited[f as usize] = stamp;
+            let n = m.node(f);
+            match fixed.get(n.var as usize).copied().flatten() {
+                Some(true) => stack.push(n.hi),
+                Some(false) => stack.push(n.lo),
+                None => stack.extend([n.lo, n.hi]),
+            }
+        }
+        true
+    }
+
     /// One satisfying assignment: the values of `vars` in the lexicographically
     /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
     pub fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {

@@ -21,7 +21,6 @@
 //! disjunction, so that each part can find its own guard.
 
 use super::PropMonitor;
-use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
 
@@ -74,6 +73,7 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
     let mut a = Analyser {
         plan,
         needs_set: vec![false; plan.nodes.len()],
+        depth: 0,
     };
     // Whatever is kept from one event to the next is a set, computed at every event.
     for (i, node) in plan.nodes.iter().enumerate() {
@@ -93,9 +93,16 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
     }
 }
 
+/// The deepest point form built: below that, a subformula is computed as a
+/// set (so that evaluating and dropping the form needs little stack, even
+/// for formulas nested a hundred thousand deep).
+const MAX_DEPTH: u32 = 500;
+
 struct Analyser<'a> {
     plan: &'a PropPlan,
     needs_set: Vec<bool>,
+    /// Nesting of `build` and `quant` calls.
+    depth: u32,
 }
 
 impl Analyser<'_> {
@@ -121,6 +128,16 @@ impl Analyser<'_> {
 
     /// The point form of `n`, all of whose free variables will be bound.
     fn build(&mut self, n: NodeIx) -> Point {
+        if self.depth >= MAX_DEPTH {
+            return self.set(n);
+        }
+        self.depth += 1;
+        let p = self.build_inner(n);
+        self.depth -= 1;
+        p
+    }
+
+    fn build_inner(&mut self, n: NodeIx) -> Point {
         let b = |s: &mut Self, x: NodeIx| Box::new(s.build(x));
         match self.plan.nodes[n].op {
             Op::Atom { .. } => Point::Atom(n),
@@ -137,7 +154,23 @@ impl Analyser<'_> {
     }
 
     /// The point form of `∀vars . body` (`forall`) or `∃vars . body`.
-    fn quant(&mut self, forall: bool, mut vars: Vec<VarIx>, body: NodeIx) -> Point {
+    fn quant(&mut self, forall: bool, vars: Vec<VarIx>, body: NodeIx) -> Point {
+        if self.depth >= MAX_DEPTH {
+            // Too deep: the quantifier over the body's set.
+            self.mark(body);
+            return Point::Quant {
+                forall,
+                vars,
+                set: body,
+            };
+        }
+        self.depth += 1;
+        let p = self.quant_inner(forall, vars, body);
+        self.depth -= 1;
+        p
+    }
+
+    fn quant_inner(&mut self, forall: bool, mut vars: Vec<VarIx>, body: NodeIx) -> Point {
         let free = &self.plan.nodes[body].free;
         // A variable the body does not mention changes nothing (domains are not empty).
         vars.retain(|v| free.contains(v));
@@ -229,7 +262,7 @@ impl Analyser<'_> {
     /// variables.
     fn guard(&self, n: NodeIx, conj: bool, vars: &[VarIx]) -> Option<(NodeIx, Vec<VarIx>)> {
         let mut best: Option<(NodeIx, Vec<VarIx>)> = None;
-        self.guards(n, conj, vars, &mut best);
+        self.guards(n, conj, vars, &mut best, 0);
         best
     }
 
@@ -239,7 +272,12 @@ impl Analyser<'_> {
         conj: bool,
         vars: &[VarIx],
         best: &mut Option<(NodeIx, Vec<VarIx>)>,
+        depth: u32,
     ) {
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        let depth = depth + 1;
         match (&self.plan.nodes[n].op, conj) {
             (Op::Atom { args, .. }, true) => {
                 let bound: Vec<VarIx> = vars
@@ -252,14 +290,14 @@ impl Analyser<'_> {
                 }
             }
             (Op::And(a, b), true) | (Op::Or(a, b), false) => {
-                self.guards(*a, conj, vars, best);
-                self.guards(*b, conj, vars, best);
+                self.guards(*a, conj, vars, best, depth);
+                self.guards(*b, conj, vars, best, depth);
             }
             (Op::Implies(a, b), false) => {
-                self.guards(*a, true, vars, best);
-                self.guards(*b, false, vars, best);
+                self.guards(*a, true, vars, best, depth);
+                self.guards(*b, false, vars, best, depth);
             }
-            (Op::Not(a), c) => self.guards(*a, !c, vars, best),
+            (Op::Not(a), c) => self.guards(*a, !c, vars, best, depth),
             _ => {}
         }
     }
@@ -271,7 +309,8 @@ impl Analyser<'_> {
 pub(super) struct Env {
     bound: Vec<Option<u32>>,
     bits: Vec<bool>,
-    lits: Vec<(BddVar, bool)>,
+    /// The bits fixed for a quantified set (`None`: free).
+    fixed: Vec<Option<bool>>,
 }
 
 impl PropMonitor {
@@ -325,24 +364,27 @@ impl PropMonitor {
             }
             Point::Quant { forall, vars, set } => {
                 let bdd = &self.now[*set];
-                env.lits.clear();
-                for &v in &self.plan.nodes[*set].free {
-                    if !vars.contains(&v)
-                        && let Some(code) = env.bound[v]
-                    {
-                        self.code_cube(v, code, &mut env.lits);
+                if let Some(b) = bdd.as_bool() {
+                    return b;
+                }
+                env.fixed.resize(self.plan.bdd_vars, None);
+                let free = &self.plan.nodes[*set].free;
+                for &v in free {
+                    if !vars.contains(&v) {
+                        self.write_bits(v, env);
+                        for b in &self.plan.vars[v].bits {
+                            env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
+                        }
                     }
                 }
-                let restricted = if env.lits.is_empty() {
-                    bdd.clone()
-                } else {
-                    bdd.restrict(&env.lits)
-                };
-                if *forall {
-                    restricted.is_true()
-                } else {
-                    !restricted.is_false()
+                // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
+                let value = bdd.constant_under(&env.fixed, *forall) == *forall;
+                for &v in free {
+                    for b in &self.plan.vars[v].bits {
+                        env.fixed[b.0 as usize] = None;
+                    }
                 }
+                value
             }
         }
     }
