@@ -75,6 +75,10 @@ Examples:
         /// [default: none].
         #[arg(long, value_name = "FILE")]
         dot: Option<PathBuf>,
+        /// Also say, per property, whether `run --jobs N` slices it, on which
+        /// variable, and why not otherwise.
+        #[arg(long)]
+        explain: bool,
     },
     /// Monitor a trace: report every event at which a property is violated.
     ///
@@ -150,7 +154,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { spec } => check(&spec),
-        Command::Compile { spec, dot } => compile(&spec, dot.as_deref()),
+        Command::Compile { spec, dot, explain } => compile(&spec, dot.as_deref(), explain),
         Command::Run {
             spec,
             trace,
@@ -233,12 +237,15 @@ fn check(path: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn compile(path: &Path, dot: Option<&Path>) -> ExitCode {
+fn compile(path: &Path, dot: Option<&Path>, explain: bool) -> ExitCode {
     let (text, plan) = match load(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let _ = write!(io::stdout(), "{}", plan.render(&text));
+    if explain {
+        let _ = write!(io::stdout(), "slicing:\n{}", plan.explain_slicing());
+    }
     if let Some(dot) = dot
         && let Err(e) = std::fs::write(dot, plan.to_dot())
     {

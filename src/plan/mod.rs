@@ -13,6 +13,7 @@
 mod build;
 mod dot;
 mod show;
+pub mod slice;
 
 pub use build::{PlanError, compile, compile_source};
 
