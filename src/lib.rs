@@ -10,6 +10,7 @@
 
 pub mod bdd;
 pub mod check;
+pub mod parallel;
 pub mod plan;
 pub mod profile;
 pub mod report;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod parallel_run;
 mod plot;
 mod run_extras;
 
@@ -307,6 +308,12 @@ struct RunOptions {
     /// input error naming its line, so memory stays bounded whatever the input.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     max_event_size: u64,
+    /// Monitor on N threads, with the output of a sequential run (see
+    /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
+    /// input and with --witness or --profile [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -331,6 +338,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         plan.props.retain(|p| opts.props.contains(&p.name));
     }
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
+    let parallel = parallel_run::jobs(trace, opts).map(|jobs| (jobs, plan.clone()));
     let mut monitor = match Monitor::new(
         plan,
         MonitorOptions {
@@ -349,6 +357,9 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
+        return parallel_run::run(&plan, trace, opts, jobs);
+    }
     let mut extras = match run_extras::Extras::start(
         &opts.users,
         &monitor,

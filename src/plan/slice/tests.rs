@@ -2,8 +2,11 @@
 
 use crate::plan::compile_source;
 
-/// The slicing variable of the only property, or the reasons it has none.
-fn decide(spec: &str) -> Result<(String, Vec<(String, usize)>, Vec<String>), Vec<String>> {
+/// A slicing: its variable, routes and broadcast events.
+type Sliced = (String, Vec<(String, usize)>, Vec<String>);
+
+/// The slicing of the only property, or the reasons it has none.
+fn decide(spec: &str) -> Result<Sliced, Vec<String>> {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let a = plan.props[0].slicing();
     match a.chosen {
