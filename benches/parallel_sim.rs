@@ -3,7 +3,9 @@
 //! monitoring time, against the sequential run (`--jobs 1`'s engine).
 //!
 //! `cargo bench --bench parallel_sim -- SPEC TRACE N [N...]` prints a table.
-//! Instant timings (the machine may be busy: compare the ratios).
+//! Times are the CPU time of this thread (from `/proc/thread-self/schedstat`,
+//! so that other processes on a busy machine do not count), minus the time
+//! of reading the trace alone (measured once, with no monitor).
 
 use std::fs::File;
 use std::time::Duration;
@@ -32,21 +34,31 @@ fn main() {
     };
     let reader =
         || TraceReader::new(File::open(trace).expect("trace"), options).allow_decreasing_time(true);
+    let cpu = |jobs: usize, worker: usize| {
+        let start = thread_cpu();
+        let stats = simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        (stats, thread_cpu().saturating_sub(start))
+    };
+    // Reading alone: a worker with no monitor.
+    let (_, reading) = cpu(1, usize::MAX);
     let run = |jobs: usize, worker: usize| {
-        simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker)
-            .unwrap_or_else(|e| panic!("{e:?}"))
+        let (mut stats, total) = cpu(jobs, worker);
+        stats.monitoring = total.saturating_sub(reading);
+        stats
     };
     let sequential = run(1, 0);
     let seq = sequential.monitoring.as_secs_f64();
     println!(
-        "sequential: {} events, {:.3} s monitoring",
+        "sequential: {} events, {:.3} s CPU monitoring (reading the trace: {:.3} s)",
         sequential.delivered + sequential.ticks,
-        seq
+        seq,
+        reading.as_secs_f64()
     );
     for n in args[2..].iter().map(|n| n.parse::<usize>().expect("N")) {
         let mut largest = Duration::ZERO;
         let mut most = 0;
-        println!("{n} slices: worker, delivered, ticks, seconds");
+        println!("{n} slices: worker, delivered, ticks, CPU seconds");
         for w in 0..n {
             let s = run(n, w);
             println!(
@@ -64,4 +76,12 @@ fn main() {
             seq / largest.as_secs_f64().max(1e-9)
         );
     }
+}
+
+/// The CPU time of this thread so far.
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
 }

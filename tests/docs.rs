@@ -450,13 +450,25 @@ fn readme_tour_holds() {
     assert_page("README.md");
 }
 
+#[test]
+fn parallel_page_examples_hold() {
+    assert_page("docs/PARALLEL.md");
+}
+
+#[test]
+fn performance_page_examples_hold() {
+    assert_page("docs/PERFORMANCE.md");
+}
+
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 8] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
     "docs/OUTPUT.md",
     "docs/PAPER.md",
+    "docs/PARALLEL.md",
+    "docs/PERFORMANCE.md",
     "docs/TRACES.md",
 ];
 
