@@ -36,8 +36,13 @@ measure() { # name spec trace
     strip "$out/out-1" > "$out/out-1.stripped"
     strip "$out/out-2" > "$out/out-2.stripped"
     if cmp -s "$out/out-1.stripped" "$out/out-2.stripped"; then same=same; else same=DIFFERENT; fi
-    read u1 w1 m1 < "$out/time-1"
-    read u2 w2 m2 < "$out/time-2"
+    # (the first line may be time's note of a non-zero exit status)
+    read u1 w1 m1 <<EOT
+$(tail -n 1 "$out/time-1")
+EOT
+    read u2 w2 m2 <<EOT
+$(tail -n 1 "$out/time-2")
+EOT
     printf '| %s | %s s / %s s | %s s / %s s | %.2f | %s |\n' "$1" "$u1" "$w1" "$u2" "$w2" \
         "$(echo "$w1 / $w2" | bc -l)" "$same"
 }

@@ -78,11 +78,10 @@ impl PropPlan {
                         self.describe(n)
                     ),
                 )),
-                Op::Quant(q @ (Quant::ExistsSeen | Quant::ForallSeen), v, _) => refused.push((
+                Op::Quant(Quant::ForallSeen, v, _) => refused.push((
                     None,
                     format!(
-                        "`{} {}` ranges over the values seen in every slice",
-                        q.keyword(),
+                        "`forall {}` ranges over the values seen in every slice",
                         self.vars[v].name
                     ),
                 )),
@@ -172,6 +171,19 @@ impl PropPlan {
             {
                 return Err(format!("a quantifier binds {} inside", name(v)));
             }
+            // `exists s . φ` is `Exists s . seen(s) & φ`, and a slice sees
+            // fewer values: the same only when φ implies that an atom with s
+            // and x matched at some event so far (delivered to the slice of x).
+            if let Op::Quant(Quant::ExistsSeen, s, body) = node.op
+                && !self.guarded(body, s, &carrying)
+            {
+                return Err(format!(
+                    "`exists {}` ranges over the values seen in every slice, and its body does not imply a past event with {} and {}",
+                    name(s),
+                    name(s),
+                    name(x)
+                ));
+            }
         }
         // Per event name: the positions of carrying variables common to all
         // its atoms that have one, and whether some atom has none.
@@ -219,6 +231,30 @@ impl PropPlan {
             routes,
             broadcast: without.into_keys().collect(),
         })
+    }
+}
+
+impl PropPlan {
+    /// Whether node `n` implies that an atom with `s` and a carrying
+    /// variable matched at the current or an earlier event.
+    fn guarded(&self, n: usize, s: VarIx, carrying: &BTreeSet<VarIx>) -> bool {
+        let var_in = |args: &[Arg], pred: &dyn Fn(VarIx) -> bool| {
+            args.iter().any(|a| matches!(a, Arg::Var(v) if pred(*v)))
+        };
+        match &self.nodes[n].op {
+            Op::Atom { args, .. } => {
+                var_in(args, &|v| v == s) && var_in(args, &|v| carrying.contains(&v))
+            }
+            Op::And(a, b) => self.guarded(*a, s, carrying) || self.guarded(*b, s, carrying),
+            Op::Or(a, b) => self.guarded(*a, s, carrying) && self.guarded(*b, s, carrying),
+            Op::Prev(a) | Op::Quant(Quant::Exists | Quant::ExistsSeen, _, a) => {
+                self.guarded(*a, s, carrying)
+            }
+            Op::Since(_, b) | Op::SinceTimed(_, _, b) | Op::Zince(_, _, b) => {
+                self.guarded(*b, s, carrying)
+            }
+            _ => false,
+        }
     }
 }
 

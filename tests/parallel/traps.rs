@@ -149,3 +149,15 @@ fn a_sliced_rule_keeps_the_step_structure() {
         "sliced on x",
     );
 }
+
+#[test]
+fn exists_over_seen_values_is_sliced_when_its_body_needs_an_event_of_the_slice() {
+    split("a", "b");
+    check(
+        "exists-seen",
+        "prop p : Forall x . s(x) -> exists y . @P q(y, x)\n",
+        "q,1,a\ns,b\ns,a\nq,2,b\ns,b\n",
+        &[2],
+        "property p: sliced on x (routed by argument: q#2, s#1; to every slice: none)",
+    );
+}

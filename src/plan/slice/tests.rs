@@ -112,6 +112,11 @@ fn quantifiers_over_seen_values_are_not_sliced() {
         "prop p : Forall x . open(x) -> exists y . P close(y)",
         "`exists y` ranges over the values seen",
     );
+    // Also with x in the atom, when the body may hold without it.
+    refused_because(
+        "prop p : Forall x . open(x) -> exists y . (P close(x, y) | H go(y))",
+        "`exists y` ranges over the values seen",
+    );
     refused_because(
         "prop p : Forall x . open(x) -> forall y . P close(y)",
         "`forall y` ranges over the values seen",
@@ -161,4 +166,20 @@ fn a_propositional_property_is_not_sliced() {
         "prop even : q -> p where q := @!q",
         "not universally quantified",
     );
+}
+
+#[test]
+fn exists_over_seen_values_is_sliced_when_its_body_implies_an_event_with_x() {
+    // locks-basic: `@ [acq(s,l),rel(s,l))` implies an earlier acq(s, l),
+    // delivered to the slice of l, which makes s seen there.
+    let (var, routes, broadcast) = decide(
+        "prop locksBasic : Forall t . Forall l . ( \
+           (sleep(t) -> ![acq(t,l),rel(t,l))) & \
+           (acq(t,l) -> ! exists s . @ [acq(s,l),rel(s,l))) & \
+           (rel(t,l) -> @ [acq(t,l),rel(t,l))))",
+    )
+    .expect("sliced");
+    assert_eq!(var, "l");
+    assert_eq!(routes, [("acq".into(), 1), ("rel".into(), 1)]);
+    assert_eq!(broadcast, ["sleep"]);
 }
