@@ -358,7 +358,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         }
     };
     if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
-        return parallel_run::run(&plan, trace, opts, jobs);
+        return parallel_run::run(&plan, trace, opts, jobs, &monitor, &text);
     }
     let mut extras = match run_extras::Extras::start(
         &opts.users,

@@ -17,10 +17,11 @@ use std::time::Instant;
 use hindsight::parallel::{self, Stopped};
 use hindsight::plan::Plan;
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
-use hindsight::runtime::{GcPolicy, MonitorOptions};
+use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
 use crate::cli::{Interrupt, Output as Stdout};
+use crate::run_extras::Extras;
 use crate::{Gc, Output, RunOptions, TraceFormat};
 
 /// The number of worker threads `opts` asks for, when a parallel run
@@ -48,8 +49,22 @@ fn monitor_options(opts: &RunOptions) -> MonitorOptions {
 }
 
 /// Runs `plan` on the trace file `trace` with `jobs` workers; prints what
-/// the sequential run prints, and gives its exit status.
-pub fn run(plan: &Plan, trace: &Path, opts: &RunOptions, jobs: usize) -> ExitCode {
+/// the sequential run prints, and gives its exit status. `monitor` (of the
+/// whole plan, never stepped) and `text` (the spec) serve the progress
+/// indicator.
+pub fn run(
+    plan: &Plan,
+    trace: &Path,
+    opts: &RunOptions,
+    jobs: usize,
+    monitor: &Monitor,
+    text: &str,
+) -> ExitCode {
+    let json = matches!(opts.output, Output::Json);
+    let mut extras = match Extras::start(&opts.users, monitor, text, Some(trace), json) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     let interrupt = Interrupt::install();
     let trace_name = trace.display().to_string();
     let file = match File::open(trace) {
@@ -73,7 +88,7 @@ pub fn run(plan: &Plan, trace: &Path, opts: &RunOptions, jobs: usize) -> ExitCod
         Output::Json => OutputFormat::Json,
     };
     let names = plan.props.iter().map(|p| p.name.clone()).collect();
-    let mut reporter = Reporter::new(Stdout::new(io::stdout().lock()), output, names);
+    let mut reporter = Reporter::new(Stdout::new(extras.stdout()), output, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
     let start = Instant::now();
@@ -106,9 +121,11 @@ pub fn run(plan: &Plan, trace: &Path, opts: &RunOptions, jobs: usize) -> ExitCod
                     return false;
                 }
             }
+            extras.progress(events, || ev.bytes_read);
             !opts.stop_at_first || violated.is_empty()
         },
     );
+    extras.finish(monitor);
     if regressions > 0 && !opts.quiet {
         let _ = writeln!(
             io::stderr(),

@@ -54,6 +54,8 @@ pub struct Batch {
     pub events: Vec<Ev>,
     /// Set on the last batch when the stream ended early.
     pub end: Option<End>,
+    /// Bytes of the input read when the batch was sent.
+    pub bytes_read: u64,
 }
 
 impl Batch {
@@ -137,10 +139,14 @@ pub fn read_batches<R: Read>(
             event.time,
             std::iter::once(event.name).chain(event.args()),
         );
-        if batch.full() && !send(std::mem::take(&mut batch), to) {
-            return;
+        if batch.full() {
+            batch.bytes_read = reader.bytes_read();
+            if !send(std::mem::take(&mut batch), to) {
+                return;
+            }
         }
     }
+    batch.bytes_read = reader.bytes_read();
     send(batch, to);
 }
 

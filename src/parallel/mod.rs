@@ -51,6 +51,8 @@ pub struct EventView<'a> {
     pub name: &'a [u8],
     /// Its arguments.
     pub args: &'a [&'a [u8]],
+    /// Bytes of the input read so far (at least up to this event).
+    pub bytes_read: u64,
 }
 
 /// Why a parallel run ended before the end of the trace.
@@ -264,6 +266,7 @@ fn merge(
                 time: ev.time,
                 name: fields[0],
                 args: &fields[1..],
+                bytes_read: batch.bytes_read,
             };
             if !on_event(&view, &violated) {
                 outcome.stopped = Some(Stopped::ByCaller);
