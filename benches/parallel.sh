@@ -50,7 +50,7 @@ EOT
 echo "| workload | --jobs 1: user / wall | --jobs 2: user / wall | wall speed-up | output |"
 echo "|---|---|---|---|---|"
 measure "FMSD access 100k (sliced on user)" $fmsd/access/spec.qtl $fmsd/access/log-100k.csv
-measure "FMSD locks-basic 100k (not sliced)" $fmsd/locks-basic/spec.qtl $fmsd/locks-basic/log-100k.csv
+measure "FMSD locks-basic 100k (sliced on l)" $fmsd/locks-basic/spec.qtl $fmsd/locks-basic/log-100k.csv
 measure "FMSD fifo 100k (not sliced)" $fmsd/fifo/spec.qtl $fmsd/fifo/log-100k.csv
 measure "accessAllowed $events (sliced on u)" "$out/allowed.qtl" "$log"
 echo
