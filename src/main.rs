@@ -312,7 +312,7 @@ struct RunOptions {
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
     /// input and with --witness or --profile [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
 }
 

@@ -296,3 +296,62 @@ proptest! {
 
 #[path = "parallel/traps.rs"]
 mod traps;
+
+#[test]
+fn options_that_end_or_shape_the_output_give_the_sequential_output() {
+    let dir = temp_dir("options");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+         prop once : Forall f . open(f) -> !@P open(f)\n\
+         prop any : Exists f . P open(f)\n",
+    );
+    let trace = write(
+        &dir,
+        "trace.csv",
+        "close,a\nopen,a\nopen,b\nclose,b\nclose,b\nopen,a\nclose,c\nopen,d\nclose,a,x\n",
+    );
+    for extra in [
+        &["--stop-at-first"][..],
+        &["--max-violations", "1"],
+        &["--output", "json"],
+        &["--quiet"],
+        &["--prop", "once", "--prop", "any"],
+    ] {
+        let first = run(&spec, &trace, 1, extra);
+        // The arity error at event 9 ends every run but the first.
+        let code = if extra == ["--stop-at-first"] { 1 } else { 2 };
+        assert_eq!(first.status.code(), Some(code), "{extra:?}");
+        for jobs in [2, 3, 5] {
+            let o = run(&spec, &trace, jobs, extra);
+            assert_eq!(o.status.code(), first.status.code(), "{extra:?}");
+            let json = |o: &Output| {
+                comparable(o)
+                    .lines()
+                    .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+                        Ok(mut v) if v.get("seconds").is_some() => {
+                            v["seconds"] = 0.into();
+                            v["collections"] = 0.into();
+                            v["codes_released"] = 0.into();
+                            v.to_string()
+                        }
+                        _ => l.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(json(&o), json(&first), "{extra:?} --jobs {jobs}");
+            assert_eq!(o.stderr, first.stderr, "{extra:?} --jobs {jobs}");
+        }
+    }
+    // The environment variable sets the default.
+    let o = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(["run", "--stop-at-first"])
+        .arg(&spec)
+        .arg(&trace)
+        .env("HINDSIGHT_JOBS", "3")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("property open violated at event 1: close(a)\nproperty any violated at event 1: close(a)\n---\nevents processed: 1 in"), "{text}");
+}
