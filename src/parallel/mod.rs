@@ -16,8 +16,9 @@
 //!
 //! Each worker builds its own [`Monitor`](crate::runtime::Monitor)s inside its
 //! thread (a monitor is not `Send`). Every event is stepped, delivered or as a
-//! tick: runs of ticks are cheap, since a repeated event whose kept summaries
-//! stopped changing costs no BDD work.
+//! tick: runs of ticks are cheap in untimed properties, since a repeated event
+//! whose kept summaries stopped changing costs no BDD work (a timed property
+//! evaluates each tick).
 
 pub mod batch;
 pub mod simulate;
