@@ -11,6 +11,7 @@
 pub mod bdd;
 pub mod check;
 pub mod mfotl;
+pub mod parallel;
 pub mod plan;
 pub mod profile;
 pub mod report;

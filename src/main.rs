@@ -8,18 +8,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod parallel_run;
 mod plot;
 mod run_extras;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::{Plan, compile_source};
-use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
+use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
 
 use cli::report_to::{self, Color};
-use cli::run_parts::{BadLines, select_props};
+use cli::run_parts::{self, BadLines, select_props};
 use cli::{Interrupt, Output as Stdout, hints, names, open_input, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
@@ -85,6 +86,10 @@ Examples:
         /// [default: none].
         #[arg(long, value_name = "FILE")]
         dot: Option<PathBuf>,
+        /// Also say, per property, whether `run --jobs N` slices it, on which
+        /// variable, and why not otherwise.
+        #[arg(long)]
+        explain: bool,
     },
     /// Monitor a trace: report every event at which a property is violated.
     ///
@@ -175,7 +180,8 @@ fn main() -> ExitCode {
             mfotl,
             show_qtl,
             dot,
-        } => compile(&spec, &mfotl, show_qtl, dot.as_deref()),
+            explain,
+        } => compile(&spec, &mfotl, show_qtl, dot.as_deref(), explain),
         Command::Run {
             spec,
             trace,
@@ -256,6 +262,7 @@ fn compile(
     mfotl: &cli::mfotl::MfotlArgs,
     show_qtl: bool,
     dot: Option<&Path>,
+    explain: bool,
 ) -> ExitCode {
     let (text, plan, translation) = match load_any(path, mfotl) {
         Ok(x) => x,
@@ -273,6 +280,9 @@ fn compile(
         return ExitCode::SUCCESS;
     }
     let _ = write!(io::stdout(), "{}", plan.render(&text));
+    if explain {
+        let _ = write!(io::stdout(), "slicing:\n{}", plan.explain_slicing());
+    }
     if let Some(dot) = dot
         && let Err(e) = std::fs::write(dot, plan.to_dot())
     {
@@ -361,6 +371,12 @@ struct RunOptions {
     /// input error naming its line, so memory stays bounded whatever the input.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     max_event_size: u64,
+    /// Monitor on N threads, with the output of a sequential run (see
+    /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
+    /// input and with --witness or --profile [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    jobs: Option<u64>,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -384,6 +400,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
     let spec_timed = plan.props.iter().any(|p| !p.time_bits.is_empty());
+    let parallel = parallel_run::jobs(trace, opts, satisfactions).map(|jobs| (jobs, plan.clone()));
     let mut monitor = match Monitor::new(
         plan,
         MonitorOptions {
@@ -409,6 +426,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     );
     if let Some(note) = &target.note {
         eprintln!("{note}");
+    }
+    let timed = opts.timed || trace.is_some_and(timed_by_name);
+    if let Some(warning) = hints::untimed_trace(spec_timed, timed)
+        && !opts.quiet
+    {
+        eprintln!("{warning}");
+    }
+    if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
+        return parallel_run::run(&plan, trace, opts, jobs, &monitor, &text, &target);
     }
     let mut extras =
         match run_extras::Extras::start(&opts.users, &monitor, &text, trace, target.json) {
@@ -438,12 +464,6 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         }
     };
     let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
-    let timed = opts.timed || trace.is_some_and(timed_by_name);
-    if let Some(warning) = hints::untimed_trace(spec_timed, timed)
-        && !opts.quiet
-    {
-        eprintln!("{warning}");
-    }
     let format = match opts.format {
         TraceFormat::Auto => Format::Auto,
         TraceFormat::Plain => Format::Plain,
@@ -586,52 +606,21 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         extras.after_event(&monitor, || reader.bytes_read());
     }
     extras.finish(&monitor);
-    if monitor.time_regressions() > 0 && !opts.quiet {
-        let _ = writeln!(
-            io::stderr(),
-            "warning: {trace_name}: {} time stamp(s) smaller than the previous one; no time elapsed at those events (use --strict-time to reject them)",
-            monitor.time_regressions()
-        );
-    }
-    let counts = counts.into_counts();
-    let mut failure = None;
-    if let Some((line, e)) = &error {
-        let _ = writeln!(io::stderr(), "error: {e}");
-        failure = Some(cli::stopped_at(*line, reporter.total()));
-    }
-    let understood = names::check_names(&spec_events, &counts);
-    if error.is_none() && !interrupted && !closed && understood.nothing_understood() {
-        understood.print("error");
-        failure = Some("no event of the trace is in the specification".to_owned());
-    } else if !opts.quiet {
-        understood.print("warning");
-    }
-    let failed = failure.is_some();
-    let mut error = error.map(|(_, e)| e);
-    if interrupted {
-        error = Some("interrupted (Ctrl-C)".to_owned());
-    }
-    let summary = Summary {
-        events: monitor.events(),
-        counts,
-        spec_events,
-        elapsed: start.elapsed(),
-        error,
-        gc: monitor.gc_stats(),
-        skipped: (bad.count, bad.first),
-        failure,
-    };
-    if !closed && reporter.summary(&summary).is_err() {
-        closed = true;
-    }
-    let _ = closed;
-    if interrupted {
-        ExitCode::from(130)
-    } else if failed {
-        ExitCode::from(2)
-    } else if reporter.total() > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    run_parts::finish(
+        &mut reporter,
+        run_parts::Ending {
+            trace_name: &trace_name,
+            regressions: monitor.time_regressions(),
+            error,
+            interrupted,
+            closed,
+            quiet: opts.quiet,
+            spec_events,
+            counts,
+            events: monitor.events(),
+            elapsed: start.elapsed(),
+            gc: monitor.gc_stats(),
+            bad,
+        },
+    )
 }

@@ -127,6 +127,15 @@ impl Extras {
         }
     }
 
+    /// For a run that steps its monitors elsewhere (`--jobs N`): the progress
+    /// after `events` events.
+    #[inline]
+    pub fn progress(&mut self, events: u64, bytes_read: impl FnOnce() -> u64) {
+        if let Some(p) = &mut self.progress {
+            p.after_event(events, bytes_read);
+        }
+    }
+
     /// Ends the run: removes the progress indicator and writes the profile's
     /// final row. A failure to write the profile is reported as a warning.
     pub fn finish(self, monitor: &Monitor) {

@@ -463,14 +463,20 @@ fn readme_tour_holds() {
     assert_page("README.md");
 }
 
+#[test]
+fn parallel_page_examples_hold() {
+    assert_page("docs/PARALLEL.md");
+}
+
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 8] = [
+const PAGES: [&str; 9] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
     "docs/MFOTL.md",
     "docs/OUTPUT.md",
     "docs/PAPER.md",
+    "docs/PARALLEL.md",
     "docs/PERFORMANCE.md",
     "docs/TRACES.md",
 ];

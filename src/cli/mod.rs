@@ -22,8 +22,8 @@
 
 pub mod hints;
 mod input;
-pub mod names;
 pub mod mfotl;
+pub mod names;
 mod output;
 pub mod report_to;
 pub mod run_parts;

@@ -14,6 +14,7 @@ mod build;
 mod dot;
 mod layout;
 mod show;
+pub mod slice;
 
 pub use build::{PlanError, compile, compile_source};
 

@@ -1,0 +1,87 @@
+//! Scale simulation of `hindsight run --jobs N`: each worker of an N-slice
+//! run, run alone one after the other, with the events it receives and its
+//! monitoring time, against the sequential run (`--jobs 1`'s engine).
+//!
+//! `cargo bench --bench parallel_sim -- SPEC TRACE N [N...]` prints a table.
+//! Times are the CPU time of this thread (from `/proc/thread-self/schedstat`,
+//! so that other processes on a busy machine do not count), minus the time
+//! of reading the trace alone (measured once, with no monitor).
+
+use std::fs::File;
+use std::time::Duration;
+
+use hindsight::parallel::simulate::simulate_worker;
+use hindsight::plan::compile_source;
+use hindsight::runtime::MonitorOptions;
+use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if args.len() < 3 {
+        eprintln!("usage: parallel_sim SPEC TRACE N [N...]");
+        std::process::exit(2);
+    }
+    let text = std::fs::read_to_string(&args[0]).expect("spec");
+    let (plan, _) =
+        compile_source(&text).unwrap_or_else(|_| panic!("{} is not well-formed", args[0]));
+    let trace = std::path::Path::new(&args[1]);
+    let options = TraceOptions {
+        timed: timed_by_name(trace),
+        format: Format::Auto,
+    };
+    let reader =
+        || TraceReader::new(File::open(trace).expect("trace"), options).allow_decreasing_time(true);
+    let cpu = |jobs: usize, worker: usize| {
+        let start = thread_cpu();
+        let stats = simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        (stats, thread_cpu().saturating_sub(start))
+    };
+    // Reading alone: a worker with no monitor.
+    let (_, reading) = cpu(1, usize::MAX);
+    let run = |jobs: usize, worker: usize| {
+        let (mut stats, total) = cpu(jobs, worker);
+        stats.monitoring = total.saturating_sub(reading);
+        stats
+    };
+    let sequential = run(1, 0);
+    let seq = sequential.monitoring.as_secs_f64();
+    println!(
+        "sequential: {} events, {:.3} s CPU monitoring (reading the trace: {:.3} s)",
+        sequential.delivered + sequential.ticks,
+        seq,
+        reading.as_secs_f64()
+    );
+    for n in args[2..].iter().map(|n| n.parse::<usize>().expect("N")) {
+        let mut largest = Duration::ZERO;
+        let mut most = 0;
+        println!("{n} slices: worker, delivered, ticks, CPU seconds");
+        for w in 0..n {
+            let s = run(n, w);
+            println!(
+                "  {w:>3} {:>10} {:>10} {:>8.3}",
+                s.delivered,
+                s.ticks,
+                s.monitoring.as_secs_f64()
+            );
+            largest = largest.max(s.monitoring);
+            most = most.max(s.delivered);
+        }
+        println!(
+            "{n} slices: largest worker {:.3} s = 1/{:.1} of sequential; most events delivered to one worker: {most}",
+            largest.as_secs_f64(),
+            seq / largest.as_secs_f64().max(1e-9)
+        );
+    }
+}
+
+/// The CPU time of this thread so far.
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}

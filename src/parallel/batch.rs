@@ -1,0 +1,159 @@
+//! The reader side of a parallel run: events parsed on their own thread into
+//! owned batches, handed in order to the workers and to the merger.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::mpsc::SyncSender;
+
+use hashbrown::HashMap;
+
+use crate::runtime::MonitorError;
+use crate::trace::{TraceError, TraceReader};
+
+/// Events per batch (at most).
+const BATCH_EVENTS: usize = 2048;
+/// Bytes of event data per batch before it is sent (a batch may exceed it by
+/// one event).
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Why the stream of events ended early.
+#[derive(Clone, Debug)]
+pub enum End {
+    /// The trace reader failed (the event is not part of the stream).
+    Trace(TraceError),
+    /// An event had another arity than the specification gives its name.
+    Arity {
+        /// The event's line.
+        line: u64,
+        /// The error, as the monitor gives it.
+        error: MonitorError,
+        /// The event's last argument (for the hint about time stamps).
+        last: Option<Box<[u8]>>,
+    },
+    /// Ctrl-C (or the caller's stop flag) was seen before an event.
+    Interrupted,
+}
+
+/// One event of a batch: fields `fields` of [`Batch::fields`].
+#[derive(Clone, Copy, Debug)]
+pub struct Ev {
+    /// The 1-based event number.
+    pub number: u64,
+    /// Its line in the trace.
+    pub line: u64,
+    /// Its time stamp (0 untimed).
+    pub time: u64,
+    first: u32,
+    count: u32,
+}
+
+/// Consecutive events, owned.
+#[derive(Debug, Default)]
+pub struct Batch {
+    bytes: Vec<u8>,
+    fields: Vec<(usize, usize)>,
+    /// The events, in trace order.
+    pub events: Vec<Ev>,
+    /// Set on the last batch when the stream ended early.
+    pub end: Option<End>,
+    /// Bytes of the input read when the batch was sent.
+    pub bytes_read: u64,
+}
+
+impl Batch {
+    /// The fields of `ev` (name first, then the arguments), written into
+    /// `out` (cleared first).
+    pub fn fields_of<'a>(&'a self, ev: &Ev, out: &mut Vec<&'a [u8]>) {
+        out.clear();
+        let range = ev.first as usize..(ev.first + ev.count) as usize;
+        out.extend(self.fields[range].iter().map(|&(a, b)| &self.bytes[a..b]));
+    }
+
+    fn push<'a>(
+        &mut self,
+        number: u64,
+        line: u64,
+        time: u64,
+        fields: impl Iterator<Item = &'a [u8]>,
+    ) {
+        let first = self.fields.len() as u32;
+        for f in fields {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(f);
+            self.fields.push((start, self.bytes.len()));
+        }
+        let count = self.fields.len() as u32 - first;
+        self.events.push(Ev {
+            number,
+            line,
+            time,
+            first,
+            count,
+        });
+    }
+
+    fn full(&self) -> bool {
+        self.events.len() >= BATCH_EVENTS || self.bytes.len() >= BATCH_BYTES
+    }
+}
+
+/// Reads `reader` to its end (or first error, or until `stop()` says so),
+/// sending every batch to each of `to` in order; the last batch may carry an
+/// [`End`]. Events of a known name with another arity end the stream, as the
+/// monitor would refuse them. Returns when done or when a receiver is gone.
+pub fn read_batches<R: Read>(
+    mut reader: TraceReader<R>,
+    arity: &HashMap<Box<[u8]>, usize>,
+    stop: &(dyn Fn() -> bool + Sync),
+    to: &[SyncSender<Arc<Batch>>],
+) {
+    let mut batch = Batch::default();
+    loop {
+        let next = reader.next_event();
+        if stop() {
+            batch.end = Some(End::Interrupted);
+            break;
+        }
+        let event = match next {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(e) => {
+                batch.end = Some(End::Trace(e));
+                break;
+            }
+        };
+        if let Some(&expected) = arity.get(event.name)
+            && expected != event.arity()
+        {
+            batch.end = Some(End::Arity {
+                line: event.line,
+                error: MonitorError::Arity {
+                    event: String::from_utf8_lossy(event.name).into_owned(),
+                    expected,
+                    found: event.arity(),
+                },
+                last: event.arity().checked_sub(1).map(|i| event.arg(i).into()),
+            });
+            break;
+        }
+        batch.push(
+            event.number,
+            event.line,
+            event.time,
+            std::iter::once(event.name).chain(event.args()),
+        );
+        if batch.full() {
+            batch.bytes_read = reader.bytes_read();
+            if !send(std::mem::take(&mut batch), to) {
+                return;
+            }
+        }
+    }
+    batch.bytes_read = reader.bytes_read();
+    send(batch, to);
+}
+
+fn send(batch: Batch, to: &[SyncSender<Arc<Batch>>]) -> bool {
+    let batch = Arc::new(batch);
+    to.iter().all(|tx| tx.send(Arc::clone(&batch)).is_ok())
+}

@@ -1,0 +1,299 @@
+//! Parallel monitoring on the cores of one machine, with the verdicts of a
+//! sequential run, in the same order.
+//!
+//! - **Pipeline**: a reader thread parses the trace into owned batches
+//!   ([`batch`]) and hands each, in order, to every worker and to the merger.
+//! - **Data slicing**: a property the plan can slice (see
+//!   [`crate::plan::slice`]) is monitored in `jobs` slices, one per worker:
+//!   slice `h` receives the events whose routed value hashes to `h`, every
+//!   event of an unrouted name, and a tick for the others, so that `@`, `S`,
+//!   time and rules keep the step structure of the whole trace.
+//! - **Property parallelism**: properties that cannot be sliced are spread
+//!   over the workers.
+//! - **Merging**: per batch, the workers' violations are merged by event
+//!   number, then property index; a violation found by several slices (by the
+//!   unseen value, which every slice has) is reported once.
+//!
+//! Each worker builds its own [`Monitor`](crate::runtime::Monitor)s inside its
+//! thread (a monitor is not `Send`). Every event is stepped, delivered or as a
+//! tick: runs of ticks are cheap in untimed properties, since a repeated event
+//! whose kept summaries stopped changing costs no BDD work (a timed property
+//! evaluates each tick).
+
+pub mod batch;
+pub mod simulate;
+pub mod worker;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::mpsc::sync_channel;
+
+use hashbrown::{HashMap, HashSet};
+
+use crate::plan::{Op, Plan, PropPlan};
+use crate::runtime::{MonitorError, MonitorOptions};
+use crate::trace::{TraceError, TraceReader};
+use batch::{Batch, End, read_batches};
+use worker::{Found, Route, Unit, work};
+
+/// Batches in flight per channel.
+const QUEUE: usize = 4;
+
+/// One event as the merger hands it on, with the properties violated at it.
+#[derive(Clone, Copy, Debug)]
+pub struct EventView<'a> {
+    /// The 1-based event number.
+    pub number: u64,
+    /// Its line in the trace.
+    pub line: u64,
+    /// Its time stamp (0 untimed).
+    pub time: u64,
+    /// Its name.
+    pub name: &'a [u8],
+    /// Its arguments.
+    pub args: &'a [&'a [u8]],
+    /// Bytes of the input read so far (at least up to this event).
+    pub bytes_read: u64,
+}
+
+/// Why a parallel run ended before the end of the trace.
+#[derive(Clone, Debug)]
+pub enum Stopped {
+    /// An input error (as the trace reader gives it).
+    Trace(TraceError),
+    /// A monitor error at the event on `line`.
+    Monitor {
+        /// The event's line.
+        line: u64,
+        /// What went wrong.
+        error: MonitorError,
+        /// The event's last argument, when the error is its arity.
+        last: Option<Box<[u8]>>,
+    },
+    /// The stop flag was set.
+    Interrupted,
+    /// The caller's callback asked to stop.
+    ByCaller,
+}
+
+/// The end of a parallel run.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Why it ended early, if it did.
+    pub stopped: Option<Stopped>,
+    /// Garbage collections and codes released, summed over all monitors.
+    pub gc: (u64, u64),
+}
+
+/// How the properties of `plan` are spread over `jobs` workers: per worker,
+/// its units.
+pub fn distribute(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
+    let jobs = jobs.max(1);
+    // Sliced properties grouped by their routes: one monitor per group and slice.
+    let mut sliced: BTreeMap<Vec<(String, usize)>, Vec<usize>> = BTreeMap::new();
+    let mut whole = Vec::new();
+    for (i, p) in plan.props.iter().enumerate() {
+        match p.slicing().chosen {
+            Some(s) if jobs > 1 => sliced
+                .entry(s.routes.into_iter().collect())
+                .or_default()
+                .push(i),
+            _ => whole.push(i),
+        }
+    }
+    let workers = if sliced.is_empty() {
+        jobs.min(whole.len()).max(1)
+    } else {
+        jobs
+    };
+    let mut out: Vec<Vec<Unit>> = vec![Vec::new(); workers];
+    for (routes, props) in &sliced {
+        let routes: HashMap<Box<[u8]>, usize> = routes
+            .iter()
+            .map(|(e, k)| (e.as_bytes().into(), *k))
+            .collect();
+        for (slice, units) in out.iter_mut().enumerate() {
+            units.push(unit(plan, props, routes.clone(), slice, workers));
+        }
+    }
+    // Properties that cannot be sliced, round robin, the first ones on the
+    // workers with the fewest sliced groups (all have the same number).
+    let mut per_worker: Vec<Vec<usize>> = vec![Vec::new(); workers];
+    for (k, &i) in whole.iter().enumerate() {
+        per_worker[k % workers].push(i);
+    }
+    for (units, props) in out.iter_mut().zip(per_worker) {
+        if !props.is_empty() {
+            units.push(unit(plan, &props, HashMap::new(), 0, 1));
+        }
+    }
+    out
+}
+
+fn unit(
+    plan: &Plan,
+    props: &[usize],
+    routes: HashMap<Box<[u8]>, usize>,
+    slice: usize,
+    slices: usize,
+) -> Unit {
+    let mentioned: HashSet<Box<[u8]>> = props
+        .iter()
+        .flat_map(|&i| atoms(&plan.props[i]))
+        .map(|e| e.as_bytes().into())
+        .collect();
+    Unit {
+        plan: Plan {
+            props: props.iter().map(|&i| plan.props[i].clone()).collect(),
+            events: plan.events.clone(),
+        },
+        global: props.to_vec(),
+        route: Route {
+            mentioned,
+            routes,
+            slice: slice as u64,
+            slices: slices as u64,
+        },
+    }
+}
+
+fn atoms(p: &PropPlan) -> impl Iterator<Item = &str> {
+    p.nodes.iter().filter_map(|n| match &n.op {
+        Op::Atom { event, .. } => Some(event.as_str()),
+        _ => None,
+    })
+}
+
+/// Monitors the trace of `reader` against `plan` on `jobs` threads (plus the
+/// reader's). For every event, in order, calls `on_event` with the indices of
+/// the properties violated at it (ascending, as [`Monitor::step`] gives
+/// them); `on_event` returns false to end the run. `stop` is checked after
+/// reading each event (Ctrl-C): when set, the run ends before that event.
+///
+/// [`Monitor::step`]: crate::runtime::Monitor::step
+pub fn run<R: Read + Send>(
+    plan: &Plan,
+    reader: TraceReader<R>,
+    options: &MonitorOptions,
+    jobs: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    let arity: HashMap<Box<[u8]>, usize> = plan
+        .events
+        .iter()
+        .map(|(e, &n)| (e.as_bytes().into(), n))
+        .collect();
+    let workers = distribute(plan, jobs);
+    let mut outcome = Outcome::default();
+    std::thread::scope(|scope| {
+        let mut to_workers = Vec::new();
+        let mut from_workers = Vec::new();
+        for units in workers {
+            let (tx, rx) = sync_channel(QUEUE);
+            let (found_tx, found_rx) = sync_channel(QUEUE);
+            let options = options.clone();
+            scope.spawn(move || work(units, options, rx, found_tx));
+            to_workers.push(tx);
+            from_workers.push(found_rx);
+        }
+        let (tx, batches) = sync_channel(QUEUE);
+        to_workers.push(tx);
+        let arity = &arity;
+        scope.spawn(move || read_batches(reader, arity, stop, &to_workers));
+        outcome = merge(&batches, &from_workers, &mut on_event);
+        // Dropping the receivers ends the reader and the workers.
+        drop(batches);
+        drop(from_workers);
+    });
+    outcome
+}
+
+/// The merger: per batch, the workers' findings merged, then each event
+/// handed to `on_event`.
+fn merge(
+    batches: &std::sync::mpsc::Receiver<std::sync::Arc<Batch>>,
+    from_workers: &[std::sync::mpsc::Receiver<Found>],
+    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut violated: Vec<usize> = Vec::new();
+    let mut all: Vec<(u64, usize)> = Vec::new();
+    for batch in batches {
+        let mut fields: Vec<&[u8]> = Vec::new();
+        all.clear();
+        let mut error: Option<(u64, u64, MonitorError)> = None;
+        let mut gc = (0, 0);
+        for rx in from_workers {
+            let Ok(found) = rx.recv() else {
+                // A worker that ended without an answer panicked.
+                outcome.stopped = Some(Stopped::Monitor {
+                    line: batch.events.first().map_or(0, |e| e.line),
+                    error: MonitorError::OutOfCodes {
+                        property: "(a worker thread failed)".into(),
+                    },
+                    last: None,
+                });
+                return outcome;
+            };
+            all.extend_from_slice(&found.violations);
+            gc = (gc.0 + found.gc.0, gc.1 + found.gc.1);
+            if let Some(e) = found.error
+                && error.as_ref().is_none_or(|f| e.0 < f.0)
+            {
+                error = Some(e);
+            }
+        }
+        outcome.gc = gc;
+        all.sort_unstable();
+        all.dedup();
+        let mut next = 0;
+        for ev in &batch.events {
+            if let Some((number, line, e)) = &error
+                && *number == ev.number
+            {
+                outcome.stopped = Some(Stopped::Monitor {
+                    line: *line,
+                    error: e.clone(),
+                    last: None,
+                });
+                return outcome;
+            }
+            violated.clear();
+            while next < all.len() && all[next].0 == ev.number {
+                violated.push(all[next].1);
+                next += 1;
+            }
+            batch.fields_of(ev, &mut fields);
+            let view = EventView {
+                number: ev.number,
+                line: ev.line,
+                time: ev.time,
+                name: fields[0],
+                args: &fields[1..],
+                bytes_read: batch.bytes_read,
+            };
+            if !on_event(&view, &violated) {
+                outcome.stopped = Some(Stopped::ByCaller);
+                return outcome;
+            }
+        }
+        match &batch.end {
+            Some(End::Trace(e)) => outcome.stopped = Some(Stopped::Trace(e.clone())),
+            Some(End::Arity { line, error, last }) => {
+                outcome.stopped = Some(Stopped::Monitor {
+                    line: *line,
+                    error: error.clone(),
+                    last: last.clone(),
+                })
+            }
+            Some(End::Interrupted) => outcome.stopped = Some(Stopped::Interrupted),
+            None => continue,
+        }
+        return outcome;
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,88 @@
+//! Unit tests of the parallel driver against the sequential monitor.
+
+use super::{Stopped, distribute, run, worker::slice_of};
+use crate::plan::compile_source;
+use crate::runtime::{Monitor, MonitorOptions};
+use crate::trace::{Format, TraceOptions, TraceReader};
+
+/// `(event, property)` violations of a sequential run.
+fn sequential(spec: &str, trace: &str) -> Vec<(u64, usize)> {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let mut m = Monitor::new(plan, MonitorOptions::default()).expect("monitor");
+    let mut reader = TraceReader::new(trace.as_bytes(), options());
+    let mut out = Vec::new();
+    while let Some(e) = reader.next_event().expect("trace") {
+        let args: Vec<&[u8]> = e.args().collect();
+        for &p in m.step(e.name, &args, e.time).expect("step") {
+            out.push((e.number, p));
+        }
+    }
+    out
+}
+
+fn options() -> TraceOptions {
+    TraceOptions {
+        timed: false,
+        format: Format::Plain,
+    }
+}
+
+fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, Option<Stopped>) {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let reader = TraceReader::new(trace.as_bytes(), options());
+    let mut out = Vec::new();
+    let outcome = run(
+        &plan,
+        reader,
+        &MonitorOptions::default(),
+        jobs,
+        &|| false,
+        |ev, props| {
+            out.extend(props.iter().map(|&p| (ev.number, p)));
+            true
+        },
+    );
+    (out, outcome.stopped)
+}
+
+const FILES: &str = "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+                     prop neverEmpty : Exists f . P open(f) | P tick\n";
+
+#[test]
+fn slices_and_unsliced_properties_give_the_sequential_verdicts() {
+    let trace =
+        "close,a\nopen,a\nopen,b\nclose,b\nclose,b\ntick\nclose,c\nopen,d\nclose,a\nclose,d\n";
+    let expected = sequential(FILES, trace);
+    assert_eq!(expected, [(1, 0), (1, 1), (5, 0), (7, 0)]);
+    for jobs in 1..6 {
+        assert_eq!(parallel(FILES, trace, jobs).0, expected, "jobs {jobs}");
+    }
+}
+
+#[test]
+fn values_spread_over_the_slices() {
+    let slices: std::collections::BTreeSet<u64> = (0..64)
+        .map(|i| slice_of(format!("v{i}").as_bytes(), 4))
+        .collect();
+    assert_eq!(slices.len(), 4);
+    let (plan, _) = compile_source(FILES).expect("well-formed");
+    let workers = distribute(&plan, 3);
+    // Three slices of closeOnlyOpen, neverEmpty whole on the first worker.
+    assert_eq!(workers.len(), 3);
+    assert_eq!(workers[0].len(), 2);
+    assert_eq!(workers[0][1].global, [1]);
+    assert_eq!(workers[2][0].route.slice, 2);
+}
+
+#[test]
+fn an_arity_error_ends_the_run_after_the_verdicts_before_it() {
+    let trace = "close,a\nopen,a\nclose,a,b\nclose,z\n";
+    let (found, stopped) = parallel(FILES, trace, 2);
+    assert_eq!(found, [(1, 0), (1, 1)]);
+    match stopped {
+        Some(Stopped::Monitor { line: 3, error, .. }) => {
+            assert!(error.to_string().contains("has 2 arguments"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
