@@ -16,7 +16,7 @@ use hindsight::plan::{Plan, compile_source};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use hindsight::syntax::Diagnostic;
-use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+use hindsight::trace::{FieldNames, Format, TraceOptions, TraceReader, timed_by_name};
 
 use cli::{Interrupt, Output as Stdout, open_input, parse_size};
 
@@ -138,12 +138,18 @@ enum Gc {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum TraceFormat {
-    /// Detect the CRV header line.
+    /// Detect from the content.
     Auto,
     /// DejaVu CSV, no header.
     Plain,
     /// CRV competition CSV with a header line.
     Crv,
+    /// CRV competition XML.
+    Xml,
+    /// CRV competition JSON (JSON lines, or a sequence of objects).
+    Json,
+    /// MonPoly logs (`@TS name(args) ...`).
+    Monpoly,
 }
 
 fn main() -> ExitCode {
@@ -259,10 +265,15 @@ struct RunOptions {
     /// then the summary).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// Trace format: `auto` is CRV when the first line's first field is
-    /// `event`, plain otherwise.
+    /// Trace format: `auto` detects it from the content (XML, JSON,
+    /// MonPoly, CRV CSV when the first line's first field is `event`, plain
+    /// CSV otherwise); gzip and zstd compression are always detected.
     #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
     format: TraceFormat,
+    /// Each time-point of a MonPoly log is one step at which all its events
+    /// hold [default: off: each event is a step of its own].
+    #[arg(long)]
+    timepoints: bool,
     /// Initial width of value codes in bits; they grow as needed, so this is
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -368,11 +379,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         TraceFormat::Auto => Format::Auto,
         TraceFormat::Plain => Format::Plain,
         TraceFormat::Crv => Format::Crv,
+        TraceFormat::Xml => Format::Xml,
+        TraceFormat::Json => Format::Json,
+        TraceFormat::Monpoly => Format::MonPoly,
     };
     monitor.enable_witnesses(opts.users.witness);
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
-        .max_event_size(opts.max_event_size);
+        .max_event_size(opts.max_event_size)
+        .field_names(FieldNames::from_spec(&text));
     let format = match opts.output {
         Output::Text => OutputFormat::Text,
         Output::Json => OutputFormat::Json,
@@ -391,60 +406,94 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let mut closed = false;
     let mut interrupted = false;
     'events: loop {
-        let next = reader.next_event();
+        let next = reader.next_timepoint();
         // An event read after Ctrl-C may be cut short: not processed.
         if interrupt.is_set() {
             interrupted = true;
             break;
         }
-        let event = match next {
-            Ok(Some(e)) => e,
+        let point = match next {
+            Ok(Some(p)) => p,
             Ok(None) => break,
             Err(e) => {
                 error = Some(format!("{trace_name}:{e}"));
                 break;
             }
         };
-        // Up to 8 arguments live on the stack: no allocation per event.
-        let mut few: [&[u8]; 8] = [&[]; 8];
-        let many: Vec<&[u8]>;
-        let args: &[&[u8]] = if event.arity() <= few.len() {
-            for (slot, arg) in few.iter_mut().zip(event.args()) {
-                *slot = arg;
+        if opts.timepoints {
+            match cli::step_timepoint(&mut monitor, &point, &mut counts) {
+                Ok(violated) => {
+                    for property in violated {
+                        let first = point.events().next();
+                        let args: Vec<&[u8]> = first.iter().flat_map(|e| e.args()).collect();
+                        let v = Violation {
+                            property,
+                            event: point.number,
+                            name: first.map_or(&b"@"[..], |e| e.name),
+                            args: &args,
+                            time: point.timed.then_some(point.time),
+                        };
+                        let witness = opts.users.witness.then(|| monitor.witness(property));
+                        if reporter
+                            .violation_with_witness(&v, witness.as_deref())
+                            .is_err()
+                        {
+                            closed = true;
+                            break 'events;
+                        }
+                    }
+                }
+                Err(e) => {
+                    error = Some(format!("{trace_name}:line {}: {e}", point.line));
+                    break;
+                }
             }
-            &few[..event.arity()]
-        } else {
-            many = event.args().collect();
-            &many
-        };
-        match monitor.step(event.name, args, event.time) {
-            Ok(_) => {}
-            Err(e) => {
-                error = Some(format!("{trace_name}:line {}: {e}", event.line));
+            if opts.stop_at_first && !monitor.violated().is_empty() {
                 break;
             }
-        };
-        counts.add(event.name);
-        for &property in monitor.violated() {
-            let v = Violation {
-                property,
-                event: event.number,
-                name: event.name,
-                args,
-                time: timed.then_some(event.time),
+        }
+        for event in point.events().filter(|_| !opts.timepoints) {
+            // Up to 8 arguments live on the stack: no allocation per event.
+            let mut few: [&[u8]; 8] = [&[]; 8];
+            let many: Vec<&[u8]>;
+            let args: &[&[u8]] = if event.arity() <= few.len() {
+                for (slot, arg) in few.iter_mut().zip(event.args()) {
+                    *slot = arg;
+                }
+                &few[..event.arity()]
+            } else {
+                many = event.args().collect();
+                &many
             };
-            let witness = opts.users.witness.then(|| monitor.witness(property));
-            if reporter
-                .violation_with_witness(&v, witness.as_deref())
-                .is_err()
-            {
-                closed = true;
+            match monitor.step(event.name, args, event.time) {
+                Ok(_) => {}
+                Err(e) => {
+                    error = Some(format!("{trace_name}:line {}: {e}", event.line));
+                    break 'events;
+                }
+            };
+            counts.add(event.name);
+            for &property in monitor.violated() {
+                let v = Violation {
+                    property,
+                    event: event.number,
+                    name: event.name,
+                    args,
+                    time: point.timed.then_some(event.time),
+                };
+                let witness = opts.users.witness.then(|| monitor.witness(property));
+                if reporter
+                    .violation_with_witness(&v, witness.as_deref())
+                    .is_err()
+                {
+                    closed = true;
+                    break 'events;
+                }
+            }
+            // Every property violated at the first violating event is reported.
+            if opts.stop_at_first && !monitor.violated().is_empty() {
                 break 'events;
             }
-        }
-        // Every property violated at the first violating event is reported.
-        if opts.stop_at_first && !monitor.violated().is_empty() {
-            break;
         }
         extras.after_event(&monitor, || reader.bytes_read());
     }

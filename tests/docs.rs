@@ -65,7 +65,10 @@ fn items(page: &str) -> Vec<Item> {
             let mut file = None;
             let mut flags = Vec::new();
             for w in words {
-                if w.ends_with(".qtl") || w.ends_with(".csv") {
+                if [".qtl", ".csv", ".xml", ".json", ".log"]
+                    .iter()
+                    .any(|ext| w.ends_with(ext))
+                {
                     file = Some(w.to_string());
                 } else {
                     flags.push(w.to_string());
@@ -446,17 +449,23 @@ fn api_page_examples_hold() {
 }
 
 #[test]
+fn performance_page_examples_hold() {
+    assert_page("docs/PERFORMANCE.md");
+}
+
+#[test]
 fn readme_tour_holds() {
     assert_page("README.md");
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 7] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
     "docs/OUTPUT.md",
     "docs/PAPER.md",
+    "docs/PERFORMANCE.md",
     "docs/TRACES.md",
 ];
 

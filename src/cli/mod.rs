@@ -19,10 +19,12 @@
 mod input;
 mod output;
 mod size;
+mod timepoints;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
+pub use timepoints::step_timepoint;
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`,
 /// which is valid UTF-8 up to `offset`.
