@@ -17,7 +17,7 @@ use hindsight::plan::{Plan, compile_source};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
 use hindsight::syntax::Diagnostic;
-use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+use hindsight::trace::{FieldNames, Format, TraceOptions, TraceReader, timed_by_name};
 
 use cli::report_to::{self, Color};
 use cli::run_parts::{self, BadLines, select_props};
@@ -163,12 +163,31 @@ enum Gc {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum TraceFormat {
-    /// Detect the CRV header line.
+    /// Detect from the content.
     Auto,
     /// DejaVu CSV, no header.
     Plain,
     /// CRV competition CSV with a header line.
     Crv,
+    /// CRV competition XML.
+    Xml,
+    /// CRV competition JSON (JSON lines, or a sequence of objects).
+    Json,
+    /// MonPoly logs (`@TS name(args) ...`).
+    Monpoly,
+}
+
+impl From<TraceFormat> for Format {
+    fn from(f: TraceFormat) -> Format {
+        match f {
+            TraceFormat::Auto => Format::Auto,
+            TraceFormat::Plain => Format::Plain,
+            TraceFormat::Crv => Format::Crv,
+            TraceFormat::Xml => Format::Xml,
+            TraceFormat::Json => Format::Json,
+            TraceFormat::Monpoly => Format::MonPoly,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -328,10 +347,15 @@ struct RunOptions {
     /// Short for `--on-error skip` [default: off].
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Trace format: `auto` is CRV when the first line's first field is
-    /// `event`, plain otherwise.
+    /// Trace format: `auto` detects it from the content (XML, JSON,
+    /// MonPoly, CRV CSV when the first line's first field is `event`, plain
+    /// CSV otherwise); gzip and zstd compression are always detected.
     #[arg(long, value_enum, default_value_t = TraceFormat::Auto)]
     format: TraceFormat,
+    /// Each time-point of a MonPoly log is one step at which all its events
+    /// hold [default: off: each event is a step of its own].
+    #[arg(long)]
+    timepoints: bool,
     /// Initial width of value codes in bits; they grow as needed, so this is
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -464,11 +488,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         }
     };
     let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
-    let format = match opts.format {
-        TraceFormat::Auto => Format::Auto,
-        TraceFormat::Plain => Format::Plain,
-        TraceFormat::Crv => Format::Crv,
-    };
+    let format = Format::from(opts.format);
     monitor.enable_witnesses(opts.users.witness);
     if opts.users.all_witnesses {
         monitor
@@ -479,7 +499,8 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let mut reader = TraceReader::new(input, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
         .max_event_size(opts.max_event_size)
-        .skip_bad_events(skip);
+        .skip_bad_events(skip)
+        .field_names(FieldNames::from_spec(&text));
     let format = if target.json {
         OutputFormat::Json
     } else {
@@ -505,14 +526,14 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let mut closed = false;
     let mut interrupted = false;
     'events: loop {
-        let next = reader.next_event();
+        let next = reader.next_timepoint();
         // An event read after Ctrl-C may be cut short: not processed.
         if interrupt.is_set() {
             interrupted = true;
             break;
         }
-        let event = match next {
-            Ok(Some(e)) => e,
+        let point = match next {
+            Ok(Some(p)) => p,
             Ok(None) => break,
             Err(e) => {
                 if skip && !reader.failed() {
@@ -523,30 +544,71 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break;
             }
         };
-        // Up to 8 arguments live on the stack: no allocation per event.
-        let mut few: [&[u8]; 8] = [&[]; 8];
-        let many: Vec<&[u8]>;
-        let args: &[&[u8]] = if event.arity() <= few.len() {
-            for (slot, arg) in few.iter_mut().zip(event.args()) {
-                *slot = arg;
+        if opts.timepoints {
+            match cli::step_timepoint(&mut monitor, &point, &mut counts) {
+                Ok(violated) => {
+                    for property in violated {
+                        let first = point.events().next();
+                        let args: Vec<&[u8]> = first.iter().flat_map(|e| e.args()).collect();
+                        let v = Violation {
+                            property,
+                            event: point.number,
+                            name: first.map_or(&b"@"[..], |e| e.name),
+                            args: &args,
+                            time: point.timed.then_some(point.time),
+                            line: point.line,
+                            all_witnesses: None,
+                        };
+                        let witness = opts.users.witness.then(|| monitor.witness(property));
+                        let written = if satisfactions {
+                            let ts = if point.timed {
+                                point.time
+                            } else {
+                                point.number
+                            };
+                            let tuples = monitor.tuples(property).1;
+                            reporter.satisfaction(&v, point.number - 1, ts, tuples)
+                        } else {
+                            reporter.violation_with_witness(&v, witness.as_deref())
+                        };
+                        if written.is_err() {
+                            closed = true;
+                            break 'events;
+                        }
+                    }
+                }
+                Err(e) => {
+                    error = Some((point.line, format!("{trace_name}:line {}: {e}", point.line)));
+                    break;
+                }
             }
-            &few[..event.arity()]
-        } else {
-            many = event.args().collect();
-            &many
-        };
-        if opts.strict && monitor.arity_of(event.name).is_none() {
-            let e = names::unknown_event(&spec_events, event.name);
-            if skip {
-                bad.skip(event.line);
-                continue;
+            if opts.stop_at_first && !monitor.violated().is_empty() {
+                break;
             }
-            error = Some((event.line, format!("{trace_name}:line {}: {e}", event.line)));
-            break;
         }
-        match monitor.step(event.name, args, event.time) {
-            Ok(_) => {}
-            Err(e) => {
+        for event in point.events().filter(|_| !opts.timepoints) {
+            // Up to 8 arguments live on the stack: no allocation per event.
+            let mut few: [&[u8]; 8] = [&[]; 8];
+            let many: Vec<&[u8]>;
+            let args: &[&[u8]] = if event.arity() <= few.len() {
+                for (slot, arg) in few.iter_mut().zip(event.args()) {
+                    *slot = arg;
+                }
+                &few[..event.arity()]
+            } else {
+                many = event.args().collect();
+                &many
+            };
+            if opts.strict && monitor.arity_of(event.name).is_none() {
+                let e = names::unknown_event(&spec_events, event.name);
+                if skip {
+                    bad.skip(event.line);
+                    continue;
+                }
+                error = Some((event.line, format!("{trace_name}:line {}: {e}", event.line)));
+                break 'events;
+            }
+            if let Err(e) = monitor.step(event.name, args, event.time) {
                 let skippable = matches!(
                     e,
                     MonitorError::Arity { .. } | MonitorError::TimeBackwards { .. }
@@ -566,42 +628,46 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                     event.line,
                     format!("{trace_name}:line {}: {e}{hint}", event.line),
                 ));
-                break;
-            }
-        };
-        counts.add(event.name);
-        for &property in monitor.violated() {
-            let all = opts
-                .users
-                .all_witnesses
-                .then(|| monitor.all_witnesses(property));
-            let v = Violation {
-                property,
-                event: monitor.events(),
-                name: event.name,
-                args,
-                time: timed.then_some(event.time),
-                line: event.line,
-                all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
-            };
-            let witness = opts.users.witness.then(|| monitor.witness(property));
-            let written = if satisfactions {
-                // Each event is a time point; MonPoly's time stamp is the
-                // event's, or its number when untimed.
-                let ts = if timed { event.time } else { monitor.events() };
-                let point = monitor.events() - 1;
-                reporter.satisfaction(&v, point, ts, monitor.tuples(property).1)
-            } else {
-                reporter.violation_with_witness(&v, witness.as_deref())
-            };
-            if written.is_err() {
-                closed = true;
                 break 'events;
             }
-        }
-        // Every property violated at the first violating event is reported.
-        if opts.stop_at_first && !monitor.violated().is_empty() {
-            break;
+            counts.add(event.name);
+            for &property in monitor.violated() {
+                let all = opts
+                    .users
+                    .all_witnesses
+                    .then(|| monitor.all_witnesses(property));
+                let v = Violation {
+                    property,
+                    event: monitor.events(),
+                    name: event.name,
+                    args,
+                    time: point.timed.then_some(event.time),
+                    line: event.line,
+                    all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
+                };
+                let witness = opts.users.witness.then(|| monitor.witness(property));
+                let written = if satisfactions {
+                    // Each event is a time point; MonPoly's time stamp is the
+                    // event's, or its number when untimed.
+                    let ts = if point.timed {
+                        event.time
+                    } else {
+                        monitor.events()
+                    };
+                    let number = monitor.events() - 1;
+                    reporter.satisfaction(&v, number, ts, monitor.tuples(property).1)
+                } else {
+                    reporter.violation_with_witness(&v, witness.as_deref())
+                };
+                if written.is_err() {
+                    closed = true;
+                    break 'events;
+                }
+            }
+            // Every property violated at the first violating event is reported.
+            if opts.stop_at_first && !monitor.violated().is_empty() {
+                break 'events;
+            }
         }
         extras.after_event(&monitor, || reader.bytes_read());
     }

@@ -17,11 +17,11 @@ use hindsight::parallel::{self, Stopped};
 use hindsight::plan::Plan;
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
-use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
+use hindsight::trace::{FieldNames, Format, TraceOptions, TraceReader, timed_by_name};
 
 use crate::cli::{Interrupt, Output as Stdout, hints, report_to, run_parts};
 use crate::run_extras::Extras;
-use crate::{Gc, OnError, RunOptions, TraceFormat};
+use crate::{Gc, OnError, RunOptions};
 
 /// The number of worker threads `opts` asks for, when a parallel run
 /// applies to this trace; `None` for the sequential engine. MFOTL
@@ -38,6 +38,7 @@ pub fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Opt
         || opts.users.profile.is_some()
         || satisfactions
         || opts.strict
+        || opts.timepoints
         || opts.skip_bad_lines
         || opts.on_error == OnError::Skip
         || opts.output.is_some();
@@ -84,14 +85,11 @@ pub fn run(
         }
     };
     let timed = opts.timed || timed_by_name(trace);
-    let format = match opts.format {
-        TraceFormat::Auto => Format::Auto,
-        TraceFormat::Plain => Format::Plain,
-        TraceFormat::Crv => Format::Crv,
-    };
+    let format = Format::from(opts.format);
     let reader = TraceReader::new(file, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
-        .max_event_size(opts.max_event_size);
+        .max_event_size(opts.max_event_size)
+        .field_names(FieldNames::from_spec(text));
     let output = if target.json {
         OutputFormat::Json
     } else {
@@ -129,7 +127,7 @@ pub fn run(
                     event: ev.number,
                     name: ev.name,
                     args: ev.args,
-                    time: timed.then_some(ev.time),
+                    time: ev.timed.then_some(ev.time),
                     line: ev.line,
                     all_witnesses: None,
                 };

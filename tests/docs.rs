@@ -65,9 +65,9 @@ fn items(page: &str) -> Vec<Item> {
             let mut file = None;
             let mut flags = Vec::new();
             for w in words {
-                if [".qtl", ".csv", ".mfotl", ".sig"]
+                if [".qtl", ".csv", ".mfotl", ".sig", ".xml", ".json", ".log"]
                     .iter()
-                    .any(|x| w.ends_with(x))
+                    .any(|ext| w.ends_with(ext))
                 {
                     file = Some(w.to_string());
                 } else {

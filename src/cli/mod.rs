@@ -28,10 +28,12 @@ mod output;
 pub mod report_to;
 pub mod run_parts;
 mod size;
+mod timepoints;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
+pub use timepoints::step_timepoint;
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -58,6 +58,9 @@ pub struct Batch {
     pub end: Option<End>,
     /// Bytes of the input read when the batch was sent.
     pub bytes_read: u64,
+    /// Whether the events have time stamps (the reader's
+    /// [`has_time`](crate::trace::TraceReader::has_time)).
+    pub timed: bool,
 }
 
 impl Batch {
@@ -144,12 +147,15 @@ pub fn read_batches<R: Read>(
         );
         if batch.full() {
             batch.bytes_read = reader.bytes_read();
+            batch.timed = reader.has_time();
+            batch.timed = reader.has_time();
             if !send(std::mem::take(&mut batch), to) {
                 return;
             }
         }
     }
     batch.bytes_read = reader.bytes_read();
+    batch.timed = reader.has_time();
     send(batch, to);
 }
 

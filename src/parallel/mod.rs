@@ -54,6 +54,8 @@ pub struct EventView<'a> {
     pub args: &'a [&'a [u8]],
     /// Bytes of the input read so far (at least up to this event).
     pub bytes_read: u64,
+    /// Whether the trace has time stamps.
+    pub timed: bool,
 }
 
 /// Why a parallel run ended before the end of the trace.
@@ -272,6 +274,7 @@ fn merge(
                 name: fields[0],
                 args: &fields[1..],
                 bytes_read: batch.bytes_read,
+                timed: batch.timed,
             };
             if !on_event(&view, &violated) {
                 outcome.stopped = Some(Stopped::ByCaller);

@@ -347,6 +347,56 @@ impl Monitor {
     }
 }
 
+impl Monitor {
+    /// Processes one step at which every event of `events` (name, arguments)
+    /// holds: a time-point of several events, at time `time`. An atom then
+    /// denotes the set of the matching events' tuples at this step (an empty
+    /// set of events is a step at which no event holds). Returns the indices
+    /// of the properties violated at it. On error nothing changes.
+    pub fn step_set(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        time: u64,
+    ) -> Result<&[usize], MonitorError> {
+        for (name, args) in events {
+            if let Some(&expected) = self.arity.get(*name)
+                && expected != args.len()
+            {
+                return Err(MonitorError::Arity {
+                    event: String::from_utf8_lossy(name).into_owned(),
+                    expected,
+                    found: args.len(),
+                });
+            }
+        }
+        let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
+        let regressed = time < raw_prev;
+        if regressed && self.strict_time {
+            return Err(MonitorError::TimeBackwards {
+                previous: raw_prev,
+                time,
+            });
+        }
+        let clock = clock_prev.saturating_add(time.saturating_sub(raw_prev));
+        let tick = Tick {
+            now: clock,
+            prev: clock_prev,
+        };
+        // The next single event is never a repeat of a set.
+        self.last_event.clear();
+        self.violated.clear();
+        for (i, p) in self.props.iter_mut().enumerate() {
+            if !p.step_set(events, tick)? {
+                self.violated.push(i);
+            }
+        }
+        self.events += 1;
+        self.time_regressions += u64::from(regressed);
+        self.last_time = Some((time, clock));
+        Ok(&self.violated)
+    }
+}
+
 /// Whether `name(args)` is the event encoded in `last` (each field as its
 /// length in 8 bytes, then its bytes).
 fn same_event(last: &[u8], name: &[u8], args: &[&[u8]]) -> bool {
@@ -378,6 +428,81 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The steps (each a set of events) at which property 0 is violated.
+    fn set_violations(spec: &str, steps: &[&[(&str, &[&str])]]) -> Vec<usize> {
+        let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+        let mut out = Vec::new();
+        for (i, step) in steps.iter().enumerate() {
+            let args: Vec<Vec<&[u8]>> = step
+                .iter()
+                .map(|(_, args)| args.iter().map(|a| a.as_bytes()).collect())
+                .collect();
+            let events: Vec<(&[u8], &[&[u8]])> = step
+                .iter()
+                .zip(&args)
+                .map(|((name, _), args)| (name.as_bytes(), &args[..]))
+                .collect();
+            if !m.step_set(&events, 0).expect("events").is_empty() {
+                out.push(i + 1);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_step_of_several_events_binds_every_tuple() {
+        let spec = "prop p : Forall x . !(p(x) & q(x))";
+        type Ev = (&'static str, &'static [&'static str]);
+        let (pa, qa, qb): (Ev, Ev, Ev) = (("p", &["a"]), ("q", &["a"]), ("q", &["b"]));
+        // Together in one step, p(a) and q(a) violate; one by one they do not.
+        assert_eq!(
+            set_violations(spec, &[&[pa, qb], &[pa, qa], &[qa], &[pa]]),
+            [2]
+        );
+        assert_eq!(violations(spec, &[pa, qa]), Vec::<usize>::new());
+        // An atom denotes the union of its matches: p(a) and p(b) both held.
+        let spec = "prop r : Forall x . q(x) -> @ p(x)";
+        let (pb, qc): (Ev, Ev) = (("p", &["b"]), ("q", &["c"]));
+        assert_eq!(
+            set_violations(spec, &[&[pa, pb], &[qa, qb]]),
+            Vec::<usize>::new()
+        );
+        assert_eq!(set_violations(spec, &[&[pa, pb], &[qa, qc]]), [2]);
+        // An empty step: no event holds.
+        assert_eq!(set_violations(spec, &[&[pa], &[], &[qa]]), [3]);
+    }
+
+    #[test]
+    fn a_step_of_several_events_checks_arities() {
+        let mut m = Monitor::from_source(
+            "prop p : Forall x . p(x) -> !q(x)",
+            MonitorOptions::default(),
+        )
+        .expect("well-formed");
+        let one: &[&[u8]] = &[b"a"];
+        let two: &[&[u8]] = &[b"a", b"b"];
+        let e = m
+            .step_set(&[(b"p", one), (b"q", two)], 0)
+            .map(<[usize]>::to_vec);
+        assert!(
+            matches!(
+                e,
+                Err(super::MonitorError::Arity {
+                    expected: 1,
+                    found: 2,
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+        assert_eq!(m.events(), 0);
+        assert_eq!(
+            m.step_set(&[(b"p", one), (b"q", one)], 0)
+                .map(<[usize]>::to_vec),
+            Ok(vec![0])
+        );
     }
 
     #[test]

@@ -326,7 +326,28 @@ impl PropMonitor {
         if repeat && self.fixed && self.untimed {
             return Ok(self.last_holds);
         }
+        self.clear_bindings();
         self.bind(name, args)?;
+        self.finish_step(tick)
+    }
+
+    /// Processes one step at which every event of `events` holds (a
+    /// time-point of several events): each atom's value is the union of
+    /// its matches with the events. Returns whether the property holds.
+    pub fn step_set(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        tick: Tick,
+    ) -> Result<bool, MonitorError> {
+        self.clear_bindings();
+        for &(name, args) in events {
+            self.bind(name, args)?;
+        }
+        self.finish_step(tick)
+    }
+
+    /// Evaluates the step whose events are bound.
+    fn finish_step(&mut self, tick: Tick) -> Result<bool, MonitorError> {
         self.update_comparisons();
         let recompute_all = self.all_dirty || self.first;
         self.evaluate(tick);
@@ -479,12 +500,17 @@ impl PropMonitor {
             .chain(self.cmp.iter().flatten())
     }
 
-    /// Matches the event against the atoms of its name and enumerates the
-    /// values bound to variables (growing code widths as needed).
-    fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
+    /// Forgets the events bound at the previous step.
+    fn clear_bindings(&mut self) {
         self.matched.clear();
         self.matched_codes.clear();
         self.newly_seen.clear();
+    }
+
+    /// Matches the event against the atoms of its name and enumerates the
+    /// values bound to variables (growing code widths as needed). Adds to
+    /// the matches of the step's other events (see [`step_set`](Self::step_set)).
+    fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
         let Some(atoms) = self.atoms_by_event.get(name) else {
             return Ok(());
         };

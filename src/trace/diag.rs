@@ -1,8 +1,5 @@
-//! Field checks and error messages of the trace reader: timestamps, quoting
-//! problems found by the [`Watch`](super::watch::Watch), and printable fields.
-
-use super::TraceError;
-use super::watch::Fault;
+//! Field checks and error messages of the trace readers: timestamps, sizes,
+//! and printable fields.
 
 /// Parses a timestamp: decimal digits only, fitting in a `u64`.
 pub(super) fn parse_time(field: &[u8]) -> Result<u64, String> {
@@ -27,32 +24,6 @@ pub(super) fn parse_time(field: &[u8]) -> Result<u64, String> {
                 u64::MAX
             )
         })
-}
-
-/// An error for `fault` if it lies in the record that ends at byte `end` and
-/// starts on `line` (earlier records were checked before).
-#[inline]
-pub(super) fn check_fault(fault: Option<Fault>, end: u64, line: u64) -> Result<(), TraceError> {
-    const HINT: &str = "write a literal quote as `\"\"` inside a quoted field";
-    let message = match fault {
-        Some(fault) if fault.offset() < end => match fault {
-            Fault::Unterminated { .. } => {
-                format!(
-                    "broken quoting: a quoted field is never closed (unterminated `\"`; {HINT})"
-                )
-            }
-            Fault::AfterQuote { byte, .. } => format!(
-                "broken quoting: unexpected `{}` after the closing quote of a quoted field ({HINT})",
-                show(&[byte])
-            ),
-            Fault::QuoteAfterBlanks { .. } => "broken quoting: a `\"` after spaces does not \
-                 start a quoted field; put the opening quote right after the comma"
-                .to_owned(),
-            Fault::TooLong { limit, .. } => too_long(limit),
-        },
-        _ => return Ok(()),
-    };
-    Err(TraceError { line, message })
 }
 
 /// The message for an event longer than `limit` bytes.

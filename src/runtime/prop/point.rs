@@ -335,7 +335,9 @@ impl PropMonitor {
                 }
                 bdd.eval_bits(&env.bits)
             }
-            Point::Atom(n) => self.matched_at(*n, &env.bound).is_some(),
+            Point::Atom(n) => {
+                (0..self.matched.len()).any(|i| self.match_agrees(i, *n, &[], &env.bound))
+            }
             Point::Not(a) => !self.point(a, env),
             Point::And(a, b) => self.point(a, env) && self.point(b, env),
             Point::Or(a, b) => self.point(a, env) || self.point(b, env),
@@ -347,16 +349,27 @@ impl PropMonitor {
                 guard,
                 body,
             } => {
-                let Some(range) = self.matched_guard(*guard, vars, &env.bound) else {
-                    return *forall;
-                };
+                // Only at the tuples of the guard's matches (several in a step
+                // of several events) can the body decide the value.
                 let saved: Vec<(VarIx, Option<u32>)> =
                     vars.iter().map(|&v| (v, env.bound[v])).collect();
-                for j in range {
-                    let (v, code) = self.matched_codes[j];
-                    env.bound[v] = Some(code);
+                let mut value = *forall;
+                for i in 0..self.matched.len() {
+                    for &(v, old) in &saved {
+                        env.bound[v] = old;
+                    }
+                    if !self.match_agrees(i, *guard, vars, &env.bound) {
+                        continue;
+                    }
+                    for j in self.matched[i].1.clone() {
+                        let (v, code) = self.matched_codes[j];
+                        env.bound[v] = Some(code);
+                    }
+                    if self.point(body, env) != *forall {
+                        value = !*forall;
+                        break;
+                    }
                 }
-                let value = self.point(body, env);
                 for (v, old) in saved {
                     env.bound[v] = old;
                 }
@@ -401,27 +414,14 @@ impl PropMonitor {
         }
     }
 
-    /// The range in `matched_codes` of atom `n`'s match at this event, if it
-    /// matched and agrees with the bound codes.
-    fn matched_at(&self, n: NodeIx, bound: &[Option<u32>]) -> Option<std::ops::Range<usize>> {
-        let (_, range) = self.matched.iter().find(|(m, _)| *m == n)?;
-        let agrees = self.matched_codes[range.clone()]
-            .iter()
-            .all(|&(v, code)| bound[v] == Some(code));
-        agrees.then(|| range.clone())
-    }
-
-    /// Like [`Self::matched_at`], but the variables of `vars` may take any code.
-    fn matched_guard(
-        &self,
-        n: NodeIx,
-        vars: &[VarIx],
-        bound: &[Option<u32>],
-    ) -> Option<std::ops::Range<usize>> {
-        let (_, range) = self.matched.iter().find(|(m, _)| *m == n)?;
-        let agrees = self.matched_codes[range.clone()]
-            .iter()
-            .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code));
-        agrees.then(|| range.clone())
+    /// Whether match `i` of this step is a match of atom `n` that agrees
+    /// with the bound codes, except on the variables of `vars`, which may
+    /// take any code.
+    fn match_agrees(&self, i: usize, n: NodeIx, vars: &[VarIx], bound: &[Option<u32>]) -> bool {
+        let (m, range) = &self.matched[i];
+        *m == n
+            && self.matched_codes[range.clone()]
+                .iter()
+                .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code))
     }
 }

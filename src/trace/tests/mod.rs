@@ -2,6 +2,7 @@
 //! shared with [`errors`].
 
 mod errors;
+mod formats;
 mod props;
 
 use std::io::{self, Read};
@@ -300,7 +301,6 @@ fn crv_header_with_spaces() {
 fn detection_not_triggered_for_plain_traces() {
     for (input, first) in [
         (&b"events,1\nx\n"[..], "events"),
-        (b"Event,1\nx\n", "Event"),
         (b"open,event\nx\n", "open"),
     ] {
         let mut reader = TraceReader::new(input, PLAIN);
@@ -308,6 +308,14 @@ fn detection_not_triggered_for_plain_traces() {
         assert_eq!((e.name, e.line, e.number), (first.as_bytes(), 1, 1));
         assert_eq!(reader.format(), Format::Plain);
     }
+    // The header's `event` may be in any case.
+    let mut reader = TraceReader::new(&b"Event,user\nx, 1\n"[..], PLAIN);
+    let e = reader.next_event().expect("valid").expect("an event");
+    assert_eq!(
+        (e.name, e.arg(0), e.line, e.number),
+        (&b"x"[..], &b"1"[..], 2, 1)
+    );
+    assert_eq!(reader.format(), Format::Crv);
     // Forced plain: `event` is an ordinary event name, spaces are kept.
     let got = events(b"event, x\nevent\n", PLAIN.with(Format::Plain));
     assert_eq!(

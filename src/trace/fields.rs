@@ -1,0 +1,166 @@
+//! Named fields (XML and JSON events): [`FieldNames`], the parameter names
+//! that a specification declares, and the mapping of an event's named fields
+//! to argument positions.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::diag::{parse_time, show};
+use super::event::Batch;
+use crate::syntax::{Def, parse};
+
+/// The declared parameter names of events (`pred access(user, file)`): the
+/// named fields of XML and JSON events are put in this order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldNames {
+    map: HashMap<Vec<u8>, Vec<Vec<u8>>>,
+}
+
+impl FieldNames {
+    /// No declared names: fields are taken in the order written.
+    pub fn new() -> Self {
+        FieldNames::default()
+    }
+
+    /// Declares the parameter names of `event`.
+    pub fn declare(&mut self, event: &str, params: &[&str]) {
+        self.map.insert(
+            event.as_bytes().to_vec(),
+            params.iter().map(|p| p.as_bytes().to_vec()).collect(),
+        );
+    }
+
+    /// The declarations of the specification `source` (none if it does not
+    /// parse: the specification's own errors are reported elsewhere).
+    pub fn from_spec(source: &str) -> Self {
+        let mut names = FieldNames::new();
+        if let Ok(spec) = parse(source) {
+            for def in &spec.defs {
+                if let Def::Events(decls) = def {
+                    for d in decls {
+                        let params: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
+                        names.declare(&d.name.name, &params);
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    /// The declared names of `event`, if any.
+    fn get(&self, event: &[u8]) -> Option<&[Vec<u8>]> {
+        self.map.get(event).map(Vec::as_slice)
+    }
+}
+
+/// One event with named fields, as read, before the mapping.
+#[derive(Default)]
+pub(super) struct Named {
+    /// The bytes of the name, keys and values.
+    pub(super) bytes: Vec<u8>,
+    pub(super) name: Range<usize>,
+    /// Each field: its key (empty for a positional one) and its value.
+    pub(super) fields: Vec<(Range<usize>, Range<usize>)>,
+    /// Whether the fields were given without names (a JSON array).
+    pub(super) positional: bool,
+}
+
+impl Named {
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.name = 0..0;
+        self.fields.clear();
+        self.positional = false;
+    }
+
+    /// Appends `bytes`, and returns their range.
+    pub(super) fn add(&mut self, bytes: &[u8]) -> Range<usize> {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        start..self.bytes.len()
+    }
+
+    /// Writes the event into `batch` (cleared first), its fields in the
+    /// declared order; the error message if a field is missing, unknown or
+    /// repeated, or the time stamp (the last field, if `timed`) is wrong.
+    pub(super) fn emit(
+        &mut self,
+        names: &FieldNames,
+        timed: bool,
+        batch: &mut Batch,
+        line: u64,
+    ) -> Result<(), String> {
+        let b = &self.bytes;
+        let name = &b[self.name.clone()];
+        if name
+            .iter()
+            .all(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            return Err("empty event name".to_owned());
+        }
+        let mut time = 0;
+        if timed {
+            let Some((_, last)) = self.fields.pop() else {
+                return Err(format!(
+                    "missing timestamp: event `{}` has no fields, but a timed trace \
+                     needs the time as the last field",
+                    show(name)
+                ));
+            };
+            time = parse_time(&b[last])?;
+        }
+        batch.clear();
+        batch.begin();
+        batch.extend(name);
+        batch.end_field();
+        match names.get(name).filter(|_| !self.positional) {
+            None => {
+                for (_, value) in &self.fields {
+                    batch.extend(&b[value.clone()]);
+                    batch.end_field();
+                }
+            }
+            Some(params) => {
+                for (i, (key, _)) in self.fields.iter().enumerate() {
+                    let key = &b[key.clone()];
+                    if !params.iter().any(|p| p == key) {
+                        return Err(format!(
+                            "unknown field `{}` in event `{}`: the specification declares {}",
+                            show(key),
+                            show(name),
+                            declared(name, params)
+                        ));
+                    }
+                    if self.fields[..i].iter().any(|(k, _)| &b[k.clone()] == key) {
+                        return Err(format!(
+                            "field `{}` given twice in event `{}`",
+                            show(key),
+                            show(name)
+                        ));
+                    }
+                }
+                for p in params {
+                    let Some((_, value)) = self.fields.iter().find(|(k, _)| &b[k.clone()] == p)
+                    else {
+                        return Err(format!(
+                            "missing field `{}` in event `{}`: the specification declares {}",
+                            show(p),
+                            show(name),
+                            declared(name, params)
+                        ));
+                    };
+                    batch.extend(&b[value.clone()]);
+                    batch.end_field();
+                }
+            }
+        }
+        batch.finish(time, line);
+        Ok(())
+    }
+}
+
+/// `name(p1, p2)`, for messages.
+fn declared(name: &[u8], params: &[Vec<u8>]) -> String {
+    let params: Vec<String> = params.iter().map(|p| show(p)).collect();
+    format!("`{}({})`", show(name), params.join(", "))
+}

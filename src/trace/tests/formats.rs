@@ -1,0 +1,383 @@
+//! Unit tests of the XML, JSON and MonPoly readers, of named fields, of
+//! format detection and of compressed input.
+
+use std::io::Write;
+
+use super::*;
+
+fn fmt(format: Format) -> TraceOptions {
+    opts(false, format)
+}
+
+/// Reads `input` with declared field names.
+fn read_named(
+    input: &[u8],
+    names: &FieldNames,
+    options: TraceOptions,
+) -> (Vec<Ev>, Option<TraceError>) {
+    let (events, error, _) = drain(TraceReader::new(input, options).field_names(names.clone()));
+    (events, error)
+}
+
+fn access_names() -> FieldNames {
+    FieldNames::from_spec(
+        "pred access(user, file), login(user)\nprop p : Forall u . login(u) -> true",
+    )
+}
+
+const XML: &[u8] = br#"<?xml version="1.0"?>
+<log>
+  <!-- a comment -->
+  <event>
+    <name>access</name>
+    <field><name>file</name><value>f&amp;1</value></field>
+    <field><name>user</name><value>alice</value></field>
+  </event>
+  <event><name>tick</name></event>
+  <event>
+    <name>open</name>
+    <field><name>b</name><value><![CDATA[x<y]]></value></field>
+    <field><name>a</name><value/></field>
+  </event>
+</log>
+"#;
+
+#[test]
+fn xml_events_with_names_mapped() {
+    let (got, e) = read_named(XML, &access_names(), PLAIN);
+    assert_eq!(e, None);
+    assert_eq!(
+        got,
+        vec![
+            ev("access", &["alice", "f&1"], 0, 4, 1),
+            ev("tick", &[], 0, 9, 2),
+            // Not declared: in the order written.
+            ev("open", &["x<y", ""], 0, 10, 3)
+        ]
+    );
+    let mut reader = TraceReader::new(XML, PLAIN);
+    assert!(reader.next_event().expect("valid").is_some());
+    assert_eq!(reader.format(), Format::Xml);
+}
+
+#[test]
+fn xml_missing_unknown_and_malformed() {
+    let names = access_names();
+    let missing = b"<log><event><name>access</name>\n<field><name>user</name><value>a</value></field></event></log>";
+    let (_, e) = read_named(missing, &names, PLAIN);
+    let e = e.expect("an error");
+    assert_eq!(e.line, 1);
+    assert!(
+        e.message.contains("missing field `file`") && e.message.contains("`access(user, file)`"),
+        "{e}"
+    );
+    let unknown = b"<log>\n<event><name>login</name><field><name>usr</name><value>a</value></field></event></log>";
+    let e = read_named(unknown, &names, PLAIN).1.expect("an error");
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("unknown field `usr` in event `login`"),
+        "{e}"
+    );
+    let e = error(
+        b"<log>\n<event><name>a</name>\n<bogus/></event></log>",
+        PLAIN,
+    );
+    assert_eq!(e.line, 3);
+    assert!(
+        e.message.contains("unexpected element <bogus> in <event>"),
+        "{e}"
+    );
+    let e = error(b"<log>\n<event><name>a</name></evnt></log>", PLAIN);
+    assert!(e.message.contains("malformed XML"), "{e}");
+    let e = error(b"<log><event><name>a</name>", PLAIN);
+    assert!(e.message.contains("ends inside <event>"), "{e}");
+    let e = error(
+        b"<log><event><field><name>x</name><value>1</value></field></event></log>",
+        PLAIN,
+    );
+    assert!(e.message.contains("non-empty <name>"), "{e}");
+    let e = error(
+        b"<log>\n\n<event><name>a&bogus;</name></event></log>",
+        PLAIN,
+    );
+    assert_eq!(e.line, 3);
+    assert!(e.message.contains("unknown entity `&bogus;`"), "{e}");
+    // Without a <log> root, and timed.
+    let timed = events(
+        b"<event><name>a</name><field><name>x</name><value>1</value></field><field><name>t</name><value>7</value></field></event>",
+        opts(true, Format::Xml),
+    );
+    assert_eq!(timed, vec![ev("a", &["1"], 7, 1, 1)]);
+}
+
+#[test]
+fn json_events_with_names_mapped() {
+    let input = b"{\"access\": {\"file\": \"f1\", \"user\": \"al\\\"ice\"}}\n{\"tick\": {}}\n\n{\"open\":\n {\"n\": 5, \"ok\": true, \"x\": -2.5}}{\"p\": [\"a\", 1]}\n";
+    let (got, e) = read_named(input, &access_names(), PLAIN);
+    assert_eq!(e, None);
+    assert_eq!(
+        got,
+        vec![
+            ev("access", &["al\"ice", "f1"], 0, 1, 1),
+            ev("tick", &[], 0, 2, 2),
+            ev("open", &["5", "true", "-2.5"], 0, 4, 3),
+            ev("p", &["a", "1"], 0, 5, 4)
+        ]
+    );
+    // One array of objects.
+    let array = events(b"[\n{\"a\": {\"x\": \"1\"}},\n{\"b\": {}}\n]\n", PLAIN);
+    assert_eq!(array, vec![ev("a", &["1"], 0, 2, 1), ev("b", &[], 0, 3, 2)]);
+    let timed = events(
+        b"{\"a\": {\"x\": \"1\", \"time\": 9}}",
+        opts(true, Format::Auto),
+    );
+    assert_eq!(timed, vec![ev("a", &["1"], 9, 1, 1)]);
+}
+
+#[test]
+fn json_missing_unknown_and_malformed() {
+    let names = access_names();
+    let e = read_named(b"{\"access\": {\"user\": \"a\"}}", &names, PLAIN)
+        .1
+        .expect("an error");
+    assert!(
+        e.message.contains("missing field `file` in event `access`"),
+        "{e}"
+    );
+    let e = read_named(
+        b"\n{\"login\": {\"user\": \"a\", \"when\": 3}}",
+        &names,
+        PLAIN,
+    )
+    .1
+    .expect("an error");
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("unknown field `when` in event `login`"),
+        "{e}"
+    );
+    let e = read_named(
+        b"{\"login\": {\"user\": \"a\", \"user\": \"b\"}}",
+        &names,
+        PLAIN,
+    )
+    .1
+    .expect("an error");
+    assert!(e.message.contains("`user` given twice"), "{e}");
+    let e = error(b"{\"a\": {}}\n{\"b\": {\"x\":\n nul}}", PLAIN);
+    assert_eq!(e.line, 3);
+    assert!(e.message.starts_with("invalid JSON event"), "{e}");
+    let e = error(b"{\"a\": {}, \"b\": {}}", PLAIN);
+    assert!(e.message.contains("one key"), "{e}");
+    let e = error(b"{\"a\": {\"x\": null}}", PLAIN);
+    assert!(e.message.contains("invalid JSON event"), "{e}");
+    let e = error(b"{\"a\": {}}\nx", PLAIN);
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("expected `{`"), "{e}");
+    let e = error(b"{\"a\": {\"x\": \"}", PLAIN);
+    assert!(e.message.contains("never closed"), "{e}");
+    let (_, e, _) = drain(
+        TraceReader::new(&b"{\"a\": {}}\n{\"b\": {\"x\": \"1234567890\"}}"[..], PLAIN)
+            .max_event_size(12),
+    );
+    let e = e.expect("an error");
+    assert_eq!((e.line, e.message.starts_with("event too long")), (2, true));
+}
+
+#[test]
+fn monpoly_time_points() {
+    let input = b"# a log\n@0001 login (alice) access(alice, \"f 1\")\n@5 tick() tock\n  @5;@7 p(\"a,b\", -3)\n# end\n";
+    let got = events(input, PLAIN);
+    assert_eq!(
+        got,
+        vec![
+            ev("login", &["alice"], 1, 2, 1),
+            ev("access", &["alice", "f 1"], 1, 2, 2),
+            ev("tick", &[], 5, 3, 3),
+            ev("tock", &[], 5, 3, 4),
+            ev("p", &["a,b", "-3"], 7, 4, 5)
+        ]
+    );
+    let mut reader = TraceReader::new(&input[..], PLAIN);
+    let mut points = Vec::new();
+    while let Some(p) = reader.next_timepoint().expect("valid") {
+        let names: Vec<Vec<u8>> = p.events().map(|e| e.name.to_vec()).collect();
+        let numbers: Vec<u64> = p.events().map(|e| e.number).collect();
+        points.push((p.number, p.time, p.line, p.timed, names.len(), numbers));
+    }
+    assert_eq!(
+        points,
+        vec![
+            (1, 1, 2, true, 2, vec![1, 2]),
+            (2, 5, 3, true, 2, vec![3, 4]),
+            (3, 5, 4, true, 0, vec![]),
+            (4, 7, 4, true, 1, vec![5])
+        ]
+    );
+    assert_eq!(reader.format(), Format::MonPoly);
+    assert!(reader.has_time());
+}
+
+#[test]
+fn monpoly_errors() {
+    for (input, line, text) in [
+        (&b"login(a)\n"[..], 1, "expected `@`"),
+        (
+            b"@1 a(x)\n@x b\n",
+            2,
+            "time stamp `x` is not a natural number",
+        ),
+        (b"@\n", 1, "missing time stamp"),
+        (b"@1 a(x\n", 2, "expected `,` or `)`"),
+        (b"@1 a(x,)\n", 1, "expected a value, found `)`"),
+        (b"@1 a(\"x)\n", 1, "never closed"),
+        (b"@1 (x)\n", 1, "expected an event name"),
+        (b"@2 a\n@1 b\n", 2, "smaller than the previous timestamp 2"),
+        (b"@99999999999999999999 a\n", 1, "not a natural number"),
+    ] {
+        let e = error(input, fmt(Format::MonPoly));
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.message.contains(text), "{e}");
+    }
+    let (got, e, _) =
+        drain(TraceReader::new(&b"@1 a(x)\n@2 b(yyyyyyyyyyyy)\n"[..], PLAIN).max_event_size(10));
+    assert_eq!(got.len(), 1);
+    let e = e.expect("an error");
+    assert_eq!((e.line, e.message.starts_with("event too long")), (2, true));
+}
+
+#[test]
+fn formats_detected_and_forced() {
+    for (input, format) in [
+        (&b"  \n<log></log>"[..], Format::Xml),
+        (b"\n {\"a\": {}}", Format::Json),
+        (b"[\n {\"a\": {}}]", Format::Json),
+        (b"[a],1", Format::Plain),
+        (b"\r\n@1 a", Format::MonPoly),
+        (b"# c\n@1 a", Format::MonPoly),
+        (b"a,1", Format::Plain),
+        (b"Event, x\na, 1", Format::Crv),
+        (b"", Format::Plain),
+    ] {
+        let mut reader = TraceReader::new(input, PLAIN);
+        let _ = reader.next_event();
+        assert_eq!(reader.format(), format, "{input:?}");
+    }
+    // Forced: `<a>,1` is a plain CSV event.
+    assert_eq!(
+        events(b"<a>,1\n", fmt(Format::Plain)),
+        vec![ev("<a>", &["1"], 0, 1, 1)]
+    );
+    let e = error(b"a,1\n", fmt(Format::MonPoly));
+    assert!(e.message.contains("expected `@`"), "{e}");
+    let e = error(b"a,1\n", fmt(Format::Json));
+    assert!(e.message.contains("expected `{`"), "{e}");
+    let e = error(b"a,1\n", fmt(Format::Xml));
+    assert!(e.message.contains("unexpected text"), "{e}");
+}
+
+/// `text` gzip-compressed, in two members.
+fn gzip(text: &[u8]) -> Vec<u8> {
+    let half = text.len() / 2;
+    let mut out = Vec::new();
+    for part in [&text[..half], &text[half..]] {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(part).expect("in memory");
+        out.extend(enc.finish().expect("in memory"));
+    }
+    out
+}
+
+#[test]
+fn compressed_input() {
+    let text = b"open,f1\nclose,f1\n";
+    let plain = events(text, PLAIN);
+    let gz = gzip(text);
+    let zst = zstd::encode_all(&text[..], 3).expect("in memory");
+    for (input, compression) in [(gz, Compression::Gzip), (zst, Compression::Zstd)] {
+        assert_eq!(events(&input, PLAIN), plain);
+        let mut reader = TraceReader::new(&input[..], PLAIN);
+        while reader.next_event().expect("valid").is_some() {}
+        assert_eq!(reader.compression(), compression);
+        assert_eq!(reader.bytes_read(), input.len() as u64);
+        // One byte at a time.
+        assert_eq!(
+            drain(TraceReader::new(Trickle(&input, false), PLAIN)).0,
+            plain
+        );
+    }
+    let mut broken = zstd::encode_all(&text[..], 3).expect("in memory");
+    broken.truncate(broken.len() - 3);
+    let e = error(&broken, PLAIN);
+    assert!(e.message.contains("cannot read the trace"), "{e}");
+}
+
+#[test]
+fn xml_event_beyond_the_size_limit() {
+    let input = b"<log>\n<event><name>a</name></event>\n<event><name>bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</name></event>\n</log>";
+    let (got, e, _) = drain(TraceReader::new(&input[..], PLAIN).max_event_size(30));
+    assert_eq!(got, vec![ev("a", &[], 0, 2, 1)]);
+    let e = e.expect("an error");
+    assert_eq!(
+        (e.line, e.message.starts_with("event too long")),
+        (3, true),
+        "{e}"
+    );
+}
+
+/// A reader that hands out its input in pieces of at most `size` bytes.
+struct Pieces<'a>(&'a [u8], usize);
+
+impl io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.len().min(self.1).min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+mod props {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn text(start: &'static str, alphabet: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(prop::sample::select(alphabet.to_vec()), 0..80).prop_map(move |t| {
+            let mut out = start.as_bytes().to_vec();
+            out.extend(t);
+            out
+        })
+    }
+
+    fn any_format() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            text("@1 ", b"@ 1(),\"a#;\n"),
+            text("{", b"{}[]\":, a1\\\n"),
+            text("<log>", b"<>/ logeventnamefieldvalue&;\n"),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn reads_do_not_matter_in_any_format(
+            input in any_format(),
+            size in 1usize..5,
+            limit in 4u64..40,
+            timed in any::<bool>(),
+        ) {
+            let options = opts(timed, Format::Auto);
+            let whole = drain(TraceReader::new(&input[..], options));
+            let pieces = drain(TraceReader::new(Pieces(&input, size), options));
+            prop_assert_eq!(&whole, &pieces);
+            // A smaller limit reads a prefix of the events, and stops only
+            // on an event too long.
+            let (limited, error, _) = drain(TraceReader::new(Pieces(&input, size), options).max_event_size(limit));
+            prop_assert_eq!(&limited[..], &whole.0[..limited.len()]);
+            if limited.len() < whole.0.len() || error != whole.1 {
+                let message = error.map(|e| e.message).unwrap_or_default();
+                prop_assert!(message.starts_with("event too long"), "{}", message);
+            }
+        }
+    }
+}
