@@ -39,11 +39,19 @@ fn stderr(o: &Output) -> String {
 }
 
 /// The violation lines of a run.
+/// The violations reported, without the line of the trace file (which
+/// differs between formats: ` (line N)` after the event number).
 fn violations(o: &Output) -> Vec<String> {
     stdout(o)
         .lines()
         .take_while(|l| *l != "---")
-        .map(str::to_owned)
+        .map(|l| match l.find(" (line ") {
+            Some(a) => match l[a..].find(')') {
+                Some(b) => format!("{}{}", &l[..a], &l[a + b + 1..]),
+                None => l.to_owned(),
+            },
+            None => l.to_owned(),
+        })
         .collect()
 }
 

@@ -299,29 +299,10 @@ impl Monitor {
     ) -> Result<&[usize], MonitorError> {
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
         // A repeated event passed the arity check already.
-        if !repeat
-            && let Some(&expected) = self.arity.get(name)
-            && expected != args.len()
-        {
-            return Err(MonitorError::Arity {
-                event: String::from_utf8_lossy(name).into_owned(),
-                expected,
-                found: args.len(),
-            });
+        if !repeat {
+            self.check_arity(name, args)?;
         }
-        let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
-        let regressed = time < raw_prev;
-        if regressed && self.strict_time {
-            return Err(MonitorError::TimeBackwards {
-                previous: raw_prev,
-                time,
-            });
-        }
-        let clock = clock_prev.saturating_add(time.saturating_sub(raw_prev));
-        let tick = Tick {
-            now: clock,
-            prev: clock_prev,
-        };
+        let (tick, regressed) = self.tick(time)?;
         if !repeat {
             self.last_event.clear();
             for field in std::iter::once(name).chain(args.iter().copied()) {
@@ -340,35 +321,28 @@ impl Monitor {
                 self.violated.push(i);
             }
         }
-        self.events += 1;
-        self.time_regressions += u64::from(regressed);
-        self.last_time = Some((time, clock));
+        self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
 }
 
 impl Monitor {
-    /// Processes one step at which every event of `events` (name, arguments)
-    /// holds: a time-point of several events, at time `time`. An atom then
-    /// denotes the set of the matching events' tuples at this step (an empty
-    /// set of events is a step at which no event holds). Returns the indices
-    /// of the properties violated at it. On error nothing changes.
-    pub fn step_set(
-        &mut self,
-        events: &[(&[u8], &[&[u8]])],
-        time: u64,
-    ) -> Result<&[usize], MonitorError> {
-        for (name, args) in events {
-            if let Some(&expected) = self.arity.get(*name)
-                && expected != args.len()
-            {
-                return Err(MonitorError::Arity {
-                    event: String::from_utf8_lossy(name).into_owned(),
-                    expected,
-                    found: args.len(),
-                });
-            }
+    /// An error if the specification uses `name` with another arity.
+    fn check_arity(&self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
+        match self.arity.get(name) {
+            Some(&expected) if expected != args.len() => Err(MonitorError::Arity {
+                event: String::from_utf8_lossy(name).into_owned(),
+                expected,
+                found: args.len(),
+            }),
+            _ => Ok(()),
         }
+    }
+
+    /// The tick of a step at raw time `time` on the monitor's clock (which
+    /// never goes back), and whether `time` is smaller than the previous one
+    /// (an error with strict time).
+    fn tick(&self, time: u64) -> Result<(Tick, bool), MonitorError> {
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;
         if regressed && self.strict_time {
@@ -382,6 +356,30 @@ impl Monitor {
             now: clock,
             prev: clock_prev,
         };
+        Ok((tick, regressed))
+    }
+
+    /// Counts a step done at raw time `time`.
+    fn stepped(&mut self, time: u64, tick: Tick, regressed: bool) {
+        self.events += 1;
+        self.time_regressions += u64::from(regressed);
+        self.last_time = Some((time, tick.now));
+    }
+
+    /// Processes one step at which every event of `events` (name, arguments)
+    /// holds: a time-point of several events, at time `time`. An atom then
+    /// denotes the set of the matching events' tuples at this step (an empty
+    /// set of events is a step at which no event holds). Returns the indices
+    /// of the properties violated at it. On error nothing changes.
+    pub fn step_set(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        time: u64,
+    ) -> Result<&[usize], MonitorError> {
+        for (name, args) in events {
+            self.check_arity(name, args)?;
+        }
+        let (tick, regressed) = self.tick(time)?;
         // The next single event is never a repeat of a set.
         self.last_event.clear();
         self.violated.clear();
@@ -390,9 +388,7 @@ impl Monitor {
                 self.violated.push(i);
             }
         }
-        self.events += 1;
-        self.time_regressions += u64::from(regressed);
-        self.last_time = Some((time, clock));
+        self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
 }
