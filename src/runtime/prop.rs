@@ -1000,19 +1000,7 @@ impl PropMonitor {
         let (tuples, total) = if holds {
             (Vec::new(), 0)
         } else {
-            witness::find_all(
-                &witness::State {
-                    plan: &self.plan,
-                    now: &self.now,
-                    seen: self
-                        .seen
-                        .iter()
-                        .map(|s| s.as_ref().map(|s| &s.set))
-                        .collect(),
-                    classes: &self.classes,
-                },
-                limit,
-            )
+            witness::find_all(&self.witness_state(), limit)
         };
         self.all_witnesses = Some((limit, tuples, total));
     }
@@ -1021,16 +1009,7 @@ impl PropMonitor {
         self.witness = if holds {
             Vec::new()
         } else {
-            witness::find(&witness::State {
-                plan: &self.plan,
-                now: &self.now,
-                seen: self
-                    .seen
-                    .iter()
-                    .map(|s| s.as_ref().map(|s| &s.set))
-                    .collect(),
-                classes: &self.classes,
-            })
+            witness::find(&self.witness_state())
         };
     }
 }
@@ -1061,16 +1040,26 @@ impl PropMonitor {
         &self.tuples
     }
 
+    /// What the witness searches read: the plan, the summaries, the sets of
+    /// seen values and the enumerations.
+    fn witness_state(&self) -> witness::State<'_> {
+        witness::State {
+            plan: &self.plan,
+            now: &self.now,
+            seen: self
+                .seen
+                .iter()
+                .map(|s| s.as_ref().map(|s| &s.set))
+                .collect(),
+            classes: &self.classes,
+        }
+    }
+
     fn record_tuples(&mut self, holds: bool) {
         self.tuples = if holds {
             Vec::new()
         } else {
-            tuples::all(&witness::State {
-                plan: &self.plan,
-                now: &self.now,
-                seen: Vec::new(),
-                classes: &self.classes,
-            })
+            tuples::all(&self.witness_state())
         };
     }
 }
