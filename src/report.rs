@@ -149,6 +149,17 @@ impl<W: Write> Reporter<W> {
         self.violation_with_witness(v, None)
     }
 
+    /// Counts violation `v`; whether it is to be printed (not `--quiet`,
+    /// and within `--max-violations` for its property).
+    fn count(&mut self, v: &Violation<'_>) -> bool {
+        self.violations[v.property] += 1;
+        self.first[v.property].get_or_insert(v.event);
+        !self.quiet
+            && self
+                .max_violations
+                .is_none_or(|m| self.violations[v.property] <= m)
+    }
+
     /// As [`Reporter::violation`], with the violation's witness when given
     /// (see [`crate::runtime::witness`]): in text after the event as
     /// `; witness: x=a y=<any unseen value>` (nothing for an empty witness),
@@ -159,13 +170,7 @@ impl<W: Write> Reporter<W> {
         v: &Violation<'_>,
         witness: Option<&[(String, WitnessValue)]>,
     ) -> io::Result<()> {
-        self.violations[v.property] += 1;
-        self.first[v.property].get_or_insert(v.event);
-        if self.quiet
-            || self
-                .max_violations
-                .is_some_and(|m| self.violations[v.property] > m)
-        {
+        if !self.count(v) {
             return Ok(());
         }
         let name = &self.properties[v.property];
@@ -243,13 +248,7 @@ impl<W: Write> Reporter<W> {
         ts: u64,
         tuples: &[Vec<WitnessValue>],
     ) -> io::Result<()> {
-        self.violations[v.property] += 1;
-        self.first[v.property].get_or_insert(v.event);
-        if self.quiet
-            || self
-                .max_violations
-                .is_some_and(|m| self.violations[v.property] > m)
-        {
+        if !self.count(v) {
             return Ok(());
         }
         match self.format {

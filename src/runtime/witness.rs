@@ -153,12 +153,7 @@ pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
         match &plan.nodes[n].op {
             Op::Not(a) => (n, target) = (*a, !target),
             Op::Quant(q, v, a) => {
-                let (universal, seen_only) = match q {
-                    Quant::Forall => (true, false),
-                    Quant::ForallSeen => (true, true),
-                    Quant::Exists => (false, false),
-                    Quant::ExistsSeen => (false, true),
-                };
+                let (universal, seen_only) = quant_kind(*q);
                 if universal == target {
                     break;
                 }
@@ -302,12 +297,7 @@ impl Walk<'_, '_> {
                 }
             }
             Op::Quant(q, v, a) => {
-                let (universal, seen_only) = match q {
-                    Quant::Forall => (true, false),
-                    Quant::ForallSeen => (true, true),
-                    Quant::Exists => (false, false),
-                    Quant::ExistsSeen => (false, true),
-                };
+                let (universal, seen_only) = quant_kind(*q);
                 // Forall is false, or Exists true, because of one value.
                 if universal == target {
                     return;
@@ -374,6 +364,17 @@ impl Walk<'_, '_> {
         };
         self.out.push((v, value));
         true
+    }
+}
+
+/// Whether quantifier `q` is universal, and whether it ranges over seen
+/// values only.
+fn quant_kind(q: Quant) -> (bool, bool) {
+    match q {
+        Quant::Forall => (true, false),
+        Quant::ForallSeen => (true, true),
+        Quant::Exists => (false, false),
+        Quant::ExistsSeen => (false, true),
     }
 }
 
