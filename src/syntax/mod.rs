@@ -5,6 +5,7 @@ pub mod ast;
 pub mod diag;
 pub mod parse;
 pub mod span;
+pub mod walk;
 
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
