@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::syntax::walk;
 use crate::syntax::{Arena, Def, Diagnostic, EventDecl, Form, FormId, Ident, Rule, Span};
 
 /// A macro definition (`pred name(params) = body`).
@@ -209,18 +210,13 @@ fn repeated_params(params: &[Ident], owner: &str, owner_name: &str, diags: &mut 
 /// The macro calls in a formula (not through other macros), in source order.
 fn macro_calls(arena: &Arena, root: FormId, t: &Table<'_>) -> Vec<(usize, Span)> {
     let mut calls = Vec::new();
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        let form = arena.form(id);
+    walk::preorder(arena, root, |id, form| {
         if let Form::Call { name, .. } = form
             && let Some(&mi) = t.macro_by_name.get(name.name.as_str())
         {
             calls.push((mi, arena.span(id)));
         }
-        let len = stack.len();
-        stack.extend(form.children());
-        stack[len..].reverse();
-    }
+    });
     calls
 }
 

@@ -5,14 +5,16 @@
 //! way every call is resolved (rule of the property, else macro, else event)
 //! and the checks that depend on that are made: arities of macro and rule
 //! calls, undeclared events, and rules referenced outside `@` in rule bodies
-//! (also inside macro bodies, at the call in the macro body). The walk uses an
-//! explicit stack, so nesting depth is not limited by the thread's stack.
+//! (also inside macro bodies, at the call in the macro body). The walk is a
+//! [`Fold`] (no recursion), so nesting depth is not limited by the thread's
+//! stack.
 
 mod calls;
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::defs::Table;
+use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{Arena, Diagnostic, Form, FormId, Ident, Span, Term};
 
 /// Macro expansion may create at most this many formula nodes plus
@@ -40,23 +42,20 @@ struct Frame {
     call: Option<(Span, usize)>,
 }
 
-enum Task {
-    Enter {
-        id: FormId,
-        frame: usize,
-        under_prev: bool,
-    },
-    Build {
-        id: FormId,
-        frame: usize,
-        var: Option<Ident>,
-    },
-    Restore {
-        frame: usize,
-        name: String,
-        old: Option<Term>,
-    },
-    EndFrame,
+/// Where a node is met in the walk: the frame of its substitution, and
+/// whether it is under `@` (rule calls must be, in a rule body).
+#[derive(Clone, Copy)]
+pub(crate) struct At {
+    frame: usize,
+    under_prev: bool,
+}
+
+/// A quantified variable renamed inside a macro body, to restore on leaving.
+struct Renamed {
+    frame: usize,
+    name: String,
+    old: Option<Term>,
+    fresh: Ident,
 }
 
 /// What the walks found, besides the expanded formulas.
@@ -81,8 +80,9 @@ pub(crate) struct Expander<'t, 's> {
     budget: usize,
     aborted: bool,
     frames: Vec<Frame>,
-    tasks: Vec<Task>,
-    out: Vec<FormId>,
+    renamed: Vec<Renamed>,
+    /// The context of the formula being expanded.
+    ctx: Ctx<'s>,
 }
 
 impl<'t, 's> Expander<'t, 's> {
@@ -105,8 +105,11 @@ impl<'t, 's> Expander<'t, 's> {
             budget,
             aborted: false,
             frames: Vec::new(),
-            tasks: Vec::new(),
-            out: Vec::new(),
+            renamed: Vec::new(),
+            ctx: Ctx {
+                prop: None,
+                rule: None,
+            },
         }
     }
 
@@ -126,107 +129,25 @@ impl<'t, 's> Expander<'t, 's> {
             subst: HashMap::new(),
             call: None,
         });
-        self.out.clear();
-        self.tasks.push(Task::Enter {
-            id: root,
+        self.ctx = ctx;
+        let at = At {
             frame: 0,
             under_prev: false,
-        });
-        while let Some(task) = self.tasks.pop() {
-            match task {
-                Task::Enter {
-                    id,
-                    frame,
-                    under_prev,
-                } => self.enter(id, frame, under_prev, ctx),
-                Task::Build { id, frame, var } => self.build(id, frame, var),
-                Task::Restore { frame, name, old } => {
-                    let subst = &mut self.frames[frame].subst;
-                    match old {
-                        Some(t) => subst.insert(name, t),
-                        None => subst.remove(&name),
-                    };
-                }
-                Task::EndFrame => {
-                    self.frames.pop();
-                }
-            }
-        }
-        self.out.pop().unwrap_or(root)
+        };
+        walk::fold(self, root, at)
     }
 
-    fn enter(&mut self, id: FormId, frame: usize, under_prev: bool, ctx: Ctx<'s>) {
-        match self.arena.form(id) {
-            Form::Call { .. } => self.call(id, frame, under_prev, ctx),
-            Form::Cmp { .. } => self.compare(id, frame),
-            Form::True | Form::False => self.build(id, frame, None),
-            Form::Quant(_, v, body) => {
-                let body = *body;
-                if frame == 0 {
-                    self.tasks.push(Task::Build {
-                        id,
-                        frame,
-                        var: None,
-                    });
-                } else {
-                    // Capture avoidance: a fresh name per expansion.
-                    self.fresh += 1;
-                    let fresh = Ident {
-                        name: format!("{}'{}", v.name, self.fresh),
-                        span: v.span,
-                    };
-                    let name = v.name.clone();
-                    let old = self.frames[frame]
-                        .subst
-                        .insert(name.clone(), Term::Var(fresh.clone()));
-                    self.tasks.push(Task::Build {
-                        id,
-                        frame,
-                        var: Some(fresh),
-                    });
-                    self.tasks.push(Task::Restore { frame, name, old });
-                }
-                self.tasks.push(Task::Enter {
-                    id: body,
-                    frame,
-                    under_prev,
-                });
-            }
-            form => {
-                let prev = under_prev || matches!(form, Form::Prev(_) | Form::PrevIn(..));
-                let kids: Vec<FormId> = form.children().collect();
-                self.tasks.push(Task::Build {
-                    id,
-                    frame,
-                    var: None,
-                });
-                for &k in kids.iter().rev() {
-                    self.tasks.push(Task::Enter {
-                        id: k,
-                        frame,
-                        under_prev: prev,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Rebuilds node `id` from the results of its children (on `out`). Frame 0
+    /// Rebuilds node `id` from the results of its children `kids`. Frame 0
     /// keeps unchanged nodes; inside a macro every node is a fresh copy.
-    fn build(&mut self, id: FormId, frame: usize, var: Option<Ident>) {
+    fn build(&mut self, id: FormId, frame: usize, var: Option<Ident>, kids: [FormId; 2]) -> FormId {
         let node = self.arena.node(id);
         let n = node.form.children().count();
-        let mut kids = [FormId(0); 2];
-        for k in kids[..n].iter_mut().rev() {
-            *k = self.out.pop().unwrap_or(id);
-        }
         let same = node.form.children().eq(kids[..n].iter().copied());
         if frame == 0 && same && var.is_none() {
-            self.out.push(id);
-            return;
+            return id;
         }
         let span = node.span;
-        let (a, b) = (kids[0], kids[1]);
+        let [a, b] = kids;
         let form = match &node.form {
             Form::Not(_) => Form::Not(a),
             Form::Prev(_) => Form::Prev(a),
@@ -240,13 +161,86 @@ impl<'t, 's> Expander<'t, 's> {
             Form::Quant(q, v, _) => Form::Quant(*q, var.unwrap_or_else(|| v.clone()), a),
             leaf => leaf.clone(),
         };
-        self.push(form, span);
+        self.push(form, span)
     }
 
-    fn push(&mut self, form: Form, span: Span) {
+    /// Stores a node made by the expansion.
+    fn push(&mut self, form: Form, span: Span) -> FormId {
         self.created += 1;
-        let id = self.arena.push(form, span);
-        self.out.push(id);
+        self.arena.push(form, span)
+    }
+}
+
+/// The walk: a macro call is replaced by the walk of the macro's body in a
+/// new frame; a quantifier inside a macro body renames its variable for the
+/// walk of its body; every other node is rebuilt from its rebuilt children.
+impl<'s> Fold for Expander<'_, 's> {
+    type Node = FormId;
+    type Ctx = At;
+    type Out = FormId;
+
+    fn enter(&mut self, id: FormId, at: &At) -> Step<FormId, At, FormId> {
+        let At { frame, under_prev } = *at;
+        match self.arena.form(id) {
+            Form::Call { .. } => self.call(id, frame, under_prev),
+            Form::Cmp { .. } => Step::Done(self.compare(id, frame)),
+            Form::True | Form::False => Step::Done(self.build(id, frame, None, [id; 2])),
+            Form::Quant(_, v, body) => {
+                let body = *body;
+                if frame != 0 {
+                    // Capture avoidance: a fresh name per expansion.
+                    self.fresh += 1;
+                    let fresh = Ident {
+                        name: format!("{}'{}", v.name, self.fresh),
+                        span: v.span,
+                    };
+                    let name = v.name.clone();
+                    let old = self.frames[frame]
+                        .subst
+                        .insert(name.clone(), Term::Var(fresh.clone()));
+                    self.renamed.push(Renamed {
+                        frame,
+                        name,
+                        old,
+                        fresh,
+                    });
+                }
+                Step::Into(Kids::one(body), *at)
+            }
+            form => {
+                let under_prev = under_prev || matches!(form, Form::Prev(_) | Form::PrevIn(..));
+                Step::Into(Kids::of(form), At { frame, under_prev })
+            }
+        }
+    }
+
+    fn leave(&mut self, id: FormId, at: &At, kids: [FormId; 2]) -> FormId {
+        let frame = at.frame;
+        match self.arena.form(id) {
+            // The end of a macro body expanded in place of this call.
+            Form::Call { .. } => {
+                self.frames.pop();
+                kids[0]
+            }
+            Form::Quant(..) if frame != 0 => {
+                let Some(Renamed {
+                    frame,
+                    name,
+                    old,
+                    fresh,
+                }) = self.renamed.pop()
+                else {
+                    return self.build(id, frame, None, kids);
+                };
+                let subst = &mut self.frames[frame].subst;
+                match old {
+                    Some(t) => subst.insert(name, t),
+                    None => subst.remove(&name),
+                };
+                self.build(id, frame, Some(fresh), kids)
+            }
+            _ => self.build(id, frame, None, kids),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{Arena, Diagnostic, Form, FormId, Ident, Span, Term};
 
 /// What a body belongs to, for the messages.
@@ -26,16 +27,98 @@ struct Binder<'a> {
     param: bool,
 }
 
-enum Task {
-    Visit(FormId),
-    Leave(usize),
-}
-
 struct Scopes<'a> {
     binders: Vec<Binder<'a>>,
     /// For each name, the binders in scope, innermost last.
     in_scope: HashMap<&'a str, Vec<usize>>,
     owner: Owner<'a>,
+}
+
+/// The walk over one body: uses resolve to the innermost binder of their
+/// name; a quantifier opens a binder on entry and closes it on exit.
+struct Walk<'a, 'd> {
+    arena: &'a Arena,
+    s: Scopes<'a>,
+    /// The binders of the quantifiers around the current node, innermost last.
+    open: Vec<usize>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a> Fold for Walk<'a, '_> {
+    type Node = FormId;
+    type Ctx = ();
+    type Out = ();
+
+    fn enter(&mut self, id: FormId, _: &()) -> Step<FormId, (), ()> {
+        let (s, diags) = (&mut self.s, &mut *self.diags);
+        let form: &'a Form = self.arena.form(id);
+        match form {
+            Form::Call { args, .. } => {
+                for a in args {
+                    if let Term::Var(v) = a {
+                        s.use_var(v, diags);
+                    }
+                }
+                Step::Done(())
+            }
+            Form::Cmp { left, right, .. } => {
+                s.use_var(left, diags);
+                if let Term::Var(v) = right {
+                    s.use_var(v, diags);
+                }
+                Step::Done(())
+            }
+            Form::Quant(q, v, _) => {
+                let slot = s.in_scope.entry(&v.name).or_default();
+                if let Some(&outer) = slot.last() {
+                    let outer = &s.binders[outer];
+                    let what = if outer.param { "parameter" } else { "variable" };
+                    diags.push(
+                        Diagnostic::error(
+                            v.span,
+                            format!(
+                                "`{} {}` hides the outer {what} `{}` of the same name; give one of them another name",
+                                q.keyword(),
+                                v.name,
+                                v.name
+                            ),
+                        )
+                        .with_note(outer.span, format!("the outer `{}` is introduced here", v.name)),
+                    );
+                }
+                slot.push(s.binders.len());
+                self.open.push(s.binders.len());
+                s.binders.push(Binder {
+                    name: &v.name,
+                    span: v.span,
+                    used: false,
+                    param: false,
+                });
+                Step::Into(Kids::of(form), ())
+            }
+            form => Step::Into(Kids::of(form), ()),
+        }
+    }
+
+    fn leave(&mut self, id: FormId, _: &(), _: [(); 2]) {
+        if !matches!(self.arena.form(id), Form::Quant(..)) {
+            return;
+        }
+        let Some(b) = self.open.pop() else { return };
+        let binder = &self.s.binders[b];
+        if let Some(slot) = self.s.in_scope.get_mut(binder.name) {
+            slot.pop();
+        }
+        if !binder.used {
+            self.diags.push(Diagnostic::error(
+                binder.span,
+                format!(
+                    "variable `{}` is quantified but never used in the quantified formula; remove the quantifier or use the variable",
+                    binder.name
+                ),
+            ));
+        }
+    }
 }
 
 /// Checks the variables of `body`, where `params` are bound (the parameters of
@@ -64,74 +147,14 @@ pub(crate) fn check(
             });
         }
     }
-    let mut tasks = vec![Task::Visit(body)];
-    while let Some(task) = tasks.pop() {
-        match task {
-            Task::Visit(id) => match arena.form(id) {
-                Form::Call { args, .. } => {
-                    for a in args {
-                        if let Term::Var(v) = a {
-                            s.use_var(v, diags);
-                        }
-                    }
-                }
-                Form::Cmp { left, right, .. } => {
-                    s.use_var(left, diags);
-                    if let Term::Var(v) = right {
-                        s.use_var(v, diags);
-                    }
-                }
-                Form::Quant(q, v, inner) => {
-                    let slot = s.in_scope.entry(&v.name).or_default();
-                    if let Some(&outer) = slot.last() {
-                        let outer = &s.binders[outer];
-                        let what = if outer.param { "parameter" } else { "variable" };
-                        diags.push(
-                            Diagnostic::error(
-                                v.span,
-                                format!(
-                                    "`{} {}` hides the outer {what} `{}` of the same name; give one of them another name",
-                                    q.keyword(),
-                                    v.name,
-                                    v.name
-                                ),
-                            )
-                            .with_note(outer.span, format!("the outer `{}` is introduced here", v.name)),
-                        );
-                    }
-                    slot.push(s.binders.len());
-                    tasks.push(Task::Leave(s.binders.len()));
-                    s.binders.push(Binder {
-                        name: &v.name,
-                        span: v.span,
-                        used: false,
-                        param: false,
-                    });
-                    tasks.push(Task::Visit(*inner));
-                }
-                form => {
-                    let len = tasks.len();
-                    tasks.extend(form.children().map(Task::Visit));
-                    tasks[len..].reverse();
-                }
-            },
-            Task::Leave(b) => {
-                let binder = &s.binders[b];
-                if let Some(slot) = s.in_scope.get_mut(binder.name) {
-                    slot.pop();
-                }
-                if !binder.used {
-                    diags.push(Diagnostic::error(
-                        binder.span,
-                        format!(
-                            "variable `{}` is quantified but never used in the quantified formula; remove the quantifier or use the variable",
-                            binder.name
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+    let mut s = Walk {
+        arena,
+        s,
+        open: Vec::new(),
+        diags,
+    };
+    walk::fold(&mut s, body, ());
+    let Walk { s, diags, .. } = s;
     for b in s.binders.iter().filter(|b| b.param && !b.used) {
         let whose = match owner {
             Owner::Rule(r) => format!("rule `{r}`"),

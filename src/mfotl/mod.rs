@@ -19,6 +19,7 @@ pub mod lex;
 pub mod parse;
 pub mod sig;
 
+use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, Term};
 
 /// An error in the formula or in the signature file.
@@ -170,41 +171,63 @@ pub fn property_name(stem: &str) -> String {
 /// The free variables of `f`, in order of first occurrence (with the place
 /// of that occurrence).
 fn free_vars(arena: &crate::syntax::Arena, f: FormId) -> Vec<Ident> {
-    fn go(arena: &crate::syntax::Arena, f: FormId, bound: &mut Vec<String>, out: &mut Vec<Ident>) {
-        let see = |v: &Ident, bound: &Vec<String>, out: &mut Vec<Ident>| {
-            if !bound.contains(&v.name) && !out.iter().any(|o| o.name == v.name) {
-                out.push(v.clone());
-            }
-        };
-        match arena.form(f) {
-            Form::Call { args, .. } => {
-                for a in args {
-                    if let Term::Var(v) = a {
-                        see(v, bound, out);
-                    }
-                }
-            }
-            Form::Cmp { left, right, .. } => {
-                see(left, bound, out);
-                if let Term::Var(v) = right {
-                    see(v, bound, out);
-                }
-            }
-            Form::Quant(_, v, body) => {
-                bound.push(v.name.clone());
-                stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || go(arena, *body, bound, out));
-                bound.pop();
-            }
-            form => {
-                for c in form.children() {
-                    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || go(arena, c, bound, out));
-                }
+    /// The walk: the quantified names around the current node, and the
+    /// free variables met so far.
+    struct Free<'a> {
+        arena: &'a crate::syntax::Arena,
+        bound: Vec<&'a str>,
+        out: Vec<Ident>,
+    }
+    impl<'a> Free<'a> {
+        fn see(&mut self, v: &Ident) {
+            if !self.bound.contains(&v.name.as_str()) && !self.out.iter().any(|o| o.name == v.name)
+            {
+                self.out.push(v.clone());
             }
         }
     }
-    let mut out = Vec::new();
-    go(arena, f, &mut Vec::new(), &mut out);
-    out
+    impl<'a> Fold for Free<'a> {
+        type Node = FormId;
+        type Ctx = ();
+        type Out = ();
+        fn enter(&mut self, id: FormId, _: &()) -> Step<FormId, (), ()> {
+            let form: &'a Form = self.arena.form(id);
+            match form {
+                Form::Call { args, .. } => {
+                    for a in args {
+                        if let Term::Var(v) = a {
+                            self.see(v);
+                        }
+                    }
+                    Step::Done(())
+                }
+                Form::Cmp { left, right, .. } => {
+                    self.see(left);
+                    if let Term::Var(v) = right {
+                        self.see(v);
+                    }
+                    Step::Done(())
+                }
+                Form::Quant(_, v, _) => {
+                    self.bound.push(&v.name);
+                    Step::Into(Kids::of(form), ())
+                }
+                form => Step::Into(Kids::of(form), ()),
+            }
+        }
+        fn leave(&mut self, id: FormId, _: &(), _: [(); 2]) {
+            if let Form::Quant(..) = self.arena.form(id) {
+                self.bound.pop();
+            }
+        }
+    }
+    let mut free = Free {
+        arena,
+        bound: Vec::new(),
+        out: Vec::new(),
+    };
+    walk::fold(&mut free, f, ());
+    free.out
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use super::layout::{layout_vars, share_bits};
 use super::{Arg, Node, NodeIx, Op, Phase, Plan, PropPlan, RulePlan, VarIx, VarKind};
 use crate::bdd::{BddVar, MAX_VARS};
 use crate::check::{Checked, Property};
+use crate::syntax::walk::{self, Fold, Kids, Step, Walker};
 use crate::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, Span, Term, TimeBound};
 
 /// Widest code of a data variable, in bits.
@@ -47,6 +48,8 @@ struct Builder<'a> {
     /// with their own seen values and enumeration classes.
     in_scope: HashMap<String, Vec<VarIx>>,
     rule_ix: HashMap<String, usize>,
+    /// The variables of the quantifiers around the formula being translated.
+    quants: Vec<VarIx>,
 }
 
 fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> {
@@ -62,6 +65,7 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
             .enumerate()
             .map(|(i, r)| (r.name.name.clone(), i))
             .collect(),
+        quants: Vec::new(),
     };
     let mut rule_params = Vec::new();
     for (r, rule) in prop.rules.iter().enumerate() {
@@ -96,7 +100,7 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
             prop.name.name
         ))
     })?;
-    let phases = classify(&ops, root, &rule_roots);
+    let phases = classify(&ops, &rule_roots);
     let mut order = order;
     order.sort_by_key(|&n| phases[n]);
     let mut new_ix = vec![0; ops.len()];
@@ -265,15 +269,31 @@ impl Builder<'_> {
         }
     }
 
+    /// The plan node of formula `f`, whose rule calls and variables belong
+    /// to rule `scope` (`None`: the statement).
     fn translate(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
-            self.translate_inner(f, scope)
-        })
+        walk::fold(self, f, scope)
     }
 
-    fn translate_inner(&mut self, f: FormId, scope: Option<usize>) -> NodeIx {
+    fn once(&mut self, bound: Option<TimeBound>, a: NodeIx, span: Span) -> Op {
+        let t = self.mk(Op::True, span);
+        match bound {
+            Some(b) if !b.is_trivial() => Op::SinceTimed(b, t, a),
+            _ => Op::Since(t, a),
+        }
+    }
+}
+
+/// The translation of a formula to plan nodes: atoms, comparisons and
+/// constants in `enter`, operators in `leave` from their operands' nodes; a
+/// quantifier's variable is bound for the walk of its body.
+impl Fold for Builder<'_> {
+    type Node = FormId;
+    type Ctx = Option<usize>;
+    type Out = NodeIx;
+
+    fn enter(&mut self, f: FormId, &scope: &Option<usize>) -> Step<FormId, Option<usize>, NodeIx> {
         let arena = self.arena;
-        let span = arena.span(f);
         let op = match arena.form(f) {
             Form::True => Op::True,
             Form::False => Op::False,
@@ -296,10 +316,26 @@ impl Builder<'_> {
                     right,
                 }
             }
-            Form::Not(a) => Op::Not(self.translate(*a, scope)),
-            Form::Prev(a) => Op::Prev(self.translate(*a, scope)),
-            Form::PrevIn(t, a) => {
-                let prev = Op::Prev(self.translate(*a, scope));
+            form => {
+                if let Form::Quant(q, v, _) = form {
+                    let var = self.var(scope, &v.name, VarKind::Quantified(*q));
+                    self.bind(&v.name, var);
+                    self.quants.push(var);
+                }
+                return Step::Into(Kids::of(form), scope);
+            }
+        };
+        Step::Done(self.mk(op, arena.span(f)))
+    }
+
+    fn leave(&mut self, f: FormId, _: &Option<usize>, [a, b]: [NodeIx; 2]) -> NodeIx {
+        let arena = self.arena;
+        let span = arena.span(f);
+        let op = match arena.form(f) {
+            Form::Not(_) => Op::Not(a),
+            Form::Prev(_) => Op::Prev(a),
+            Form::PrevIn(t, _) => {
+                let prev = Op::Prev(a);
                 if t.is_trivial() {
                     prev
                 } else {
@@ -308,59 +344,37 @@ impl Builder<'_> {
                     Op::And(prev, gap)
                 }
             }
-            Form::Once(bound, a) => {
-                let a = self.translate(*a, scope);
-                self.once(*bound, a, span)
-            }
-            Form::Hist(bound, a) => {
-                let a = self.translate(*a, scope);
+            Form::Once(bound, _) => self.once(*bound, a, span),
+            Form::Hist(bound, _) => {
                 let not_a = self.mk(Op::Not(a), span);
                 let once = self.once(*bound, not_a, span);
                 let once = self.mk(once, span);
                 Op::Not(once)
             }
-            Form::Bin(op, a, b) => {
-                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
-                match op {
-                    BinOp::And => Op::And(a, b),
-                    BinOp::Or => Op::Or(a, b),
-                    BinOp::Implies => Op::Implies(a, b),
-                    BinOp::Iff => Op::Iff(a, b),
-                }
-            }
-            Form::Since(bound, a, b) => {
-                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
-                match bound {
-                    Some(t) if !t.is_trivial() => Op::SinceTimed(*t, a, b),
-                    _ => Op::Since(a, b),
-                }
-            }
-            Form::Zince(d, a, b) => {
-                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
-                Op::Zince(*d, a, b)
-            }
-            Form::Interval(a, b) => {
-                let (a, b) = (self.translate(*a, scope), self.translate(*b, scope));
+            Form::Bin(op, ..) => match op {
+                BinOp::And => Op::And(a, b),
+                BinOp::Or => Op::Or(a, b),
+                BinOp::Implies => Op::Implies(a, b),
+                BinOp::Iff => Op::Iff(a, b),
+            },
+            Form::Since(bound, ..) => match bound {
+                Some(t) if !t.is_trivial() => Op::SinceTimed(*t, a, b),
+                _ => Op::Since(a, b),
+            },
+            Form::Zince(d, ..) => Op::Zince(*d, a, b),
+            Form::Interval(..) => {
                 let not_b = self.mk(Op::Not(b), span);
                 Op::Since(not_b, a)
             }
-            Form::Quant(q, v, body) => {
-                let var = self.var(scope, &v.name, VarKind::Quantified(*q));
-                self.bind(&v.name, var);
-                let body = self.translate(*body, scope);
+            Form::Quant(q, v, _) => {
+                let var = self.quants.pop().unwrap_or_default();
                 self.unbind(&v.name);
-                Op::Quant(*q, var, body)
+                Op::Quant(*q, var, a)
             }
+            // Answered in `enter`.
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => return a,
         };
         self.mk(op, span)
-    }
-
-    fn once(&mut self, bound: Option<TimeBound>, a: NodeIx, span: Span) -> Op {
-        let t = self.mk(Op::True, span);
-        match bound {
-            Some(b) if !b.is_trivial() => Op::SinceTimed(b, t, a),
-            _ => Op::Since(t, a),
-        }
     }
 }
 
@@ -372,72 +386,112 @@ fn user_name(name: &str) -> &str {
 }
 
 /// Dependencies within one event: children, and the body of a called rule.
-fn deps(op: &Op, rule_roots: &[NodeIx]) -> Vec<NodeIx> {
+fn deps(op: &Op, rule_roots: &[NodeIx]) -> Kids<NodeIx> {
     match op {
-        Op::RuleCall { rule, .. } => vec![rule_roots[*rule]],
-        other => other.same_step_children(),
+        Op::RuleCall { rule, .. } => Kids::one(rule_roots[*rule]),
+        other => other.same_step_kids(),
     }
 }
 
 /// A topological order of all nodes (dependencies first), or `None` on a cycle.
 fn topological_order(ops: &[(Op, Span)], rule_roots: &[NodeIx]) -> Option<Vec<NodeIx>> {
-    // 0 = unvisited, 1 = on the stack, 2 = done.
-    let mut state = vec![0u8; ops.len()];
-    let mut order = Vec::with_capacity(ops.len());
-    for start in 0..ops.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack: Vec<(NodeIx, usize)> = vec![(start, 0)];
-        state[start] = 1;
-        while let Some(&mut (n, ref mut next)) = stack.last_mut() {
-            let d = deps(&ops[n].0, rule_roots);
-            if let Some(&c) = d.get(*next) {
-                *next += 1;
-                match state[c] {
-                    0 => {
-                        state[c] = 1;
-                        stack.push((c, 0));
-                    }
-                    1 => return None,
-                    _ => {}
+    /// A depth-first search: a node is entered once, and is done (in the
+    /// order) when all it depends on is; meeting a node on the search path
+    /// again is a cycle.
+    struct Topo<'a> {
+        ops: &'a [(Op, Span)],
+        rule_roots: &'a [NodeIx],
+        /// 0 = unvisited, 1 = on the search path, 2 = done.
+        state: Vec<u8>,
+        order: Vec<NodeIx>,
+        cycle: bool,
+    }
+    impl Fold for Topo<'_> {
+        type Node = NodeIx;
+        type Ctx = ();
+        type Out = ();
+        fn enter(&mut self, n: NodeIx, _: &()) -> Step<NodeIx, (), ()> {
+            match self.state[n] {
+                0 => {
+                    self.state[n] = 1;
+                    Step::Into(deps(&self.ops[n].0, self.rule_roots), ())
                 }
-            } else {
-                state[n] = 2;
-                order.push(n);
-                stack.pop();
+                1 => {
+                    self.cycle = true;
+                    Step::Done(())
+                }
+                _ => Step::Done(()),
+            }
+        }
+        fn leave(&mut self, n: NodeIx, _: &(), _: [(); 2]) {
+            self.state[n] = 2;
+            self.order.push(n);
+        }
+    }
+    let mut topo = Topo {
+        ops,
+        rule_roots,
+        state: vec![0; ops.len()],
+        order: Vec::with_capacity(ops.len()),
+        cycle: false,
+    };
+    let mut walker = Walker::new();
+    for start in 0..ops.len() {
+        if topo.state[start] == 0 {
+            walker.fold(&mut topo, start, ());
+            if topo.cycle {
+                return None;
             }
         }
     }
-    Some(order)
+    Some(topo.order)
 }
 
 /// Assigns each node its group of the mixed evaluation order.
-fn classify(ops: &[(Op, Span)], root: NodeIx, rule_roots: &[NodeIx]) -> Vec<Phase> {
-    let mut phase = vec![Phase::Statement; ops.len()];
-    let mut seen = vec![[false; 2]; ops.len()];
-    let mut stack: Vec<(NodeIx, bool)> = rule_roots.iter().map(|&r| (r, false)).collect();
-    while let Some((n, under_prev)) = stack.pop() {
-        if std::mem::replace(&mut seen[n][under_prev as usize], true) {
-            continue;
-        }
-        let p = if under_prev {
-            Phase::RuleBodyUnderPrev
-        } else {
-            Phase::RuleBody
-        };
-        phase[n] = phase[n].min(p);
-        match &ops[n].0 {
-            Op::Prev(a) => stack.push((*a, true)),
-            op => stack.extend(op.same_step_children().into_iter().map(|c| (c, under_prev))),
-        }
+fn classify(ops: &[(Op, Span)], rule_roots: &[NodeIx]) -> Vec<Phase> {
+    /// The nodes reached from the rule bodies, each with and without `@`
+    /// above it (the context), once each.
+    struct Reach<'a> {
+        ops: &'a [(Op, Span)],
+        phase: Vec<Phase>,
+        seen: Vec<[bool; 2]>,
     }
+    impl Fold for Reach<'_> {
+        type Node = NodeIx;
+        type Ctx = bool;
+        type Out = ();
+        fn enter(&mut self, n: NodeIx, &under_prev: &bool) -> Step<NodeIx, bool, ()> {
+            if std::mem::replace(&mut self.seen[n][under_prev as usize], true) {
+                return Step::Done(());
+            }
+            let p = if under_prev {
+                Phase::RuleBodyUnderPrev
+            } else {
+                Phase::RuleBody
+            };
+            self.phase[n] = self.phase[n].min(p);
+            match &self.ops[n].0 {
+                Op::Prev(a) => Step::Into(Kids::one(*a), true),
+                op => Step::Into(op.same_step_kids(), under_prev),
+            }
+        }
+        fn leave(&mut self, _: NodeIx, _: &bool, _: [(); 2]) {}
+    }
+    let mut reach = Reach {
+        ops,
+        phase: vec![Phase::Statement; ops.len()],
+        seen: vec![[false; 2]; ops.len()],
+    };
+    let mut walker = Walker::new();
+    for &r in rule_roots {
+        walker.fold(&mut reach, r, false);
+    }
+    let mut phase = reach.phase;
     for &r in rule_roots {
         if phase[r] != Phase::RuleBody {
             phase[r] = Phase::RuleRelation;
         }
     }
-    let _ = root;
     phase
 }
 

@@ -20,6 +20,7 @@ pub use build::{PlanError, compile, compile_source};
 
 use std::collections::BTreeMap;
 
+use crate::syntax::walk::Kids;
 use crate::syntax::{Quant, RelOp, Span, TimeBound};
 
 /// Index of a subformula in [`PropPlan::nodes`].
@@ -95,16 +96,21 @@ pub enum Op {
 impl Op {
     /// The subformulas this one reads within the same event (not through `@`).
     pub fn same_step_children(&self) -> Vec<NodeIx> {
+        self.same_step_kids().iter().collect()
+    }
+
+    /// [`Op::same_step_children`] without allocating, for [`crate::syntax::walk`].
+    pub fn same_step_kids(&self) -> Kids<NodeIx> {
         match *self {
-            Op::Not(a) | Op::Quant(_, _, a) => vec![a],
+            Op::Not(a) | Op::Quant(_, _, a) => Kids::one(a),
             Op::And(a, b)
             | Op::Or(a, b)
             | Op::Implies(a, b)
             | Op::Iff(a, b)
             | Op::Since(a, b)
             | Op::SinceTimed(_, a, b)
-            | Op::Zince(_, a, b) => vec![a, b],
-            _ => Vec::new(),
+            | Op::Zince(_, a, b) => Kids::two(a, b),
+            _ => Kids::none(),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! dropped recursively and passes over it can choose their own traversal.
 
 use super::span::Span;
+use super::walk::{Fold, Kids, Step};
 
 /// An identifier with its place in the source.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -208,7 +209,7 @@ impl Quant {
 }
 
 /// Index of a formula node in an [`Arena`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FormId(pub u32);
 
 /// One formula node.
@@ -313,35 +314,52 @@ impl Arena {
     /// The formula `id` as fully parenthesised QTL text (binary operators in
     /// parentheses, time bounds written out).
     pub fn show(&self, id: FormId) -> String {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.show_inner(id))
+        super::walk::fold(&mut Show(self), id, ())
     }
+}
 
-    fn show_inner(&self, id: FormId) -> String {
+/// The fold behind [`Arena::show`]: each node's text from its children's.
+struct Show<'a>(&'a Arena);
+
+impl Fold for Show<'_> {
+    type Node = FormId;
+    type Ctx = ();
+    type Out = String;
+
+    fn enter(&mut self, id: FormId, _: &()) -> Step<FormId, (), String> {
         let term = |t: &Term| match t {
             Term::Var(v) => v.name.clone(),
             Term::Const(c) => format!("\"{}\"", c.text),
         };
-        let bound = |b: &Option<TimeBound>| b.map(|b| b.to_string()).unwrap_or_default();
-        match self.form(id) {
-            Form::True => "true".into(),
-            Form::False => "false".into(),
+        match self.0.form(id) {
+            Form::True => Step::Done("true".into()),
+            Form::False => Step::Done("false".into()),
             Form::Call { name, args } => {
                 let args: Vec<String> = args.iter().map(term).collect();
-                format!("{}({})", name.name, args.join(","))
+                Step::Done(format!("{}({})", name.name, args.join(",")))
             }
             Form::Cmp { op, left, right } => {
-                format!("{} {} {}", left.name, op.symbol(), term(right))
+                Step::Done(format!("{} {} {}", left.name, op.symbol(), term(right)))
             }
-            Form::Not(a) => format!("!{}", self.show(*a)),
-            Form::Prev(a) => format!("@{}", self.show(*a)),
-            Form::PrevIn(t, a) => format!("@{t} {}", self.show(*a)),
-            Form::Once(b, a) => format!("P{} {}", bound(b), self.show(*a)),
-            Form::Hist(b, a) => format!("H{} {}", bound(b), self.show(*a)),
-            Form::Bin(op, a, b) => format!("({} {} {})", self.show(*a), op.symbol(), self.show(*b)),
-            Form::Since(t, a, b) => format!("({} S{} {})", self.show(*a), bound(t), self.show(*b)),
-            Form::Zince(d, a, b) => format!("({} Z[<={d}] {})", self.show(*a), self.show(*b)),
-            Form::Interval(a, b) => format!("[{}, {})", self.show(*a), self.show(*b)),
-            Form::Quant(q, v, a) => format!("{} {} . {}", q.keyword(), v.name, self.show(*a)),
+            form => Step::Into(Kids::of(form), ()),
+        }
+    }
+
+    fn leave(&mut self, id: FormId, _: &(), [a, b]: [String; 2]) -> String {
+        let bound = |b: &Option<TimeBound>| b.map(|b| b.to_string()).unwrap_or_default();
+        match self.0.form(id) {
+            Form::Not(_) => format!("!{a}"),
+            Form::Prev(_) => format!("@{a}"),
+            Form::PrevIn(t, _) => format!("@{t} {a}"),
+            Form::Once(t, _) => format!("P{} {a}", bound(t)),
+            Form::Hist(t, _) => format!("H{} {a}", bound(t)),
+            Form::Bin(op, ..) => format!("({a} {} {b})", op.symbol()),
+            Form::Since(t, ..) => format!("({a} S{} {b})", bound(t)),
+            Form::Zince(d, ..) => format!("({a} Z[<={d}] {b})"),
+            Form::Interval(..) => format!("[{a}, {b})"),
+            Form::Quant(q, v, _) => format!("{} {} . {a}", q.keyword(), v.name),
+            // Leaves are answered in `enter`.
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => a,
         }
     }
 }

@@ -2,8 +2,9 @@
 //! resolution (rule of the property, else macro, else event) and the checks
 //! that depend on it.
 
-use super::{Ctx, Expander, Frame, Task};
+use super::{At, Expander, Frame};
 use crate::check::arguments;
+use crate::syntax::walk::{Kids, Step};
 use crate::syntax::{Const, Diagnostic, Form, FormId, Ident, RelOp, Rule, Span, Term};
 use std::collections::HashMap;
 
@@ -40,15 +41,14 @@ impl<'s> Expander<'_, 's> {
         }
     }
 
-    pub(super) fn compare(&mut self, id: FormId, frame: usize) {
+    pub(super) fn compare(&mut self, id: FormId, frame: usize) -> FormId {
         if frame == 0 {
-            self.out.push(id);
-            return;
+            return id;
         }
         let node = self.arena.node(id);
         let span = node.span;
         let Form::Cmp { op, left, right } = &node.form else {
-            return;
+            return id;
         };
         let op = *op;
         let form = match (self.subst(frame, left), self.subst_term(frame, right)) {
@@ -66,15 +66,22 @@ impl<'s> Expander<'_, 's> {
                 }
             }
         };
-        self.push(form, span);
+        self.push(form, span)
     }
 
-    pub(super) fn call(&mut self, id: FormId, frame: usize, under_prev: bool, ctx: Ctx<'s>) {
-        let table = self.table;
+    /// A call met in the walk: rebuilt with its arguments substituted, or
+    /// (a macro call) the walk of the macro's body in a new frame.
+    pub(super) fn call(
+        &mut self,
+        id: FormId,
+        frame: usize,
+        under_prev: bool,
+    ) -> Step<FormId, At, FormId> {
+        let (table, ctx) = (self.table, self.ctx);
         let node = self.arena.node(id);
         let span = node.span;
         let Form::Call { name, args } = &node.form else {
-            return;
+            return Step::Done(id);
         };
         let args: Vec<Term> = args.iter().map(|a| self.subst_term(frame, a)).collect();
         let name = name.clone();
@@ -85,8 +92,8 @@ impl<'s> Expander<'_, 's> {
             p.rule_by_name.get(n).map(|&ri| &p.rules[ri])
         });
         if let Some(rule) = rule {
-            self.check_rule_call(rule, span, args.len(), frame, under_prev, ctx);
-            return self.rebuild_call(id, frame, name, args, span);
+            self.check_rule_call(rule, span, args.len(), frame, under_prev);
+            return Step::Done(self.rebuild_call(id, frame, name, args, span));
         }
 
         if let Some(&mi) = table.macro_by_name.get(n) {
@@ -106,12 +113,10 @@ impl<'s> Expander<'_, 's> {
                 .with_note(m.name.span, format!("macro `{n}` is defined here"));
                 let d = self.in_macro(frame, d);
                 self.diags.push(d);
-                self.out.push(id);
-                return;
+                return Step::Done(id);
             }
             if m.recursive || ctx.prop.is_none() || self.aborted {
-                self.out.push(id);
-                return;
+                return Step::Done(id);
             }
             if self.created > self.budget {
                 self.aborted = true;
@@ -122,8 +127,7 @@ impl<'s> Expander<'_, 's> {
                         self.budget
                     ),
                 ));
-                self.out.push(id);
-                return;
+                return Step::Done(id);
             }
             self.visited[mi] = true;
             let mut subst = HashMap::with_capacity(args.len());
@@ -134,19 +138,17 @@ impl<'s> Expander<'_, 's> {
                 subst,
                 call: Some((span, mi)),
             });
-            self.tasks.push(Task::EndFrame);
-            self.tasks.push(Task::Enter {
-                id: m.body,
+            let at = At {
                 frame: self.frames.len() - 1,
                 under_prev,
-            });
-            return;
+            };
+            return Step::Into(Kids::one(m.body), at);
         }
 
         // An event. In a macro checked on its own, a name that is a rule of
         // some property is left alone: it may be meant as that rule.
         if ctx.prop.is_none() && table.rule_names.contains(n) {
-            return self.rebuild_call(id, frame, name, args, span);
+            return Step::Done(self.rebuild_call(id, frame, name, args, span));
         }
         let arity = args.len();
         match self.found.uses.get_mut(n) {
@@ -171,7 +173,7 @@ impl<'s> Expander<'_, 's> {
             let d = self.in_macro(frame, d);
             self.diags.push(d);
         }
-        self.rebuild_call(id, frame, name, args, span)
+        Step::Done(self.rebuild_call(id, frame, name, args, span))
     }
 
     /// Arity of a rule call, and whether it is under `@` when in a rule body.
@@ -182,8 +184,8 @@ impl<'s> Expander<'_, 's> {
         nargs: usize,
         frame: usize,
         under_prev: bool,
-        ctx: Ctx<'s>,
     ) {
+        let ctx = self.ctx;
         let n = rule.name.name.as_str();
         if rule.params.len() != nargs {
             let d = Diagnostic::error(
@@ -211,11 +213,18 @@ impl<'s> Expander<'_, 's> {
         }
     }
 
-    fn rebuild_call(&mut self, id: FormId, frame: usize, name: Ident, args: Vec<Term>, span: Span) {
+    fn rebuild_call(
+        &mut self,
+        id: FormId,
+        frame: usize,
+        name: Ident,
+        args: Vec<Term>,
+        span: Span,
+    ) -> FormId {
         if frame == 0 {
-            self.out.push(id);
+            id
         } else {
-            self.push(Form::Call { name, args }, span);
+            self.push(Form::Call { name, args }, span)
         }
     }
 }
