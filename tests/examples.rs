@@ -1,7 +1,7 @@
 //! End-to-end tests of the example specifications in `specs/`.
 //!
 //! Every expected verdict below was derived by hand from the semantics in
-//! DESIGN.md §1 (not by running the tool); the comments next to the
+//! docs/LANGUAGE.md (not by running the tool); the comments next to the
 //! expectations give the reasoning, event by event, for the lines that matter.
 //! Events are numbered from 1, one per trace line.
 

@@ -1,6 +1,6 @@
 //! Timed operators at their boundaries: a gap of exactly `d`, `d + 1`, 0, many
 //! events at one time, the first event; inside quantifiers and rule bodies.
-//! Every expectation is derived by hand from DESIGN.md §1 in the comments.
+//! Every expectation is derived by hand from docs/LANGUAGE.md in the comments.
 
 use hindsight::runtime::{Monitor, MonitorOptions};
 

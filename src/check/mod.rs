@@ -28,7 +28,7 @@ mod scope;
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::syntax::{Arena, Diagnostic, FormId, Ident, Rule, Span, Spec};
+use crate::syntax::{Arena, Diagnostic, FormId, Ident, Rule, Span, Spec, Warnings};
 
 use expand::{Ctx, Expander};
 use scope::Owner;
@@ -54,7 +54,7 @@ pub struct Checked {
     /// Every event name the properties use or the declarations name, with its arity.
     pub events: BTreeMap<String, usize>,
     /// Warnings (unused declarations and macros).
-    pub warnings: Vec<Diagnostic>,
+    pub warnings: Warnings,
 }
 
 /// Parses and checks a specification. A syntax error is returned as the only
@@ -180,7 +180,7 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
         arena,
         props,
         events,
-        warnings,
+        warnings: Warnings::new(warnings),
     })
 }
 

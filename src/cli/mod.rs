@@ -54,7 +54,7 @@ pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
         })
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = line_column(e.as_bytes(), e.utf8_error().valid_up_to());
+                let (line, column) = hindsight::syntax::span::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
                 eprintln!(
                     "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
                     path.display(),
@@ -63,21 +63,6 @@ pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
                 ExitCode::from(2)
             })
         })
-}
-
-/// The 1-based line and column (in characters) of byte `offset` of `text`,
-/// which is valid UTF-8 up to `offset`.
-pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-    let column = 1 + String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count();
-    (line, column)
 }
 
 /// The reason shown in the status line of a run ended by a bad line:

@@ -20,7 +20,9 @@ pub mod parse;
 pub mod sig;
 
 use crate::syntax::walk::{self, Fold, Kids, Step};
-use crate::syntax::{Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, Term};
+use crate::syntax::{
+    Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Term, Warnings,
+};
 
 /// An error in the formula or in the signature file.
 #[derive(Clone, Debug)]
@@ -30,7 +32,27 @@ pub enum MfotlError {
     /// In the signature file.
     Signature(Diagnostic),
     /// Well-formedness errors of the translation, placed in the formula file.
-    Checks(Vec<Diagnostic>),
+    Checks(SpecError),
+}
+
+impl std::fmt::Display for MfotlError {
+    /// The message of the (first) error, and where it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MfotlError::Formula(d) => write!(f, "in the formula: {}", d.message),
+            MfotlError::Signature(d) => write!(f, "in the signature: {}", d.message),
+            MfotlError::Checks(e) => write!(f, "in the formula: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MfotlError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MfotlError::Checks(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// What the QTL property stands for.
@@ -148,10 +170,11 @@ pub fn compile(
     signature: &str,
     name: &str,
     reading: Reading,
-) -> Result<(crate::plan::Plan, Translation, Vec<Diagnostic>), MfotlError> {
+) -> Result<(crate::plan::Plan, Translation, Warnings), MfotlError> {
     let t = translate(formula, signature, name, reading)?;
-    let checked = crate::check::check(t.spec.clone()).map_err(MfotlError::Checks)?;
-    let plan = crate::plan::compile(&checked).map_err(|d| MfotlError::Checks(vec![d]))?;
+    let checks = |e| MfotlError::Checks(SpecError::from(e));
+    let checked = crate::check::check(t.spec.clone()).map_err(checks)?;
+    let plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
     Ok((plan, t, checked.warnings))
 }
 

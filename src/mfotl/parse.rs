@@ -477,36 +477,6 @@ impl<'a> Parser<'a> {
         };
         self.pos += 1;
         let right = self.term()?;
-        let form = match (left, right) {
-            (Term::Var(left), right) => Form::Cmp { op, left, right },
-            (Term::Const(c), Term::Var(v)) => Form::Cmp {
-                op: flip(op),
-                left: v,
-                right: Term::Const(c),
-            },
-            (Term::Const(a), Term::Const(b)) => {
-                let ord = crate::check::compare_values(a.text.as_bytes(), b.text.as_bytes());
-                let holds = match op {
-                    RelOp::Eq => a.text == b.text,
-                    RelOp::Lt => ord.is_lt(),
-                    RelOp::Le => ord.is_le(),
-                    RelOp::Gt => ord.is_gt(),
-                    RelOp::Ge => ord.is_ge(),
-                };
-                if holds { Form::True } else { Form::False }
-            }
-        };
-        Ok(self.mk(form, start))
-    }
-}
-
-/// `c op x` is `x flip(op) c`.
-fn flip(op: RelOp) -> RelOp {
-    match op {
-        RelOp::Lt => RelOp::Gt,
-        RelOp::Le => RelOp::Ge,
-        RelOp::Gt => RelOp::Lt,
-        RelOp::Ge => RelOp::Le,
-        RelOp::Eq => RelOp::Eq,
+        Ok(self.mk(Form::compare(op, left, right), start))
     }
 }

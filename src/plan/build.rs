@@ -7,20 +7,20 @@ use super::{Arg, Node, NodeIx, Op, Phase, Plan, PropPlan, RulePlan, VarIx, VarKi
 use crate::bdd::{BddVar, MAX_VARS};
 use crate::check::{Checked, Property};
 use crate::syntax::walk::{self, Fold, Kids, Step, Walker};
-use crate::syntax::{Arena, BinOp, Diagnostic, Form, FormId, Quant, Span, Term, TimeBound};
+use crate::syntax::{
+    Arena, BinOp, Diagnostic, Form, FormId, Quant, Span, SpecError, Term, TimeBound, Warnings,
+};
 
 /// Widest code of a data variable, in bits.
 pub const MAX_BITS: usize = 32;
 /// Largest time bound accepted (time stamps are kept modulo a power of two above twice the bound).
 pub const MAX_TIME_BOUND: u64 = 1 << 62;
 
-/// Why a specification could not be compiled.
-pub type PlanError = Vec<Diagnostic>;
-
-/// Parses, checks and compiles a specification; returns the plan and the warnings.
-pub fn compile_source(text: &str) -> Result<(Plan, Vec<Diagnostic>), PlanError> {
+/// Parses, checks and compiles a specification; returns the plan and the
+/// warnings, or every error found.
+pub fn compile_source(text: &str) -> Result<(Plan, Warnings), SpecError> {
     let checked = crate::check::check_source(text)?;
-    let plan = compile(&checked).map_err(|d| vec![d])?;
+    let plan = compile(&checked)?;
     Ok((plan, checked.warnings))
 }
 

@@ -27,7 +27,7 @@ use hashbrown::HashMap;
 
 use crate::bdd::Space;
 use crate::plan::Plan;
-use crate::syntax::Diagnostic;
+use crate::syntax::{Diagnostic, SpecError};
 use time::Tick;
 
 /// Options of a monitor.
@@ -154,13 +154,13 @@ impl Monitor {
     }
 
     /// Parses, checks and compiles `source`, and builds its monitor.
-    pub fn from_source(source: &str, options: MonitorOptions) -> Result<Monitor, Vec<Diagnostic>> {
+    pub fn from_source(source: &str, options: MonitorOptions) -> Result<Monitor, SpecError> {
         let (plan, _warnings) = crate::plan::compile_source(source)?;
         Monitor::new(plan, options).map_err(|e| {
-            vec![Diagnostic::error(
+            SpecError::from(Diagnostic::error(
                 crate::syntax::Span::default(),
                 e.to_string(),
-            )]
+            ))
         })
     }
 

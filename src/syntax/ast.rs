@@ -61,6 +61,17 @@ pub enum RelOp {
 }
 
 impl RelOp {
+    /// The operator with its sides swapped: `c op x` is `x op.flip() c`.
+    pub fn flip(self) -> RelOp {
+        match self {
+            RelOp::Lt => RelOp::Gt,
+            RelOp::Le => RelOp::Ge,
+            RelOp::Eq => RelOp::Eq,
+            RelOp::Gt => RelOp::Lt,
+            RelOp::Ge => RelOp::Le,
+        }
+    }
+
     /// The operator as written in QTL.
     pub fn symbol(self) -> &'static str {
         match self {
@@ -365,6 +376,27 @@ impl Fold for Show<'_> {
 }
 
 impl Form {
+    /// The comparison `left op right`: a constant on the left moves to the
+    /// right (the operator flipped), and two constants fold to `true` or
+    /// `false` as trace values would compare ([`crate::value::relop_holds`]).
+    pub fn compare(op: RelOp, left: Term, right: Term) -> Form {
+        match (left, right) {
+            (Term::Var(left), right) => Form::Cmp { op, left, right },
+            (Term::Const(c), Term::Var(right)) => Form::Cmp {
+                op: op.flip(),
+                left: right,
+                right: Term::Const(c),
+            },
+            (Term::Const(a), Term::Const(b)) => {
+                if crate::value::relop_holds(op, a.text.as_bytes(), b.text.as_bytes()) {
+                    Form::True
+                } else {
+                    Form::False
+                }
+            }
+        }
+    }
+
     /// The direct subformulas, left to right.
     pub fn children(&self) -> impl Iterator<Item = FormId> + '_ {
         let (a, b) = match *self {

@@ -3,11 +3,13 @@
 
 pub mod ast;
 pub mod diag;
+pub mod error;
 pub mod parse;
 pub mod span;
 pub mod walk;
 
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
+pub use error::{SpecError, Warnings};
 pub use parse::{parse, parse_formula};
 pub use span::{LineIndex, Span};

@@ -40,15 +40,13 @@ impl LineIndex {
         LineIndex { line_starts }
     }
 
-    /// The 1-based line and column (in characters) of byte `offset` of `text`.
+    /// The 1-based line and column (in characters) of byte `offset` of
+    /// `text` (as [`line_column`], with the line found by binary search).
     pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
-        let col = text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
-        (line + 1, col + 1)
+        (line + 1, column(&text.as_bytes()[start..offset]))
     }
 
     /// The text of 1-based line `line`, without its line terminator.
@@ -62,5 +60,59 @@ impl LineIndex {
         text.get(start..end)
             .unwrap_or("")
             .trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`,
+/// which should be valid UTF-8 up to `offset` (a byte that is not counts as
+/// one character). The one place lines and columns are counted: diagnostics
+/// use it through [`LineIndex`].
+pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    (line, column(&before[line_start..]))
+}
+
+/// The 1-based column after `line_prefix`, the bytes of a line before an offset.
+fn column(line_prefix: &[u8]) -> usize {
+    1 + String::from_utf8_lossy(line_prefix).chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_count_characters_from_one() {
+        let text = "ab\nçd\n\nx";
+        for (offset, want) in [
+            (0, (1, 1)),
+            (2, (1, 3)),
+            (3, (2, 1)),
+            (5, (2, 2)),
+            (7, (3, 1)),
+            (8, (4, 1)),
+            (9, (4, 2)),
+            (99, (4, 2)),
+        ] {
+            assert_eq!(
+                line_column(text.as_bytes(), offset),
+                want,
+                "offset {offset}"
+            );
+            assert_eq!(
+                LineIndex::new(text).line_col(text, offset),
+                want,
+                "offset {offset}"
+            );
+        }
+        // Invalid UTF-8 after the offset does not matter; before it, a byte
+        // counts as one character.
+        assert_eq!(line_column(b"a\n\xffb\xff", 4), (2, 3));
+        assert_eq!(LineIndex::new(text).line_text(text, 2), "çd");
     }
 }

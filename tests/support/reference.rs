@@ -1,4 +1,4 @@
-//! A deliberately simple reference evaluator for QTL (DESIGN.md §1), used as
+//! A deliberately simple reference evaluator for QTL (docs/LANGUAGE.md), used as
 //! the oracle of the differential tests.
 //!
 //! It follows the definitions literally: a formula is evaluated at event `i`

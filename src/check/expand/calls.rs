@@ -5,7 +5,7 @@
 use super::{At, Expander, Frame};
 use crate::check::arguments;
 use crate::syntax::walk::{Kids, Step};
-use crate::syntax::{Const, Diagnostic, Form, FormId, Ident, RelOp, Rule, Span, Term};
+use crate::syntax::{Const, Diagnostic, Form, FormId, Ident, Rule, Span, Term};
 use std::collections::HashMap;
 
 impl<'s> Expander<'_, 's> {
@@ -50,22 +50,7 @@ impl<'s> Expander<'_, 's> {
         let Form::Cmp { op, left, right } = &node.form else {
             return id;
         };
-        let op = *op;
-        let form = match (self.subst(frame, left), self.subst_term(frame, right)) {
-            (Term::Var(left), right) => Form::Cmp { op, left, right },
-            (Term::Const(c), Term::Var(right)) => Form::Cmp {
-                op: flip(op),
-                left: right,
-                right: Term::Const(c),
-            },
-            (Term::Const(a), Term::Const(b)) => {
-                if holds(op, &a.text, &b.text) {
-                    Form::True
-                } else {
-                    Form::False
-                }
-            }
-        };
+        let form = Form::compare(*op, self.subst(frame, left), self.subst_term(frame, right));
         self.push(form, span)
     }
 
@@ -235,21 +220,4 @@ fn params(n: usize) -> String {
     } else {
         format!("{n} parameters")
     }
-}
-
-/// `c op x` is `x (flip op) c`.
-fn flip(op: RelOp) -> RelOp {
-    match op {
-        RelOp::Lt => RelOp::Gt,
-        RelOp::Le => RelOp::Ge,
-        RelOp::Eq => RelOp::Eq,
-        RelOp::Gt => RelOp::Lt,
-        RelOp::Ge => RelOp::Le,
-    }
-}
-
-/// Whether `a op b` holds for two constants, as for trace values
-/// ([`crate::value::relop_holds`]).
-fn holds(op: RelOp, a: &str, b: &str) -> bool {
-    crate::value::relop_holds(op, a.as_bytes(), b.as_bytes())
 }
