@@ -14,9 +14,11 @@ impl Code {
         self.0 as usize
     }
 
-    /// Bit `i` of the code (0 is the least significant).
+    /// Bit `i` of the code (0 is the least significant; `i` below 32).
+    #[inline]
     pub fn bit(self, i: usize) -> bool {
-        i < 32 && (self.0 >> i) & 1 == 1
+        debug_assert!(i < 32);
+        self.0.wrapping_shr(i as u32) & 1 == 1
     }
 }
 

@@ -3,8 +3,6 @@
 //! order (skipping those none of whose inputs changed), and the statement is
 //! decided, by point evaluation or from its root's set.
 
-use std::sync::Arc;
-
 use super::PropMonitor;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
@@ -132,13 +130,11 @@ impl PropMonitor {
     /// every operator but the timed ones is a function of its inputs (and of
     /// `pre`, which changes only when the node's own value did).
     fn evaluate(&mut self, tick: Tick) {
-        let compiled = Arc::clone(&self.compiled);
-        let plan = &compiled.plan;
         let all = self.state.all_dirty || self.state.first;
         // Atoms active at the previous event start again from false; their old
         // values decide exactly whether they changed.
         let mut previous = std::mem::take(&mut self.scratch.atom_previous);
-        for &n in &compiled.atom_nodes {
+        for &n in &self.compiled.atom_nodes {
             if !self.is_set(n) {
                 continue;
             }
@@ -164,6 +160,8 @@ impl PropMonitor {
             self.state.changed[n] = all || self.state.now[n] != old;
         }
         self.scratch.atom_previous = previous;
+        let compiled = &*self.compiled;
+        let plan = &compiled.plan;
         let order = if self.point_on {
             &compiled.point_order
         } else {
@@ -212,7 +210,10 @@ impl PropMonitor {
                     Some(pre) => now[*b].or(&now[*a].and(pre)),
                     None => now[*b].clone(),
                 },
-                Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => self.timed_step(n, *a, *b, tick),
+                Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => match s.timed[n].as_mut() {
+                    Some(t) => t.step(&self.space, &compiled.clock, tick, &now[*a], &now[*b]),
+                    None => self.space.ff(),
+                },
                 Op::Gap(t) => self
                     .space
                     .constant(!s.first && t.contains(tick.now - tick.prev)),
@@ -283,20 +284,6 @@ impl PropMonitor {
             };
             self.state.now[n] = value;
         }
-    }
-
-    fn timed_step(&mut self, n: NodeIx, a: NodeIx, b: NodeIx, tick: Tick) -> Bdd {
-        let s = &mut self.state;
-        let Some(state) = s.timed[n].as_mut() else {
-            return self.space.ff();
-        };
-        state.step(
-            &self.space,
-            &self.compiled.clock,
-            tick,
-            &s.now[a],
-            &s.now[b],
-        )
     }
 
     /// The rule's relation with its parameters replaced by the call's arguments.
