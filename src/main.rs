@@ -15,7 +15,7 @@ mod run_extras;
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight::plan::{Plan, compile_source};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
-use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
+use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions, StepError};
 use hindsight::syntax::Diagnostic;
 use hindsight::trace::{FieldNames, Format, TraceOptions, TraceReader, timed_by_name};
 
@@ -436,6 +436,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 Gc::Always => GcPolicy::Always,
                 Gc::Never => GcPolicy::Never,
             },
+            ..MonitorOptions::default()
         },
     ) {
         Ok(m) => m,
@@ -610,16 +611,14 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 break 'events;
             }
             if let Err(e) = monitor.step(event.name, args, event.time) {
-                let skippable = matches!(
-                    e,
-                    MonitorError::Arity { .. } | MonitorError::TimeBackwards { .. }
-                );
+                let skippable =
+                    matches!(e, StepError::Arity { .. } | StepError::TimeBackwards { .. });
                 if skip && skippable {
                     bad.skip(event.line);
                     continue;
                 }
                 let hint = match &e {
-                    MonitorError::Arity {
+                    StepError::Arity {
                         expected, found, ..
                     } => hints::arity(*expected, *found, timed, args.last().copied()),
                     _ => None,

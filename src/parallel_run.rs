@@ -16,7 +16,7 @@ use std::time::Instant;
 use hindsight::parallel::{self, Stopped};
 use hindsight::plan::Plan;
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
-use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
+use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions, StepError};
 use hindsight::trace::{FieldNames, Format, TraceOptions, TraceReader, timed_by_name};
 
 use crate::cli::{Interrupt, Output as Stdout, hints, report_to, run_parts};
@@ -57,6 +57,7 @@ fn monitor_options(opts: &RunOptions) -> MonitorOptions {
             Gc::Always => GcPolicy::Always,
             Gc::Never => GcPolicy::Never,
         },
+        ..MonitorOptions::default()
     }
 }
 
@@ -147,7 +148,7 @@ pub fn run(
         Some(Stopped::Trace(e)) => (Some((e.line, format!("{trace_name}:{e}"))), false),
         Some(Stopped::Monitor { line, error, last }) => {
             let hint = match &error {
-                MonitorError::Arity {
+                StepError::Arity {
                     expected, found, ..
                 } => hints::arity(*expected, *found, timed, last.as_deref()),
                 _ => None,

@@ -1,7 +1,7 @@
 //! `hindsight run --timepoints`: a whole time-point as one step.
 
 use hindsight::report::EventCounts;
-use hindsight::runtime::{Monitor, MonitorError};
+use hindsight::runtime::{Monitor, StepError};
 use hindsight::trace::TimePoint;
 
 /// Steps `monitor` once with every event of `point`, counting them; the
@@ -10,7 +10,7 @@ pub fn step_timepoint(
     monitor: &mut Monitor,
     point: &TimePoint<'_>,
     counts: &mut EventCounts,
-) -> Result<Vec<usize>, MonitorError> {
+) -> Result<Vec<usize>, StepError> {
     let args: Vec<Vec<&[u8]>> = point.events().map(|e| e.args().collect()).collect();
     let events: Vec<(&[u8], &[&[u8]])> = point
         .events()

@@ -7,7 +7,7 @@ use std::sync::mpsc::SyncSender;
 
 use hashbrown::HashMap;
 
-use crate::runtime::MonitorError;
+use crate::runtime::StepError;
 use crate::trace::{TraceError, TraceReader};
 
 /// Events per batch (at most).
@@ -26,7 +26,7 @@ pub enum End {
         /// The event's line.
         line: u64,
         /// The error, as the monitor gives it.
-        error: MonitorError,
+        error: StepError,
         /// The event's last argument (for the hint about time stamps).
         last: Option<Box<[u8]>>,
     },
@@ -130,7 +130,7 @@ pub fn read_batches<R: Read>(
         {
             batch.end = Some(End::Arity {
                 line: event.line,
-                error: MonitorError::Arity {
+                error: StepError::Arity {
                     event: String::from_utf8_lossy(event.name).into_owned(),
                     expected,
                     found: event.arity(),

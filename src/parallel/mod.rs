@@ -31,7 +31,7 @@ use std::sync::mpsc::sync_channel;
 use hashbrown::{HashMap, HashSet};
 
 use crate::plan::{Op, Plan, PropPlan};
-use crate::runtime::{MonitorError, MonitorOptions};
+use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
 use batch::{Batch, End, read_batches};
 use worker::{Found, Route, Unit, work};
@@ -68,7 +68,7 @@ pub enum Stopped {
         /// The event's line.
         line: u64,
         /// What went wrong.
-        error: MonitorError,
+        error: StepError,
         /// The event's last argument, when the error is its arity.
         last: Option<Box<[u8]>>,
     },
@@ -224,15 +224,16 @@ fn merge(
     for batch in batches {
         let mut fields: Vec<&[u8]> = Vec::new();
         all.clear();
-        let mut error: Option<(u64, u64, MonitorError)> = None;
+        let mut error: Option<(u64, u64, StepError)> = None;
         let mut gc = (0, 0);
         for rx in from_workers {
             let Ok(found) = rx.recv() else {
                 // A worker that ended without an answer panicked.
                 outcome.stopped = Some(Stopped::Monitor {
                     line: batch.events.first().map_or(0, |e| e.line),
-                    error: MonitorError::OutOfCodes {
+                    error: StepError::OutOfCodes {
                         property: "(a worker thread failed)".into(),
+                        bits: crate::runtime::MAX_CODE_BITS,
                     },
                     last: None,
                 });

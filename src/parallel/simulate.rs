@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::distribute;
 use crate::plan::Plan;
-use crate::runtime::{Monitor, MonitorError, MonitorOptions};
+use crate::runtime::{Monitor, MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
 
 /// What one worker did.
@@ -30,7 +30,7 @@ pub enum SimError {
     /// Reading the trace.
     Trace(TraceError),
     /// The monitor.
-    Monitor(MonitorError),
+    Monitor(StepError),
 }
 
 /// Runs worker `worker` of a run of `plan` on `jobs` workers over the trace,

@@ -8,7 +8,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::batch::Batch;
 use crate::plan::Plan;
-use crate::runtime::{Monitor, MonitorError, MonitorOptions};
+use crate::runtime::{Monitor, MonitorOptions, StepError};
 
 /// Which events a unit's monitor receives as they are; it gets a tick (an
 /// event matching nothing, at the same time) for every other event.
@@ -69,7 +69,7 @@ pub struct Found {
     /// `(event number, global property index)`, sorted.
     pub violations: Vec<(u64, usize)>,
     /// A monitor error, at `(event number, line)`: the worker stops there.
-    pub error: Option<(u64, u64, MonitorError)>,
+    pub error: Option<(u64, u64, StepError)>,
     /// Garbage collections and codes released so far, over its monitors.
     pub gc: (u64, u64),
 }

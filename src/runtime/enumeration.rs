@@ -15,6 +15,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use super::ids::Code;
+
 /// The value table of one enumeration class.
 ///
 /// The values' bytes live in one buffer (no allocation per value), and the
@@ -40,11 +42,13 @@ pub struct Enumeration {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lookup {
     /// Its code.
-    pub code: u32,
+    pub code: Code,
     /// Whether the value was new.
     pub fresh: bool,
     /// Whether the width grew to make room for it.
     pub grew: bool,
+    /// Whether a new value took a released code (rather than a fresh one).
+    pub reused: bool,
 }
 
 fn slice(bytes: &[u8], span: Option<(usize, u32)>) -> Option<&[u8]> {
@@ -86,26 +90,26 @@ impl Enumeration {
     }
 
     /// The codes handed out and not released, in increasing order.
-    pub fn live_codes(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn live_codes(&self) -> impl Iterator<Item = Code> + '_ {
         self.spans
             .iter()
             .enumerate()
             .filter(|(_, v)| v.is_some())
-            .map(|(c, _)| c as u32)
+            .map(|(c, _)| Code(c as u32))
     }
 
     /// Forgets the value of `code`; the code will be handed out again.
-    pub fn release(&mut self, code: u32) {
-        let Some(span) = self.spans.get_mut(code as usize).and_then(Option::take) else {
+    pub fn release(&mut self, code: Code) {
+        let Some(span) = self.spans.get_mut(code.index()).and_then(Option::take) else {
             return;
         };
         let value = &self.bytes[span.0..span.0 + span.1 as usize];
         let hash = self.hasher.hash_one(value);
-        if let Ok(entry) = self.table.find_entry(hash, |&c| c == code) {
+        if let Ok(entry) = self.table.find_entry(hash, |&c| c == code.0) {
             entry.remove();
         }
         self.dead_bytes += span.1 as usize;
-        self.free.push(std::cmp::Reverse(code));
+        self.free.push(std::cmp::Reverse(code.0));
         if self.dead_bytes > 4096 && 2 * self.dead_bytes > self.bytes.len() {
             self.compact();
         }
@@ -124,26 +128,23 @@ impl Enumeration {
     }
 
     /// The code of `value`, if it has one.
-    pub fn get(&self, value: &[u8]) -> Option<u32> {
+    pub fn get(&self, value: &[u8]) -> Option<Code> {
         let hash = self.hasher.hash_one(value);
         let (bytes, spans) = (&self.bytes, &self.spans);
         self.table
             .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
-            .copied()
+            .map(|&c| Code(c))
     }
 
     /// The value with code `code` (empty for a code not in use).
-    pub fn value(&self, code: u32) -> &[u8] {
+    pub fn value(&self, code: Code) -> &[u8] {
         self.decode(code).unwrap_or(&[])
     }
 
     /// The value with code `code`, or `None` when no value has that code now
     /// (a code not handed out yet, released, or the reserved unseen code).
-    pub fn decode(&self, code: u32) -> Option<&[u8]> {
-        slice(
-            &self.bytes,
-            self.spans.get(code as usize).copied().flatten(),
-        )
+    pub fn decode(&self, code: Code) -> Option<&[u8]> {
+        slice(&self.bytes, self.spans.get(code.index()).copied().flatten())
     }
 
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
@@ -156,13 +157,14 @@ impl Enumeration {
             .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
         {
             return Ok(Lookup {
-                code,
+                code: Code(code),
                 fresh: false,
                 grew: false,
+                reused: false,
             });
         }
-        let (code, grew) = match self.free.pop() {
-            Some(std::cmp::Reverse(code)) => (code, false),
+        let (code, grew, reused) = match self.free.pop() {
+            Some(std::cmp::Reverse(code)) => (code, false, true),
             None => {
                 let code = self.spans.len() as u64;
                 let mut grew = false;
@@ -174,7 +176,7 @@ impl Enumeration {
                     grew = true;
                 }
                 self.spans.push(None);
-                (code as u32, grew)
+                (code as u32, grew, false)
             }
         };
         let span = (self.bytes.len(), value.len() as u32);
@@ -185,10 +187,40 @@ impl Enumeration {
             hasher.hash_one(slice(bytes, spans[c as usize]).unwrap_or(&[]))
         });
         Ok(Lookup {
-            code,
+            code: Code(code),
             fresh: true,
             grew,
+            reused,
         })
+    }
+
+    /// Undoes `lookup`, a [`get_or_insert`](Self::get_or_insert) that
+    /// enumerated a new value: the table is as before that call. Lookups are
+    /// undone latest first, with no release in between.
+    pub fn undo(&mut self, lookup: Lookup) {
+        if !lookup.fresh {
+            return;
+        }
+        let code = lookup.code;
+        let Some(Some((start, len))) = self.spans.get(code.index()).copied() else {
+            return;
+        };
+        let hash = self
+            .hasher
+            .hash_one(&self.bytes[start..start + len as usize]);
+        if let Ok(entry) = self.table.find_entry(hash, |&c| c == code.0) {
+            entry.remove();
+        }
+        self.bytes.truncate(start);
+        if lookup.reused {
+            self.spans[code.index()] = None;
+            self.free.push(std::cmp::Reverse(code.0));
+        } else {
+            self.spans.pop();
+        }
+        if lookup.grew {
+            self.width -= 1;
+        }
     }
 }
 
@@ -204,27 +236,29 @@ mod tests {
         assert_eq!(
             a,
             Lookup {
-                code: 0,
+                code: Code(0),
                 fresh: true,
-                grew: false
+                grew: false,
+                reused: false
             }
         );
         let b = e.get_or_insert(b"b", 32).expect("room");
         assert_eq!(
             b,
             Lookup {
-                code: 1,
+                code: Code(1),
                 fresh: true,
-                grew: true
+                grew: true,
+                reused: false
             }
         );
         assert_eq!(e.width(), 2);
         assert_eq!(e.unseen(), 3);
-        assert_eq!(e.get_or_insert(b"a", 32).expect("room").code, 0);
-        assert_eq!(e.value(1), b"b");
-        assert_eq!(e.decode(1), Some(&b"b"[..]));
-        assert_eq!(e.decode(2), None);
-        assert_eq!(e.decode(3), None);
+        assert_eq!(e.get_or_insert(b"a", 32).expect("room").code, Code(0));
+        assert_eq!(e.value(Code(1)), b"b");
+        assert_eq!(e.decode(Code(1)), Some(&b"b"[..]));
+        assert_eq!(e.decode(Code(2)), None);
+        assert_eq!(e.decode(Code(3)), None);
         assert!(e.get_or_insert(b"c", 2).is_ok());
         assert_eq!(e.get_or_insert(b"d", 2), Err(2));
     }
@@ -235,21 +269,22 @@ mod tests {
         for v in [b"a", b"b", b"c"] {
             e.get_or_insert(v, 32).expect("room");
         }
-        e.release(1);
+        e.release(Code(1));
         assert_eq!(e.get(b"b"), None);
         assert_eq!(e.len(), 2);
-        assert_eq!(e.live_codes().collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(e.live_codes().collect::<Vec<_>>(), vec![Code(0), Code(2)]);
         let d = e.get_or_insert(b"d", 32).expect("room");
         assert_eq!(
             d,
             Lookup {
-                code: 1,
+                code: Code(1),
                 fresh: true,
-                grew: false
+                grew: false,
+                reused: true
             }
         );
-        assert_eq!(e.value(1), b"d");
-        assert_eq!(e.get_or_insert(b"e", 32).expect("room").code, 3);
+        assert_eq!(e.value(Code(1)), b"d");
+        assert_eq!(e.get_or_insert(b"e", 32).expect("room").code, Code(3));
     }
 
     #[test]
@@ -275,5 +310,35 @@ mod tests {
             assert_eq!(e.get(v.as_bytes()), Some(code));
         }
         assert_eq!(e.get(b"value-3-7"), None);
+    }
+
+    #[test]
+    fn undoing_lookups_restores_the_table() {
+        let mut e = Enumeration::new(1);
+        let a = e.get_or_insert(b"a", 32).expect("room");
+        let b = e.get_or_insert(b"b", 32).expect("room");
+        e.release(a.code);
+        // "c" reuses a's code, "d" takes a fresh one, "e" widens the codes.
+        let c = e.get_or_insert(b"c", 32).expect("room");
+        let d = e.get_or_insert(b"d", 32).expect("room");
+        let f = e.get_or_insert(b"e", 32).expect("room");
+        assert!(
+            c.reused && !d.reused && !d.grew && f.grew,
+            "{c:?} {d:?} {f:?}"
+        );
+        let again = e.get_or_insert(b"b", 32).expect("room");
+        for l in [again, f, d, c] {
+            e.undo(l);
+        }
+        assert_eq!(
+            (e.len(), e.width(), e.get(b"c"), e.get(b"d")),
+            (1, 2, None, None)
+        );
+        assert_eq!(e.get(b"b"), Some(b.code));
+        // The same lookups again give the same codes.
+        assert_eq!(e.get_or_insert(b"c", 32).expect("room"), c);
+        assert_eq!(e.get_or_insert(b"d", 32).expect("room"), d);
+        assert_eq!(e.get_or_insert(b"e", 32).expect("room"), f);
+        assert_eq!(e.value(d.code), b"d");
     }
 }

@@ -13,6 +13,7 @@
 //! ```
 
 mod enumeration;
+pub mod ids;
 pub mod kept;
 mod prop;
 pub mod time;
@@ -20,8 +21,10 @@ mod tuples;
 pub mod witness;
 
 pub use enumeration::Enumeration;
-pub use prop::{GcPolicy, PropMonitor};
+pub use prop::{CompiledProp, GcPolicy, PropMonitor};
 pub use witness::WitnessValue;
+
+use std::sync::Arc;
 
 use hashbrown::HashMap;
 
@@ -42,7 +45,15 @@ pub struct MonitorOptions {
     pub strict_time: bool,
     /// When to reclaim the codes of values that can no longer matter.
     pub gc: GcPolicy,
+    /// The widest value codes, in bits (at most [`MAX_CODE_BITS`], and at most
+    /// the bits the plan reserves per variable): a property whose live values
+    /// of one class need more codes refuses the event that brings one more
+    /// ([`StepError::OutOfCodes`]).
+    pub max_code_bits: usize,
 }
+
+/// The widest value codes: 32 bits (`2^32 - 1` live values per class).
+pub const MAX_CODE_BITS: usize = 32;
 
 impl Default for MonitorOptions {
     fn default() -> Self {
@@ -50,13 +61,16 @@ impl Default for MonitorOptions {
             start_bits: 4,
             strict_time: false,
             gc: GcPolicy::Auto,
+            max_code_bits: MAX_CODE_BITS,
         }
     }
 }
 
-/// Why an event could not be processed.
+/// Why an event was refused (see [`Monitor::step`]; a refused event changes
+/// nothing). Also why a monitor could not be built (the constants of a
+/// specification need more codes than [`MonitorOptions::max_code_bits`] hold).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MonitorError {
+pub enum StepError {
     /// The event has a different number of arguments than the specification uses.
     Arity {
         /// Event name.
@@ -73,17 +87,29 @@ pub enum MonitorError {
         /// This event's time.
         time: u64,
     },
-    /// More distinct live values than codes of the widest supported width.
+    /// More distinct live values of one class than codes of the widest width.
     OutOfCodes {
         /// The property.
         property: String,
+        /// The widest codes of the property, in bits.
+        bits: usize,
     },
 }
 
-impl std::fmt::Display for MonitorError {
+impl StepError {
+    /// Codes of `bits` bits ran out in `plan`.
+    pub(crate) fn out_of_codes(plan: &crate::plan::PropPlan, bits: usize) -> StepError {
+        StepError::OutOfCodes {
+            property: plan.name.clone(),
+            bits,
+        }
+    }
+}
+
+impl std::fmt::Display for StepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MonitorError::Arity {
+            StepError::Arity {
                 event,
                 expected,
                 found,
@@ -92,26 +118,31 @@ impl std::fmt::Display for MonitorError {
                 "event `{event}` has {found} argument{}, but the specification uses it with {expected}",
                 if *found == 1 { "" } else { "s" }
             ),
-            MonitorError::TimeBackwards { previous, time } => {
+            StepError::TimeBackwards { previous, time } => {
                 write!(
                     f,
                     "time stamp {time} is smaller than the previous one, {previous}"
                 )
             }
-            MonitorError::OutOfCodes { property } => {
+            StepError::OutOfCodes { property, bits } => {
+                let most = (1u64 << bits) - 1;
                 write!(
                     f,
-                    "property `{property}` has more distinct live values than 2^32 codes can hold"
+                    "property `{property}` has more distinct live values than {bits}-bit codes \
+                     can hold (at most {most} per class)"
                 )
             }
         }
     }
 }
 
-impl std::error::Error for MonitorError {}
+impl std::error::Error for StepError {}
 
 /// A monitor for all properties of a specification.
-#[derive(Clone, Debug)]
+///
+/// It is `Send` (see the proof at its `unsafe impl Send`), not `Sync`, and not
+/// `Clone` (a clone would share the BDD space with the original).
+#[derive(Debug)]
 pub struct Monitor {
     props: Vec<PropMonitor>,
     arity: HashMap<Box<[u8]>, usize>,
@@ -125,9 +156,37 @@ pub struct Monitor {
     last_event: Vec<u8>,
 }
 
+// SAFETY: `Monitor` holds `Rc`s (the BDD manager shared by its properties,
+// inside every `Space`, `Bdd`, `VarSet` and `Renaming` handle), which are not
+// `Send` because two `Rc`s to one allocation on two threads would race on the
+// reference count and on the `RefCell`. Moving a `Monitor` is sound because
+// every `Rc` to its manager moves with it:
+// - The manager is created in `Monitor::new` (`Space::new`) and reached only
+//   through handles; the BDD layer keeps no handle in a global or
+//   thread-local, so the handles are the only owners of the `Rc`.
+// - Every handle lives in a field of the monitor: the fields are private, and
+//   no public method of `Monitor` or `PropMonitor` returns or accepts a `Bdd`,
+//   `Space`, `VarSet` or `Renaming` (those that do are `pub(crate)` or
+//   private); witnesses, tuples and profile figures are plain data. Neither
+//   `Monitor` nor `PropMonitor` is `Clone`, so no copy of a handle escapes.
+// - `Monitor` is not `Sync` (its `PropMonitor`s are not), so a `&Monitor` or a
+//   `&PropMonitor` from `properties()` cannot reach another thread while the
+//   monitor is used on this one; a `PropMonitor` stays `!Send` itself,
+//   because its siblings share its space and it cannot be moved out.
+// - The compiled properties shared between monitors (`Arc<CompiledProp>`)
+//   hold no handle (`CompiledProp` is `Send + Sync`, asserted).
+// So all the handles to one manager are on one thread at a time.
+unsafe impl Send for Monitor {}
+
+/// `Monitor: Send`, checked at compile time.
+const _: () = {
+    fn assert_send<T: Send>() {}
+    let _ = assert_send::<Monitor>;
+};
+
 impl Monitor {
     /// A monitor for a compiled plan.
-    pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, MonitorError> {
+    pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, StepError> {
         let arity = plan
             .events
             .iter()
@@ -136,10 +195,15 @@ impl Monitor {
         // One node table for all properties: they share nodes and cache, and
         // ten thousand properties cost ten thousand summaries, not tables.
         let table = Space::new(0);
+        let prop_options = prop::PropOptions {
+            start_bits: options.start_bits,
+            max_code_bits: options.max_code_bits,
+            gc: options.gc,
+        };
         let props = plan
             .props
             .into_iter()
-            .map(|p| PropMonitor::sharing(p, options.start_bits, options.gc, &table))
+            .map(|p| PropMonitor::sharing(Arc::new(CompiledProp::new(p)), prop_options, &table))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Monitor {
             props,
@@ -290,19 +354,20 @@ impl Monitor {
     }
 
     /// Processes the next event (`time` is 0 for untimed traces) and returns the
-    /// indices of the properties violated at it. On error nothing changes.
-    pub fn step(
-        &mut self,
-        name: &[u8],
-        args: &[&[u8]],
-        time: u64,
-    ) -> Result<&[usize], MonitorError> {
+    /// indices of the properties violated at it.
+    ///
+    /// All or nothing: a refused event (wrong arity, time going back with
+    /// strict time, value codes running out in some property) changes
+    /// nothing, in any property, and is not counted in [`Monitor::events`]:
+    /// the monitor goes on exactly as if it had not been offered.
+    pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], StepError> {
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
         // A repeated event passed the arity check already.
         if !repeat {
             self.check_arity(name, args)?;
         }
         let (tick, regressed) = self.tick(time)?;
+        self.bind_all(|p| p.bind_event(name, args, repeat))?;
         if !repeat {
             self.last_event.clear();
             for field in std::iter::once(name).chain(args.iter().copied()) {
@@ -311,26 +376,44 @@ impl Monitor {
                 self.last_event.extend_from_slice(field);
             }
         }
+        self.evaluate_all(tick);
+        self.stepped(time, tick, regressed);
+        Ok(&self.violated)
+    }
+
+    /// Binds the step in every property with `bind`; if one refuses it,
+    /// undoes the binding in those that took it.
+    fn bind_all(
+        &mut self,
+        mut bind: impl FnMut(&mut PropMonitor) -> Result<(), StepError>,
+    ) -> Result<(), StepError> {
+        for i in 0..self.props.len() {
+            if let Err(e) = bind(&mut self.props[i]) {
+                for p in &mut self.props[..=i] {
+                    p.refuse();
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates the bound step in every property.
+    fn evaluate_all(&mut self, tick: Tick) {
         self.violated.clear();
         for (i, p) in self.props.iter_mut().enumerate() {
-            let holds = p.step(name, args, tick, repeat).inspect_err(|_| {
-                // Never treat the next event as a repeat of a half-processed one.
-                self.last_event.clear();
-            })?;
-            if !holds {
+            if !p.evaluate_bound(tick) {
                 self.violated.push(i);
             }
         }
-        self.stepped(time, tick, regressed);
-        Ok(&self.violated)
     }
 }
 
 impl Monitor {
     /// An error if the specification uses `name` with another arity.
-    fn check_arity(&self, name: &[u8], args: &[&[u8]]) -> Result<(), MonitorError> {
+    fn check_arity(&self, name: &[u8], args: &[&[u8]]) -> Result<(), StepError> {
         match self.arity.get(name) {
-            Some(&expected) if expected != args.len() => Err(MonitorError::Arity {
+            Some(&expected) if expected != args.len() => Err(StepError::Arity {
                 event: String::from_utf8_lossy(name).into_owned(),
                 expected,
                 found: args.len(),
@@ -342,11 +425,11 @@ impl Monitor {
     /// The tick of a step at raw time `time` on the monitor's clock (which
     /// never goes back), and whether `time` is smaller than the previous one
     /// (an error with strict time).
-    fn tick(&self, time: u64) -> Result<(Tick, bool), MonitorError> {
+    fn tick(&self, time: u64) -> Result<(Tick, bool), StepError> {
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;
         if regressed && self.strict_time {
-            return Err(MonitorError::TimeBackwards {
+            return Err(StepError::TimeBackwards {
                 previous: raw_prev,
                 time,
             });
@@ -375,19 +458,15 @@ impl Monitor {
         &mut self,
         events: &[(&[u8], &[&[u8]])],
         time: u64,
-    ) -> Result<&[usize], MonitorError> {
+    ) -> Result<&[usize], StepError> {
         for (name, args) in events {
             self.check_arity(name, args)?;
         }
         let (tick, regressed) = self.tick(time)?;
+        self.bind_all(|p| p.bind_set(events))?;
         // The next single event is never a repeat of a set.
         self.last_event.clear();
-        self.violated.clear();
-        for (i, p) in self.props.iter_mut().enumerate() {
-            if !p.step_set(events, tick)? {
-                self.violated.push(i);
-            }
-        }
+        self.evaluate_all(tick);
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
@@ -410,114 +489,4 @@ fn same_event(last: &[u8], name: &[u8], args: &[&[u8]]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{Monitor, MonitorOptions};
-
-    /// The events at which property 0 is violated.
-    fn violations(spec: &str, events: &[(&str, &[&str])]) -> Vec<usize> {
-        let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
-        let mut out = Vec::new();
-        for (i, (name, args)) in events.iter().enumerate() {
-            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-            if !m.step(name.as_bytes(), &args, 0).expect("event").is_empty() {
-                out.push(i + 1);
-            }
-        }
-        out
-    }
-
-    /// The steps (each a set of events) at which property 0 is violated.
-    fn set_violations(spec: &str, steps: &[&[(&str, &[&str])]]) -> Vec<usize> {
-        let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
-        let mut out = Vec::new();
-        for (i, step) in steps.iter().enumerate() {
-            let args: Vec<Vec<&[u8]>> = step
-                .iter()
-                .map(|(_, args)| args.iter().map(|a| a.as_bytes()).collect())
-                .collect();
-            let events: Vec<(&[u8], &[&[u8]])> = step
-                .iter()
-                .zip(&args)
-                .map(|((name, _), args)| (name.as_bytes(), &args[..]))
-                .collect();
-            if !m.step_set(&events, 0).expect("events").is_empty() {
-                out.push(i + 1);
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn a_step_of_several_events_binds_every_tuple() {
-        let spec = "prop p : Forall x . !(p(x) & q(x))";
-        type Ev = (&'static str, &'static [&'static str]);
-        let (pa, qa, qb): (Ev, Ev, Ev) = (("p", &["a"]), ("q", &["a"]), ("q", &["b"]));
-        // Together in one step, p(a) and q(a) violate; one by one they do not.
-        assert_eq!(
-            set_violations(spec, &[&[pa, qb], &[pa, qa], &[qa], &[pa]]),
-            [2]
-        );
-        assert_eq!(violations(spec, &[pa, qa]), Vec::<usize>::new());
-        // An atom denotes the union of its matches: p(a) and p(b) both held.
-        let spec = "prop r : Forall x . q(x) -> @ p(x)";
-        let (pb, qc): (Ev, Ev) = (("p", &["b"]), ("q", &["c"]));
-        assert_eq!(
-            set_violations(spec, &[&[pa, pb], &[qa, qb]]),
-            Vec::<usize>::new()
-        );
-        assert_eq!(set_violations(spec, &[&[pa, pb], &[qa, qc]]), [2]);
-        // An empty step: no event holds.
-        assert_eq!(set_violations(spec, &[&[pa], &[], &[qa]]), [3]);
-    }
-
-    #[test]
-    fn a_step_of_several_events_checks_arities() {
-        let mut m = Monitor::from_source(
-            "prop p : Forall x . p(x) -> !q(x)",
-            MonitorOptions::default(),
-        )
-        .expect("well-formed");
-        let one: &[&[u8]] = &[b"a"];
-        let two: &[&[u8]] = &[b"a", b"b"];
-        let e = m
-            .step_set(&[(b"p", one), (b"q", two)], 0)
-            .map(<[usize]>::to_vec);
-        assert!(
-            matches!(
-                e,
-                Err(super::MonitorError::Arity {
-                    expected: 1,
-                    found: 2,
-                    ..
-                })
-            ),
-            "{e:?}"
-        );
-        assert_eq!(m.events(), 0);
-        assert_eq!(
-            m.step_set(&[(b"p", one), (b"q", one)], 0)
-                .map(<[usize]>::to_vec),
-            Ok(vec![0])
-        );
-    }
-
-    #[test]
-    fn a_repeated_event_is_skipped_only_at_a_fixed_point() {
-        // `@@a` changes over the first three `a`s, then stays: the repeats
-        // before that must be evaluated, the later ones may be skipped.
-        let a: (&str, &[&str]) = ("a", &[]);
-        assert_eq!(violations("prop p : a -> @@a", &[a, a, a, a, a]), [1, 2]);
-        assert_eq!(violations("prop p : a -> !@a", &[a, a, a, a]), [2, 3, 4]);
-        // With data: the second `open(f)` of a run violates, and so do the
-        // ones after it (the skipped ones repeat the verdict).
-        let open: (&str, &[&str]) = ("open", &["f"]);
-        let close: (&str, &[&str]) = ("close", &["f"]);
-        assert_eq!(
-            violations(
-                "prop p : Forall x . open(x) -> !@ [open(x), close(x))",
-                &[open, open, open, close, open, open]
-            ),
-            [2, 3, 6]
-        );
-    }
-}
+mod tests;

@@ -9,6 +9,7 @@
 //! the variables' codes (each code decoded to its value; the code of values
 //! not seen yet, or a code no value has, is [`WitnessValue::Unseen`]).
 
+use super::ids::Code;
 use super::witness::{State, WitnessValue};
 use crate::bdd::BddVar;
 use crate::plan::Op;
@@ -39,7 +40,7 @@ pub(super) fn all(state: &State<'_>) -> Vec<Vec<WitnessValue>> {
                     let class = &state.classes[plan.vars[v].class];
                     match u32::try_from(code) {
                         Ok(c) if code != class.unseen() => class
-                            .decode(c)
+                            .decode(Code(c))
                             .map_or(WitnessValue::Unseen, |b| WitnessValue::Value(b.into())),
                         _ => WitnessValue::Unseen,
                     }

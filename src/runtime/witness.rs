@@ -45,6 +45,7 @@
 use std::fmt;
 
 use super::enumeration::Enumeration;
+use super::ids::Code;
 use crate::bdd::{Bdd, BddVar};
 use crate::plan::{NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
@@ -253,7 +254,7 @@ impl All<'_, '_> {
             let class = &self.state.classes[self.state.plan.vars[v].class];
             tuple.push(match u32::try_from(code) {
                 Ok(c) if code != class.unseen() => {
-                    class.decode(c).map_or(WitnessValue::Unseen, |bytes| {
+                    class.decode(Code(c)).map_or(WitnessValue::Unseen, |bytes| {
                         WitnessValue::Value(bytes.into())
                     })
                 }
@@ -356,7 +357,7 @@ impl Walk<'_, '_> {
         }
         let value = match u32::try_from(code) {
             Ok(c) if code != class.unseen() => {
-                class.decode(c).map_or(WitnessValue::Unseen, |bytes| {
+                class.decode(Code(c)).map_or(WitnessValue::Unseen, |bytes| {
                     WitnessValue::Value(bytes.into())
                 })
             }

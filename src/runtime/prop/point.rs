@@ -22,6 +22,7 @@
 
 use super::PropMonitor;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::runtime::ids::Code;
 use crate::syntax::Quant;
 
 /// How (part of) the statement is evaluated at the bound codes.
@@ -307,7 +308,7 @@ impl Analyser<'_> {
 /// valuation of the BDD variables.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Env {
-    bound: Vec<Option<u32>>,
+    bound: Vec<Option<Code>>,
     bits: Vec<bool>,
     /// The bits fixed for a quantified set (`None`: free).
     fixed: Vec<Option<bool>>,
@@ -318,26 +319,25 @@ impl PropMonitor {
     /// (the nodes of [`Analysis::needs_set`] are up to date).
     pub(super) fn point_holds(&self, env: &mut Env) -> bool {
         env.bound.clear();
-        env.bound.resize(self.plan.vars.len(), None);
-        env.bits.resize(self.plan.bdd_vars, false);
-        self.point(&self.point.root, env)
+        env.bound.resize(self.compiled.plan.vars.len(), None);
+        env.bits.resize(self.compiled.plan.bdd_vars, false);
+        self.point(&self.compiled.point.root, env)
     }
 
     fn point(&self, p: &Point, env: &mut Env) -> bool {
         match p {
             Point::Set(n) => {
-                let bdd = &self.now[*n];
+                let bdd = &self.state.now[*n];
                 if let Some(b) = bdd.as_bool() {
                     return b;
                 }
-                for &v in &self.plan.nodes[*n].free {
+                for &v in &self.compiled.plan.nodes[*n].free {
                     self.write_bits(v, env);
                 }
                 bdd.eval_bits(&env.bits)
             }
-            Point::Atom(n) => {
-                (0..self.matched.len()).any(|i| self.match_agrees(i, *n, &[], &env.bound))
-            }
+            Point::Atom(n) => (0..self.scratch.binding.matched.len())
+                .any(|i| self.match_agrees(i, *n, &[], &env.bound)),
             Point::Not(a) => !self.point(a, env),
             Point::And(a, b) => self.point(a, env) && self.point(b, env),
             Point::Or(a, b) => self.point(a, env) || self.point(b, env),
@@ -351,18 +351,18 @@ impl PropMonitor {
             } => {
                 // Only at the tuples of the guard's matches (several in a step
                 // of several events) can the body decide the value.
-                let saved: Vec<(VarIx, Option<u32>)> =
+                let saved: Vec<(VarIx, Option<Code>)> =
                     vars.iter().map(|&v| (v, env.bound[v])).collect();
                 let mut value = *forall;
-                for i in 0..self.matched.len() {
+                for i in 0..self.scratch.binding.matched.len() {
                     for &(v, old) in &saved {
                         env.bound[v] = old;
                     }
                     if !self.match_agrees(i, *guard, vars, &env.bound) {
                         continue;
                     }
-                    for j in self.matched[i].1.clone() {
-                        let (v, code) = self.matched_codes[j];
+                    for j in self.scratch.binding.matched[i].1.clone() {
+                        let (v, code) = self.scratch.binding.codes[j];
                         env.bound[v] = Some(code);
                     }
                     if self.point(body, env) != *forall {
@@ -376,16 +376,16 @@ impl PropMonitor {
                 value
             }
             Point::Quant { forall, vars, set } => {
-                let bdd = &self.now[*set];
+                let bdd = &self.state.now[*set];
                 if let Some(b) = bdd.as_bool() {
                     return b;
                 }
-                env.fixed.resize(self.plan.bdd_vars, None);
-                let free = &self.plan.nodes[*set].free;
+                env.fixed.resize(self.compiled.plan.bdd_vars, None);
+                let free = &self.compiled.plan.nodes[*set].free;
                 for &v in free {
                     if !vars.contains(&v) {
                         self.write_bits(v, env);
-                        for b in &self.plan.vars[v].bits {
+                        for b in &self.compiled.plan.vars[v].bits {
                             env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
                         }
                     }
@@ -393,7 +393,7 @@ impl PropMonitor {
                 // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
                 let value = bdd.constant_under(&env.fixed, *forall) == *forall;
                 for &v in free {
-                    for b in &self.plan.vars[v].bits {
+                    for b in &self.compiled.plan.vars[v].bits {
                         env.fixed[b.0 as usize] = None;
                     }
                 }
@@ -404,23 +404,23 @@ impl PropMonitor {
 
     /// Writes the code bound to `v` into the valuation of its bits.
     fn write_bits(&self, v: VarIx, env: &mut Env) {
-        let var = &self.plan.vars[v];
-        let width = self.classes[var.class].width();
-        let code = env.bound[v].unwrap_or(u32::MAX);
+        let var = &self.compiled.plan.vars[v];
+        let width = self.state.classes[var.class].width();
+        let code = env.bound[v].unwrap_or(Code(u32::MAX));
         let len = var.bits.len();
         for (i, b) in var.bits.iter().enumerate() {
             let shift = len - 1 - i;
-            env.bits[b.0 as usize] = shift < width && (code >> shift) & 1 == 1;
+            env.bits[b.0 as usize] = shift < width && code.bit(shift);
         }
     }
 
     /// Whether match `i` of this step is a match of atom `n` that agrees
     /// with the bound codes, except on the variables of `vars`, which may
     /// take any code.
-    fn match_agrees(&self, i: usize, n: NodeIx, vars: &[VarIx], bound: &[Option<u32>]) -> bool {
-        let (m, range) = &self.matched[i];
+    fn match_agrees(&self, i: usize, n: NodeIx, vars: &[VarIx], bound: &[Option<Code>]) -> bool {
+        let (m, range) = &self.scratch.binding.matched[i];
         *m == n
-            && self.matched_codes[range.clone()]
+            && self.scratch.binding.codes[range.clone()]
                 .iter()
                 .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code))
     }

@@ -1,0 +1,99 @@
+//! The compiled property: everything derived once from a [`PropPlan`] that is
+//! not BDD state. It is immutable, `Send + Sync`, and shared behind an
+//! [`Arc`](std::sync::Arc) by every monitor of the property (one per slice of
+//! a parallel run, say); each monitor keeps its own state in its own BDD space.
+
+use hashbrown::HashMap;
+
+use super::point;
+use crate::plan::{NodeIx, Op, PropPlan, VarIx};
+use crate::runtime::time::Clock;
+
+/// A property compiled for monitoring (see the [module docs](self)).
+#[derive(Debug)]
+pub struct CompiledProp {
+    /// The plan.
+    pub(super) plan: PropPlan,
+    /// The time-stamp bits.
+    pub(super) clock: Clock,
+    /// Per node: whether its previous value is kept (`@` operands, `S` nodes).
+    pub(super) keeps_pre: Vec<bool>,
+    /// The nodes whose previous value is kept.
+    pub(super) kept_nodes: Vec<NodeIx>,
+    /// The atoms of each event name.
+    pub(super) atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
+    /// Every atom.
+    pub(super) atom_nodes: Vec<NodeIx>,
+    /// Per variable: the variable whose cube cache it uses (the first one
+    /// with the same bits; variables sharing bits share their cubes).
+    pub(super) cube_owner: Vec<VarIx>,
+    /// Whether no operator of the property reads time stamps.
+    pub(super) untimed: bool,
+    /// The statement's point form and the nodes computed as sets.
+    pub(super) point: point::Analysis,
+    /// The nodes computed at every event with point evaluation on.
+    pub(super) point_order: Vec<NodeIx>,
+    /// Every node (the order with point evaluation off).
+    pub(super) all_order: Vec<NodeIx>,
+}
+
+impl CompiledProp {
+    /// Compiles `plan` for monitoring.
+    pub fn new(plan: PropPlan) -> CompiledProp {
+        let n = plan.nodes.len();
+        let mut keeps_pre = vec![false; n];
+        let mut atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>> = HashMap::new();
+        let mut atom_nodes = Vec::new();
+        let mut untimed = true;
+        for (i, node) in plan.nodes.iter().enumerate() {
+            match &node.op {
+                Op::Prev(a) => keeps_pre[*a] = true,
+                Op::Since(..) => keeps_pre[i] = true,
+                Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => untimed = false,
+                Op::Atom { event, .. } => {
+                    let event: Box<[u8]> = event.as_bytes().into();
+                    atoms_by_event.entry(event).or_default().push(i);
+                    atom_nodes.push(i);
+                }
+                _ => {}
+            }
+        }
+        let point = point::analyse(&plan);
+        CompiledProp {
+            clock: Clock::new(plan.time_bits.clone()),
+            kept_nodes: (0..n).filter(|&i| keeps_pre[i]).collect(),
+            keeps_pre,
+            atoms_by_event,
+            atom_nodes,
+            cube_owner: cube_owners(&plan),
+            untimed,
+            point_order: (0..n).filter(|&i| point.needs_set[i]).collect(),
+            all_order: (0..n).collect(),
+            point,
+            plan,
+        }
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &PropPlan {
+        &self.plan
+    }
+}
+
+/// Per variable: the first variable with the same bits.
+fn cube_owners(plan: &PropPlan) -> Vec<VarIx> {
+    (0..plan.vars.len())
+        .map(|v| {
+            let first = plan.vars[v].bits.first();
+            (0..v)
+                .find(|&w| plan.vars[w].bits.first() == first)
+                .unwrap_or(v)
+        })
+        .collect()
+}
+
+/// A compiled property can be shared between threads.
+const _: () = {
+    fn assert_send_sync<T: Send + Sync>() {}
+    let _ = assert_send_sync::<CompiledProp>;
+};

@@ -1,0 +1,221 @@
+//! What a property's monitor tells beyond its verdict: witnesses of
+//! violations (see [`crate::runtime::witness`]), satisfying tuples (see
+//! `runtime/tuples.rs`), and the sizes of its kept summaries for profiles
+//! (see [`crate::runtime::kept`]). All off by default, and then free.
+
+use super::PropMonitor;
+use crate::bdd::Bdd;
+use crate::plan::{NodeIx, Op, VarIx};
+use crate::runtime::enumeration::Enumeration;
+use crate::runtime::kept::KeptSummary;
+use crate::runtime::tuples;
+use crate::runtime::witness::{self, WitnessValue};
+use crate::syntax::Quant;
+
+/// The explanations asked for, and those of the last event.
+#[derive(Debug, Default)]
+pub(super) struct Explain {
+    /// Whether to find a witness at each violation.
+    witness_on: bool,
+    /// The witness of the violation at the last event (empty if none).
+    witness: Vec<(VarIx, WitnessValue)>,
+    /// With all witnesses on (`Some(limit)`): the first `limit` falsifying
+    /// tuples at the last event, and their number.
+    all_witnesses: Option<(usize, Vec<witness::Tuple>, u64)>,
+    /// Whether the satisfying tuples of violations are recorded.
+    tuples_on: bool,
+    /// The satisfying tuples of the violation at the last event.
+    tuples: Vec<Vec<WitnessValue>>,
+}
+
+impl Explain {
+    /// Whether any explanation is asked for.
+    pub fn any(&self) -> bool {
+        self.witness_on || self.tuples_on || self.all_witnesses.is_some()
+    }
+}
+
+impl PropMonitor {
+    /// Records the explanations asked for of the verdict `holds` just found
+    /// (at once, before garbage collection can release the codes they need).
+    pub(super) fn record_explanations(&mut self, holds: bool) {
+        if !self.explain.any() {
+            return;
+        }
+        let violated = !holds;
+        let e = &self.explain;
+        let witness = (e.witness_on && violated).then(|| witness::find(&self.witness_state()));
+        let all = match e.all_witnesses {
+            Some((limit, ..)) if violated => {
+                let (tuples, total) = witness::find_all(&self.witness_state(), limit);
+                Some((limit, tuples, total))
+            }
+            Some((limit, ..)) => Some((limit, Vec::new(), 0)),
+            None => None,
+        };
+        let tuples = (e.tuples_on && violated).then(|| tuples::all(&self.witness_state()));
+        let e = &mut self.explain;
+        e.witness = witness.unwrap_or_default();
+        e.all_witnesses = all;
+        e.tuples = tuples.unwrap_or_default();
+    }
+
+    /// What the witness searches read: the plan, the summaries, the sets of
+    /// seen values and the enumerations.
+    fn witness_state(&self) -> witness::State<'_> {
+        witness::State {
+            plan: &self.compiled.plan,
+            now: &self.state.now,
+            seen: self
+                .state
+                .seen
+                .iter()
+                .map(|s| s.as_ref().map(|s| &s.set))
+                .collect(),
+            classes: &self.state.classes,
+        }
+    }
+
+    /// Turns witnesses on or off. When on, every violation's witness is
+    /// found at once (before garbage collection can release its codes) and
+    /// kept until the next event; when off, nothing is computed.
+    pub fn enable_witnesses(&mut self, on: bool) {
+        self.explain.witness_on = on;
+        self.explain.witness.clear();
+    }
+
+    /// The witness of the violation at the last event: the values of the
+    /// statement's outer quantified variables that make the property false,
+    /// outermost first, named as in the specification (two variables of one
+    /// name in a witness, as in `(Exists w . φ) & (Exists w . ψ)`, are told
+    /// apart as `hindsight compile` lists them: `w`, `w'2`). Empty when the
+    /// property held at the last event, when witnesses are off, and for a
+    /// property without quantifiers.
+    pub fn witness(&self) -> Vec<(String, WitnessValue)> {
+        let vars = &self.compiled.plan.vars;
+        let witness = &self.explain.witness;
+        witness
+            .iter()
+            .map(|(v, value)| {
+                let var = &vars[*v];
+                let clash = witness
+                    .iter()
+                    .any(|(w, _)| w != v && vars[*w].name == var.name);
+                let name = if clash { &var.label } else { &var.name };
+                (name.clone(), value.clone())
+            })
+            .collect()
+    }
+
+    /// Turns the listing of every falsifying tuple on (at most `limit` kept)
+    /// or off (`None`); see [`witness::find_all`].
+    pub fn enable_all_witnesses(&mut self, limit: Option<usize>) {
+        self.explain.all_witnesses = limit.map(|l| (l, Vec::new(), 0));
+    }
+
+    /// The falsifying tuples of the violation at the last event (at most the
+    /// limit), named as in the specification, and their number.
+    pub fn all_witnesses(&self) -> (Vec<witness::Witness>, u64) {
+        let Some((_, tuples, total)) = &self.explain.all_witnesses else {
+            return (Vec::new(), 0);
+        };
+        let vars = &self.compiled.plan.vars;
+        let named = tuples
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|(v, value)| (vars[*v].name.clone(), value.clone()))
+                    .collect()
+            })
+            .collect();
+        (named, *total)
+    }
+
+    /// Turns the recording of satisfying tuples on or off.
+    pub fn enable_tuples(&mut self, on: bool) {
+        self.explain.tuples_on = on;
+        self.explain.tuples.clear();
+    }
+
+    /// The names of the statement's leading `Forall` variables, outermost first.
+    pub fn tuple_vars(&self) -> Vec<String> {
+        let plan = &self.compiled.plan;
+        let mut n = plan.root;
+        let mut names = Vec::new();
+        while let Op::Quant(Quant::Forall, v, a) = &plan.nodes[n].op {
+            names.push(plan.vars[*v].name.clone());
+            n = *a;
+        }
+        names
+    }
+
+    /// Every assignment of [`PropMonitor::tuple_vars`] under which the
+    /// property was false at the last event (empty when it held, or when
+    /// tuples are off).
+    pub fn tuples(&self) -> &[Vec<WitnessValue>] {
+        &self.explain.tuples
+    }
+}
+
+/// Introspection for profiles (see [`crate::runtime::kept`] and `crate::profile`).
+impl PropMonitor {
+    /// The BDDs this monitor keeps between events, in a fixed order that
+    /// depends only on the plan: rule relations, then per node in evaluation
+    /// order its previous value, timed state or comparison relation, then
+    /// the seen-value sets.
+    pub fn kept_summaries(&self) -> Vec<KeptSummary> {
+        let plan = &self.compiled.plan;
+        let s = &self.state;
+        let bodies: Vec<NodeIx> = plan.rules.iter().map(|r| r.body).collect();
+        let mut out: Vec<KeptSummary> = (0..plan.rules.len()).map(KeptSummary::Relation).collect();
+        for n in 0..plan.nodes.len() {
+            if self.compiled.keeps_pre[n] && !bodies.contains(&n) {
+                out.push(KeptSummary::Pre(n));
+            }
+            if s.timed[n].is_some() {
+                out.push(KeptSummary::Timed(n));
+            }
+            if s.cmp[n].is_some() {
+                out.push(KeptSummary::Comparison(n));
+            }
+        }
+        out.extend(
+            (0..plan.vars.len())
+                .filter(|&v| s.seen[v].is_some())
+                .map(KeptSummary::Seen),
+        );
+        out
+    }
+
+    /// The number of BDD nodes of a kept summary now (0 for one not
+    /// computed yet, before the first event).
+    pub fn kept_summary_nodes(&self, summary: KeptSummary) -> usize {
+        let s = &self.state;
+        let size = |b: Option<&Bdd>| b.map_or(0, Bdd::size);
+        match summary {
+            KeptSummary::Relation(r) => {
+                let rules = &self.compiled.plan.rules;
+                size(rules.get(r).and_then(|r| s.now.get(r.body)))
+            }
+            KeptSummary::Pre(n) => size(s.pre.get(n).and_then(Option::as_ref)),
+            KeptSummary::Timed(n) => s
+                .timed
+                .get(n)
+                .and_then(Option::as_ref)
+                .map_or(0, |t| t.bdds().map(Bdd::size).sum()),
+            KeptSummary::Seen(v) => size(s.seen.get(v).and_then(Option::as_ref).map(|s| &s.set)),
+            KeptSummary::Comparison(n) => size(s.cmp.get(n).and_then(Option::as_ref)),
+        }
+    }
+
+    /// The number of values that have a code now in enumeration class
+    /// `class` (shared by the variables of that class, see [`crate::plan::Var::class`]).
+    pub fn live_codes(&self, class: usize) -> usize {
+        self.state.classes.get(class).map_or(0, Enumeration::len)
+    }
+
+    /// Total BDD nodes of the summaries kept between events.
+    pub fn summary_nodes(&self) -> usize {
+        self.state.kept().map(Bdd::size).sum()
+    }
+}

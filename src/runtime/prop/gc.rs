@@ -1,0 +1,144 @@
+//! Garbage collection of value codes: a code that no kept summary
+//! distinguishes from the code of unseen values, and that nothing pins, can
+//! no longer influence a verdict; it is handed back to its enumeration.
+
+use std::collections::HashSet;
+
+use super::PropMonitor;
+use crate::bdd::{Bdd, BddVar};
+use crate::plan::{Op, VarIx};
+use crate::runtime::ids::Code;
+
+/// When to reclaim value codes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// When the codes in use have doubled since the last collection (at least 1024).
+    #[default]
+    Auto,
+    /// After every event (for testing).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// When and how much garbage collection of value codes happened.
+#[derive(Clone, Debug, Default)]
+pub(super) struct GcState {
+    policy: GcPolicy,
+    /// Codes in use right after the last collection.
+    live_after: usize,
+    pub collections: u64,
+    pub released: u64,
+}
+
+impl GcState {
+    pub fn new(policy: GcPolicy) -> GcState {
+        GcState {
+            policy,
+            ..GcState::default()
+        }
+    }
+
+    /// Whether a collection is due with `in_use` codes in use.
+    pub fn due(&self, in_use: usize) -> bool {
+        match self.policy {
+            GcPolicy::Never => false,
+            GcPolicy::Always => true,
+            GcPolicy::Auto => in_use >= (2 * self.live_after).max(1024),
+        }
+    }
+}
+
+impl PropMonitor {
+    /// Releases every code that no kept summary distinguishes from the code
+    /// for unseen values and that nothing pins (values seen for an
+    /// `exists`/`forall` or compared variable, constants of rule calls).
+    /// Such a value can no longer influence any verdict; if it occurs again
+    /// it is enumerated afresh. Returns the number of codes released.
+    pub fn collect_garbage(&mut self) -> usize {
+        let dead: Vec<(usize, Vec<Code>)> = (0..self.state.classes.len())
+            .map(|c| (c, self.dead_codes(c)))
+            .collect();
+        let mut released = 0;
+        for (class, codes) in dead {
+            released += codes.len();
+            for code in codes {
+                self.state.classes[class].release(code);
+            }
+        }
+        let live = self.state.live_values();
+        let gc = &mut self.state.gc;
+        gc.collections += 1;
+        gc.released += released as u64;
+        gc.live_after = live;
+        released
+    }
+
+    /// Collects garbage if it is due; returns whether codes were released.
+    pub(super) fn collect_if_due(&mut self) -> bool {
+        self.state.gc.due(self.state.live_values()) && self.collect_garbage() > 0
+    }
+
+    /// The codes of `class` that no kept summary distinguishes from the
+    /// unseen code and that nothing pins.
+    fn dead_codes(&self, class: usize) -> Vec<Code> {
+        let plan = &self.compiled.plan;
+        let state = &self.state;
+        let width = state.classes[class].width();
+        let mut pinned = HashSet::new();
+        let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
+        let kept: Vec<(&Bdd, Vec<BddVar>)> = state.kept().map(|b| (b, b.support())).collect();
+        for (v, var) in plan.vars.iter().enumerate() {
+            if var.class != class {
+                continue;
+            }
+            if let Some(seen) = &state.seen[v] {
+                pinned.extend(seen.codes.iter().copied());
+            }
+            // The codes on which some summary differs from its value at the
+            // unseen code: ∃ other variables . (B ⊕ B[v := unseen]).
+            let low = &var.bits[var.bits.len() - width..];
+            let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
+            let mut acc = self.space.ff();
+            for (b, support) in &kept {
+                if low.iter().any(|x| support.contains(x)) {
+                    let others: Vec<BddVar> = support
+                        .iter()
+                        .copied()
+                        .filter(|x| !low.contains(x))
+                        .collect();
+                    acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
+                }
+            }
+            distinguishing.push((v, acc));
+        }
+        for (n, consts) in state.call_consts.iter().enumerate() {
+            if let Op::RuleCall { rule, .. } = &plan.nodes[n].op {
+                for (&p, code) in plan.rules[*rule].params.iter().zip(consts) {
+                    if let Some(code) = code
+                        && plan.vars[p].class == class
+                    {
+                        pinned.insert(*code);
+                    }
+                }
+            }
+        }
+        distinguishing.retain(|(_, set)| !set.is_false());
+        let mut lits = Vec::new();
+        let mut dead = Vec::new();
+        for code in state.classes[class].live_codes() {
+            if pinned.contains(&code) {
+                continue;
+            }
+            let distinguished = distinguishing.iter().any(|(v, set)| {
+                lits.clear();
+                self.code_cube(*v, code, &mut lits);
+                set.eval(&lits)
+            });
+            if !distinguished {
+                dead.push(code);
+            }
+        }
+        dead
+    }
+}

@@ -1,0 +1,219 @@
+//! The monitor of one property: `now`/`pre` summaries per subformula,
+//! evaluated at each event in the plan's mixed evaluation order.
+//!
+//! The parts, one concern each:
+//! - [`compiled`]: the compiled property, immutable and shared (`Arc`);
+//! - [`state`]: what is kept from one event to the next;
+//! - [`scratch`]: buffers of the current step and caches;
+//! - [`bind`]: binding an event (matching atoms, enumerating values);
+//! - [`eval`]: evaluating a bound step, and [`point`], the point evaluation
+//!   of the statement;
+//! - [`gc`]: garbage collection of value codes;
+//! - [`explain`]: witnesses, tuples and profile introspection.
+//!
+//! A step is two phases so that it is all or nothing across the properties
+//! of a [`Monitor`](super::Monitor): binding, which can be refused (value
+//! codes run out) and then undone exactly, and evaluation, which cannot fail.
+
+mod bind;
+pub mod compiled;
+mod eval;
+mod explain;
+mod gc;
+mod point;
+mod scratch;
+mod state;
+
+use std::sync::Arc;
+
+pub use compiled::CompiledProp;
+pub use gc::GcPolicy;
+
+use super::StepError;
+use super::time::Tick;
+use crate::bdd::Space;
+use crate::plan::PropPlan;
+use scratch::Scratch;
+use state::{SpaceConsts, State};
+
+/// The runtime state of one property.
+///
+/// Its BDDs live in a space it may share with the other properties of its
+/// [`Monitor`](super::Monitor), so it is neither `Send` nor `Clone`; the
+/// monitor as a whole is `Send`.
+#[derive(Debug)]
+pub struct PropMonitor {
+    /// The compiled property (shared).
+    compiled: Arc<CompiledProp>,
+    /// The BDD space of the summaries.
+    space: Space,
+    /// The property's BDD constants in `space`.
+    consts: SpaceConsts,
+    state: State,
+    scratch: Scratch,
+    explain: explain::Explain,
+    /// Whether the statement is evaluated by [`point`] (on by default).
+    point_on: bool,
+    /// The widest value codes, in bits.
+    max_bits: usize,
+}
+
+/// How a property's monitor starts: the part of the
+/// [`MonitorOptions`](super::MonitorOptions) it reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PropOptions {
+    pub start_bits: usize,
+    pub max_code_bits: usize,
+    pub gc: GcPolicy,
+}
+
+impl PropMonitor {
+    /// A fresh monitor for `plan` in a space of its own, with codes starting
+    /// at `start_bits` bits.
+    pub fn new(plan: PropPlan, start_bits: usize, gc: GcPolicy) -> Result<PropMonitor, StepError> {
+        let options = PropOptions {
+            start_bits,
+            max_code_bits: super::MAX_CODE_BITS,
+            gc,
+        };
+        let space = Space::new(plan.bdd_vars);
+        Self::in_space(Arc::new(CompiledProp::new(plan)), options, space)
+    }
+
+    /// A fresh monitor for `compiled` whose BDDs live in `table`'s node table
+    /// (the properties of one [`Monitor`](super::Monitor) share one table).
+    pub(crate) fn sharing(
+        compiled: Arc<CompiledProp>,
+        options: PropOptions,
+        table: &Space,
+    ) -> Result<PropMonitor, StepError> {
+        let space = table.sharing(compiled.plan.bdd_vars);
+        Self::in_space(compiled, options, space)
+    }
+
+    fn in_space(
+        compiled: Arc<CompiledProp>,
+        options: PropOptions,
+        space: Space,
+    ) -> Result<PropMonitor, StepError> {
+        let plan = &compiled.plan;
+        let max_bits = options.max_code_bits.min(plan.bits_per_var);
+        Ok(PropMonitor {
+            consts: SpaceConsts::new(plan, &space),
+            state: State::new(&compiled, &space, options.start_bits, max_bits, options.gc)?,
+            scratch: Scratch::new(plan.vars.len()),
+            explain: explain::Explain::default(),
+            point_on: true,
+            max_bits,
+            space,
+            compiled,
+        })
+    }
+
+    /// The plan being monitored.
+    pub fn plan(&self) -> &PropPlan {
+        &self.compiled.plan
+    }
+
+    /// The compiled property (shared by the monitors of the property).
+    pub fn compiled(&self) -> &Arc<CompiledProp> {
+        &self.compiled
+    }
+
+    /// Processes one event; returns whether the property holds after it. On
+    /// error (value codes ran out) nothing changes.
+    ///
+    /// `repeat` says that the event is the same as the previous one (name and
+    /// arguments). An untimed property whose kept summaries the previous event
+    /// left unchanged is at a fixed point for that event: the state after
+    /// `σ(i-1)` equals the state after `σ(i-2)`, so with `σ(i) = σ(i-1)` it is
+    /// unchanged again and the verdict is the previous one. Such an event
+    /// costs no BDD work at all.
+    pub fn step(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        tick: Tick,
+        repeat: bool,
+    ) -> Result<bool, StepError> {
+        self.bind_event(name, args, repeat)
+            .inspect_err(|_| self.unbind())?;
+        Ok(self.evaluate_step(tick))
+    }
+
+    /// Processes one step at which every event of `events` holds (a
+    /// time-point of several events): each atom's value is the union of
+    /// its matches with the events. Returns whether the property holds. On
+    /// error nothing changes.
+    pub fn step_set(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        tick: Tick,
+    ) -> Result<bool, StepError> {
+        self.bind_set(events).inspect_err(|_| self.unbind())?;
+        Ok(self.evaluate_step(tick))
+    }
+
+    /// The first phase of [`step`](Self::step): binds the event, changing
+    /// nothing but the enumerations (undone by `unbind` on error).
+    pub(crate) fn bind_event(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        repeat: bool,
+    ) -> Result<(), StepError> {
+        self.scratch.binding.clear();
+        if repeat && self.state.fixed && self.compiled.untimed {
+            self.scratch.binding.repeat = true;
+            return Ok(());
+        }
+        self.bind(name, args)
+    }
+
+    /// The first phase of [`step_set`](Self::step_set).
+    pub(crate) fn bind_set(&mut self, events: &[(&[u8], &[&[u8]])]) -> Result<(), StepError> {
+        self.scratch.binding.clear();
+        for &(name, args) in events {
+            self.bind(name, args)?;
+        }
+        Ok(())
+    }
+
+    /// Undoes the binding of a refused step.
+    pub(crate) fn refuse(&mut self) {
+        self.unbind();
+    }
+
+    /// The second phase of a step: evaluates the bound step at `tick` and
+    /// returns whether the property holds.
+    pub(crate) fn evaluate_bound(&mut self, tick: Tick) -> bool {
+        self.evaluate_step(tick)
+    }
+
+    /// Number of garbage collections so far, and codes released by them.
+    pub fn gc_stats(&self) -> (u64, u64) {
+        (self.state.gc.collections, self.state.gc.released)
+    }
+
+    /// Number of values that have a code now, over all classes.
+    pub fn live_values(&self) -> usize {
+        self.state.live_values()
+    }
+
+    /// Turns point evaluation of the statement on (the default) or off; off,
+    /// every subformula is computed as a set at every event. The verdicts are
+    /// the same (for comparing the two).
+    pub fn set_point_evaluation(&mut self, on: bool) {
+        if self.point_on != on {
+            self.point_on = on;
+            let s = &mut self.state;
+            s.all_dirty = true;
+            s.fixed = false;
+            // Atoms restart from false: a skipped one may hold a stale value.
+            for &n in &self.compiled.atom_nodes {
+                s.now[n] = self.space.ff();
+                s.atom_active[n] = false;
+            }
+        }
+    }
+}

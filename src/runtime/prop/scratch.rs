@@ -1,0 +1,69 @@
+//! Scratch space of one property's monitor: the binding of the current
+//! event and caches. Nothing here carries meaning from one event to the
+//! next (the cube cache only saves work).
+
+use std::ops::Range;
+
+use super::point;
+use crate::bdd::{Bdd, BddVar};
+use crate::plan::{NodeIx, VarIx};
+use crate::runtime::enumeration::Lookup;
+use crate::runtime::ids::Code;
+
+/// Entries of the cache of code cubes, per variable.
+pub(super) const CUBE_CACHE: usize = 4096;
+
+/// Buffers reused from one event to the next.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// The literals of a cube.
+    pub cube_lits: Vec<(BddVar, bool)>,
+    /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
+    /// code (so that few nodes are held; cleared when the width grows).
+    pub code_cubes: Vec<Vec<Option<(Code, Bdd)>>>,
+    /// The binding of the current step (see [`Binding`]).
+    pub binding: Binding,
+    /// The previous values of the atoms active at the previous event.
+    pub atom_previous: Vec<(NodeIx, Bdd)>,
+    /// For point evaluation.
+    pub point_env: point::Env,
+}
+
+impl Scratch {
+    pub fn new(vars: usize) -> Scratch {
+        Scratch {
+            code_cubes: vec![Vec::new(); vars],
+            ..Scratch::default()
+        }
+    }
+}
+
+/// The binding of the events of the current step to the property's atoms.
+#[derive(Debug, Default)]
+pub(super) struct Binding {
+    /// The matched atoms, each with the range of its variables' codes in `codes`.
+    pub matched: Vec<(NodeIx, Range<usize>)>,
+    /// The codes of the matches' variables.
+    pub codes: Vec<(VarIx, Code)>,
+    /// (Variable, code) pairs seen for the first time.
+    pub newly_seen: Vec<(VarIx, Code)>,
+    /// The values enumerated by this step, per class, in order (undone, latest
+    /// first, when the step is refused).
+    pub fresh: Vec<(usize, Lookup)>,
+    /// The classes whose code width grew, with the new width, in order.
+    pub grown: Vec<(usize, usize)>,
+    /// The step repeats the previous event at a fixed point: nothing to do.
+    pub repeat: bool,
+}
+
+impl Binding {
+    /// Forgets the previous step.
+    pub fn clear(&mut self) {
+        self.matched.clear();
+        self.codes.clear();
+        self.newly_seen.clear();
+        self.fresh.clear();
+        self.grown.clear();
+        self.repeat = false;
+    }
+}

@@ -1,0 +1,246 @@
+//! The state of one property's monitor: what it carries from one event to
+//! the next (summaries `now`/`pre`, timed states, comparison relations,
+//! seen values, the value enumerations and the bookkeeping of what changed),
+//! and the BDD constants of the property in the monitor's space.
+
+use super::compiled::CompiledProp;
+use super::gc::{GcPolicy, GcState};
+use crate::bdd::{Bdd, Renaming, Space, VarSet};
+use crate::plan::{Arg, Op, PropPlan};
+use crate::runtime::StepError;
+use crate::runtime::enumeration::Enumeration;
+use crate::runtime::ids::Code;
+use crate::runtime::time::TimedState;
+
+/// What a property's monitor keeps between events.
+#[derive(Debug)]
+pub(super) struct State {
+    /// Per enumeration class: the codes of its values.
+    pub classes: Vec<Enumeration>,
+    /// Per variable whose seen values matter: those values' codes.
+    pub seen: Vec<Option<Seen>>,
+    /// Per node: its value at the current event.
+    pub now: Vec<Bdd>,
+    /// Per node: its value at the previous event, kept for `@` operands and `S` nodes.
+    pub pre: Vec<Option<Bdd>>,
+    /// Per timed node: its state.
+    pub timed: Vec<Option<TimedState>>,
+    /// Per comparison node: the pairs of seen values that satisfy it.
+    pub cmp: Vec<Option<Bdd>>,
+    /// Per rule call: the codes of its constant arguments.
+    pub call_consts: Vec<Vec<Option<Code>>>,
+    /// Whether no event was evaluated yet.
+    pub first: bool,
+    /// Per node: whether its `now` may differ from the previous event's.
+    pub changed: Vec<bool>,
+    /// Per node kept in `pre`: whether it changed at the previous event.
+    pub pre_changed: Vec<bool>,
+    /// Per atom: whether it matched at the previous event.
+    pub atom_active: Vec<bool>,
+    /// Per comparison: whether it gained pairs at this event.
+    pub cmp_dirty: Vec<bool>,
+    /// Per variable: whether a value was seen for it for the first time at this event.
+    pub seen_dirty: Vec<bool>,
+    /// Recompute every node at the next event (after widths grew or codes were released).
+    pub all_dirty: bool,
+    /// Whether the previous event left every kept summary as it was: then
+    /// the same event again leaves it so once more, with the same verdict.
+    pub fixed: bool,
+    /// The verdict at the previous event.
+    pub last_holds: bool,
+    /// Garbage collection of value codes.
+    pub gc: GcState,
+}
+
+impl State {
+    /// The state before the first event, with codes of `start_bits` bits
+    /// (at most `max_bits`).
+    pub fn new(
+        c: &CompiledProp,
+        space: &Space,
+        start_bits: usize,
+        max_bits: usize,
+        gc: GcPolicy,
+    ) -> Result<State, StepError> {
+        let plan = &c.plan;
+        let n = plan.nodes.len();
+        let start = start_bits.clamp(1, max_bits.max(1));
+        let mut classes: Vec<Enumeration> =
+            (0..plan.classes).map(|_| Enumeration::new(start)).collect();
+        let call_consts = call_consts(plan, &mut classes, max_bits)?;
+        let per_node = |f: &dyn Fn(&Op) -> Option<Bdd>| -> Vec<Option<Bdd>> {
+            plan.nodes.iter().map(|node| f(&node.op)).collect()
+        };
+        Ok(State {
+            classes,
+            seen: plan
+                .vars
+                .iter()
+                .map(|v| v.needs_seen.then(|| Seen::new(space)))
+                .collect(),
+            now: vec![space.ff(); n],
+            pre: vec![None; n],
+            timed: plan
+                .nodes
+                .iter()
+                .map(|node| match &node.op {
+                    Op::SinceTimed(t, ..) => Some(TimedState::since(space, *t)),
+                    Op::Zince(d, ..) => Some(TimedState::at_most(space, *d, true)),
+                    _ => None,
+                })
+                .collect(),
+            cmp: per_node(&|op| matches!(op, Op::Cmp { .. }).then(|| space.ff())),
+            call_consts,
+            first: true,
+            changed: vec![true; n],
+            pre_changed: vec![true; n],
+            atom_active: vec![false; n],
+            cmp_dirty: vec![false; n],
+            seen_dirty: vec![false; plan.vars.len()],
+            all_dirty: true,
+            fixed: false,
+            last_holds: true,
+            gc: GcState::new(gc),
+        })
+    }
+
+    /// Applies `f` to every BDD kept from one event to the next.
+    pub fn for_each_kept(&mut self, mut f: impl FnMut(&mut Bdd)) {
+        for b in self.pre.iter_mut().flatten() {
+            f(b);
+        }
+        for s in self.timed.iter_mut().flatten() {
+            s.for_each_bdd(&mut f);
+        }
+        for s in self.seen.iter_mut().flatten() {
+            f(&mut s.set);
+        }
+        for b in self.cmp.iter_mut().flatten() {
+            f(b);
+        }
+    }
+
+    /// Every BDD kept from one event to the next.
+    pub fn kept(&self) -> impl Iterator<Item = &Bdd> {
+        self.pre
+            .iter()
+            .flatten()
+            .chain(self.timed.iter().flatten().flat_map(TimedState::bdds))
+            .chain(self.seen.iter().flatten().map(|s| &s.set))
+            .chain(self.cmp.iter().flatten())
+    }
+
+    /// Number of values that have a code now, over all classes.
+    pub fn live_values(&self) -> usize {
+        self.classes.iter().map(Enumeration::len).sum()
+    }
+}
+
+/// Per rule call: the codes of its constant arguments (enumerated now).
+fn call_consts(
+    plan: &PropPlan,
+    classes: &mut [Enumeration],
+    max_bits: usize,
+) -> Result<Vec<Vec<Option<Code>>>, StepError> {
+    let mut out = vec![Vec::new(); plan.nodes.len()];
+    for (i, node) in plan.nodes.iter().enumerate() {
+        let Op::RuleCall { rule, args } = &node.op else {
+            continue;
+        };
+        for (arg, &p) in args.iter().zip(&plan.rules[*rule].params) {
+            out[i].push(match arg {
+                Arg::Const(c) => {
+                    let class = &mut classes[plan.vars[p].class];
+                    let found = class
+                        .get_or_insert(c.as_bytes(), max_bits)
+                        .map_err(|_| StepError::out_of_codes(plan, max_bits))?;
+                    Some(found.code)
+                }
+                Arg::Var(_) => None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The BDD constants of a property in its monitor's space: renamings of rule
+/// calls and the bits of quantified variables.
+#[derive(Debug)]
+pub(super) struct SpaceConsts {
+    /// Per rule call: the substitution of arguments for parameters.
+    pub call_renaming: Vec<Option<Renaming>>,
+    /// Per quantifier: its variable's bits.
+    pub quant_bits: Vec<Option<VarSet>>,
+}
+
+impl SpaceConsts {
+    pub fn new(plan: &PropPlan, space: &Space) -> SpaceConsts {
+        let call_renaming = plan
+            .nodes
+            .iter()
+            .map(|node| {
+                let Op::RuleCall { rule, args } = &node.op else {
+                    return None;
+                };
+                let mut pairs = Vec::new();
+                for (arg, &p) in args.iter().zip(&plan.rules[*rule].params) {
+                    if let Arg::Var(v) = arg
+                        && *v != p
+                    {
+                        let (from, to) = (&plan.vars[p].bits, &plan.vars[*v].bits);
+                        let moved = from.iter().zip(to).filter(|(f, t)| f != t);
+                        pairs.extend(moved.map(|(&f, &t)| (f, t)));
+                    }
+                }
+                // Arguments that share their parameter's bits need no renaming.
+                (!pairs.is_empty()).then(|| space.renaming(&pairs))
+            })
+            .collect();
+        let quant_bits = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.op {
+                Op::Quant(_, v, _) => Some(space.var_set(&plan.vars[*v].bits)),
+                _ => None,
+            })
+            .collect();
+        SpaceConsts {
+            call_renaming,
+            quant_bits,
+        }
+    }
+}
+
+/// The values seen for one variable.
+#[derive(Debug)]
+pub(super) struct Seen {
+    /// Their codes as a set.
+    pub set: Bdd,
+    /// Their codes in order of first sight.
+    pub codes: Vec<Code>,
+    member: Vec<bool>,
+}
+
+impl Seen {
+    fn new(space: &Space) -> Seen {
+        Seen {
+            set: space.ff(),
+            codes: Vec::new(),
+            member: Vec::new(),
+        }
+    }
+
+    pub fn contains(&self, code: Code) -> bool {
+        self.member.get(code.index()).copied().unwrap_or(false)
+    }
+
+    pub fn insert(&mut self, code: Code, cube: &Bdd) {
+        let i = code.index();
+        if self.member.len() <= i {
+            self.member.resize(i + 1, false);
+        }
+        self.member[i] = true;
+        self.codes.push(code);
+        self.set = self.set.or(cube);
+    }
+}

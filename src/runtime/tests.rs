@@ -1,0 +1,110 @@
+//! Unit tests of the monitor: steps of several events, repeated events.
+use super::{Monitor, MonitorOptions};
+
+/// The events at which property 0 is violated.
+fn violations(spec: &str, events: &[(&str, &[&str])]) -> Vec<usize> {
+    let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+    let mut out = Vec::new();
+    for (i, (name, args)) in events.iter().enumerate() {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        if !m.step(name.as_bytes(), &args, 0).expect("event").is_empty() {
+            out.push(i + 1);
+        }
+    }
+    out
+}
+
+/// The steps (each a set of events) at which property 0 is violated.
+fn set_violations(spec: &str, steps: &[&[(&str, &[&str])]]) -> Vec<usize> {
+    let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+    let mut out = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let args: Vec<Vec<&[u8]>> = step
+            .iter()
+            .map(|(_, args)| args.iter().map(|a| a.as_bytes()).collect())
+            .collect();
+        let events: Vec<(&[u8], &[&[u8]])> = step
+            .iter()
+            .zip(&args)
+            .map(|((name, _), args)| (name.as_bytes(), &args[..]))
+            .collect();
+        if !m.step_set(&events, 0).expect("events").is_empty() {
+            out.push(i + 1);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_step_of_several_events_binds_every_tuple() {
+    let spec = "prop p : Forall x . !(p(x) & q(x))";
+    type Ev = (&'static str, &'static [&'static str]);
+    let (pa, qa, qb): (Ev, Ev, Ev) = (("p", &["a"]), ("q", &["a"]), ("q", &["b"]));
+    // Together in one step, p(a) and q(a) violate; one by one they do not.
+    assert_eq!(
+        set_violations(spec, &[&[pa, qb], &[pa, qa], &[qa], &[pa]]),
+        [2]
+    );
+    assert_eq!(violations(spec, &[pa, qa]), Vec::<usize>::new());
+    // An atom denotes the union of its matches: p(a) and p(b) both held.
+    let spec = "prop r : Forall x . q(x) -> @ p(x)";
+    let (pb, qc): (Ev, Ev) = (("p", &["b"]), ("q", &["c"]));
+    assert_eq!(
+        set_violations(spec, &[&[pa, pb], &[qa, qb]]),
+        Vec::<usize>::new()
+    );
+    assert_eq!(set_violations(spec, &[&[pa, pb], &[qa, qc]]), [2]);
+    // An empty step: no event holds.
+    assert_eq!(set_violations(spec, &[&[pa], &[], &[qa]]), [3]);
+}
+
+#[test]
+fn a_step_of_several_events_checks_arities() {
+    let mut m = Monitor::from_source(
+        "prop p : Forall x . p(x) -> !q(x)",
+        MonitorOptions::default(),
+    )
+    .expect("well-formed");
+    let one: &[&[u8]] = &[b"a"];
+    let two: &[&[u8]] = &[b"a", b"b"];
+    let e = m
+        .step_set(&[(b"p", one), (b"q", two)], 0)
+        .map(<[usize]>::to_vec);
+    assert!(
+        matches!(
+            e,
+            Err(super::StepError::Arity {
+                expected: 1,
+                found: 2,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    assert_eq!(m.events(), 0);
+    assert_eq!(
+        m.step_set(&[(b"p", one), (b"q", one)], 0)
+            .map(<[usize]>::to_vec),
+        Ok(vec![0])
+    );
+}
+
+#[test]
+fn a_repeated_event_is_skipped_only_at_a_fixed_point() {
+    // `@@a` changes over the first three `a`s, then stays: the repeats
+    // before that must be evaluated, the later ones may be skipped.
+    let a: (&str, &[&str]) = ("a", &[]);
+    assert_eq!(violations("prop p : a -> @@a", &[a, a, a, a, a]), [1, 2]);
+    assert_eq!(violations("prop p : a -> !@a", &[a, a, a, a]), [2, 3, 4]);
+    // With data: the second `open(f)` of a run violates, and so do the
+    // ones after it (the skipped ones repeat the verdict).
+    let open: (&str, &[&str]) = ("open", &["f"]);
+    let close: (&str, &[&str]) = ("close", &["f"]);
+    assert_eq!(
+        violations(
+            "prop p : Forall x . open(x) -> !@ [open(x), close(x))",
+            &[open, open, open, close, open, open]
+        ),
+        [2, 3, 6]
+    );
+}
