@@ -436,6 +436,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 Gc::Always => GcPolicy::Always,
                 Gc::Never => GcPolicy::Never,
             },
+            ..MonitorOptions::default()
         },
     ) {
         Ok(m) => m,

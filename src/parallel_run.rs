@@ -57,6 +57,7 @@ fn monitor_options(opts: &RunOptions) -> MonitorOptions {
             Gc::Always => GcPolicy::Always,
             Gc::Never => GcPolicy::Never,
         },
+        ..MonitorOptions::default()
     }
 }
 

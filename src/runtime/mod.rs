@@ -25,7 +25,7 @@ pub use witness::WitnessValue;
 
 use hashbrown::HashMap;
 
-use crate::bdd::Space;
+use crate::bdd::{Package, Space};
 use crate::plan::Plan;
 use crate::syntax::Diagnostic;
 use time::Tick;
@@ -42,6 +42,8 @@ pub struct MonitorOptions {
     pub strict_time: bool,
     /// When to reclaim the codes of values that can no longer matter.
     pub gc: GcPolicy,
+    /// The BDD package of the monitor's space.
+    pub bdd: Package,
 }
 
 impl Default for MonitorOptions {
@@ -50,6 +52,7 @@ impl Default for MonitorOptions {
             start_bits: 4,
             strict_time: false,
             gc: GcPolicy::Auto,
+            bdd: Package::Shared,
         }
     }
 }
@@ -135,7 +138,7 @@ impl Monitor {
             .collect();
         // One node table for all properties: they share nodes and cache, and
         // ten thousand properties cost ten thousand summaries, not tables.
-        let table = Space::new(0);
+        let table = Space::with_package(options.bdd, 0);
         let props = plan
             .props
             .into_iter()
