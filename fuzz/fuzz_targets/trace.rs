@@ -79,6 +79,7 @@ fuzz_target!(|data: &[u8]| {
                 start_bits,
                 strict_time,
                 gc,
+                ..MonitorOptions::default()
             },
         )
         .expect("the fixed specification is well-formed")

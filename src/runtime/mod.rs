@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 
-use crate::bdd::Space;
+use crate::bdd::{Package, Space};
 use crate::plan::Plan;
 use crate::syntax::{Diagnostic, SpecError};
 use time::Tick;
@@ -50,6 +50,8 @@ pub struct MonitorOptions {
     /// of one class need more codes refuses the event that brings one more
     /// ([`StepError::OutOfCodes`]).
     pub max_code_bits: usize,
+    /// The BDD package of the monitor's space.
+    pub bdd: Package,
 }
 
 /// The widest value codes: 32 bits (`2^32 - 1` live values per class).
@@ -62,6 +64,7 @@ impl Default for MonitorOptions {
             strict_time: false,
             gc: GcPolicy::Auto,
             max_code_bits: MAX_CODE_BITS,
+            bdd: Package::Shared,
         }
     }
 }
@@ -194,7 +197,7 @@ impl Monitor {
             .collect();
         // One node table for all properties: they share nodes and cache, and
         // ten thousand properties cost ten thousand summaries, not tables.
-        let table = Space::new(0);
+        let table = Space::with_package(options.bdd, 0);
         let prop_options = prop::PropOptions {
             start_bits: options.start_bits,
             max_code_bits: options.max_code_bits,

@@ -1,0 +1,118 @@
+//! The operation cache: a lossy, direct-mapped table of results that
+//! survives from one operation to the next, grows with the node table and
+//! keeps the entries about surviving nodes across a collection.
+
+use super::table::{Id, Manager, mix};
+
+/// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
+/// every node of the summaries must survive from one event to the next.
+pub(super) const CACHE_PER_NODE: usize = 2;
+/// The initial (and smallest) number of cache entries.
+pub(super) const MIN_CACHE: usize = 1 << 15;
+/// The largest number of cache entries.
+pub(super) const MAX_CACHE: usize = 1 << 22;
+
+/// The operation a cache entry remembers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u32)]
+pub(super) enum Op {
+    Empty = 0,
+    And,
+    Or,
+    Xor,
+    Iff,
+    AndNot,
+    Imp,
+    Not,
+    Ite,
+    Exists,
+    Forall,
+    AndExists,
+    Restrict,
+    Rename,
+}
+
+impl Op {
+    pub(super) fn commutative(self) -> bool {
+        matches!(self, Op::And | Op::Or | Op::Xor | Op::Iff)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    op: Op,
+    a: Id,
+    b: Id,
+    c: Id,
+    r: Id,
+}
+
+pub(super) const EMPTY: Entry = Entry {
+    op: Op::Empty,
+    a: 0,
+    b: 0,
+    c: 0,
+    r: 0,
+};
+
+impl Manager {
+    /// Doubles the cache, keeping its entries.
+    pub(super) fn grow_cache(&mut self) {
+        let doubled = vec![EMPTY; 2 * self.cache.len()];
+        let old = std::mem::replace(&mut self.cache, doubled);
+        for e in old {
+            if e.op != Op::Empty {
+                self.remember(e.op, e.a, e.b, e.c, e.r);
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn slot(&self, op: Op, a: Id, b: Id, c: Id) -> usize {
+        (mix(a as u64 ^ ((op as u64) << 32), b as u64, c as u64) as usize) & (self.cache.len() - 1)
+    }
+
+    #[inline]
+    pub(super) fn cached(&self, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
+        let e = &self.cache[self.slot(op, a, b, c)];
+        (e.op == op && e.a == a && e.b == b && e.c == c).then_some(e.r)
+    }
+
+    #[inline]
+    pub(super) fn remember(&mut self, op: Op, a: Id, b: Id, c: Id, r: Id) {
+        let i = self.slot(op, a, b, c);
+        self.cache[i] = Entry { op, a, b, c, r };
+    }
+
+    /// After a collection: keeps the entries whose nodes all survive (a live
+    /// node keeps its identity), drops the others, and grows the cache to fit
+    /// `live` nodes (it never shrinks).
+    pub(super) fn keep_cache_entries(&mut self, marked: &[bool], live: usize) {
+        let wanted = (CACHE_PER_NODE * live)
+            .next_power_of_two()
+            .clamp(MIN_CACHE, MAX_CACHE)
+            .max(self.cache.len());
+        let valid = |e: &Entry| {
+            e.op != Op::Empty
+                && marked[e.a as usize]
+                && marked[e.r as usize]
+                && (e.op == Op::Rename || marked[e.b as usize])
+                && marked[e.c as usize]
+        };
+        if wanted == self.cache.len() {
+            // In place: no second cache in memory at once.
+            for e in &mut self.cache {
+                if !valid(e) {
+                    *e = EMPTY;
+                }
+            }
+        } else {
+            let old = std::mem::replace(&mut self.cache, vec![EMPTY; wanted]);
+            for e in old {
+                if valid(&e) {
+                    self.remember(e.op, e.a, e.b, e.c, e.r);
+                }
+            }
+        }
+    }
+}

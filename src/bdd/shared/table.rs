@@ -1,0 +1,192 @@
+//! The node table: nodes, the unique table that shares them, and the
+//! mark-and-sweep collection of nodes no handle reaches.
+
+use hashbrown::{HashMap, HashTable};
+
+use super::cache::{CACHE_PER_NODE, EMPTY, Entry, MAX_CACHE, MIN_CACHE};
+
+/// A node's index in the table.
+pub(super) type Id = u32;
+/// The false terminal.
+pub(super) const FALSE: Id = 0;
+/// The true terminal.
+pub(super) const TRUE: Id = 1;
+/// The level of the two terminal nodes: below every variable.
+pub(super) const TERMINAL: u16 = u16::MAX;
+/// The level of a node on the free list.
+const FREED: u16 = u16::MAX - 1;
+/// Collections start once the table holds this many nodes.
+pub(super) const MIN_GC_NODES: usize = 1 << 18;
+
+/// A decision node: `if var then hi else lo`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Node {
+    pub(super) var: u16,
+    pub(super) lo: Id,
+    pub(super) hi: Id,
+}
+
+/// The node table, unique table and cache shared by the BDDs of a space.
+pub(super) struct Manager {
+    pub(super) nodes: Vec<Node>,
+    /// Per node: how many handles point at it.
+    pub(super) refs: Vec<u32>,
+    pub(super) free: Vec<Id>,
+    unique: HashTable<Id>,
+    pub(super) cache: Vec<Entry>,
+    /// Node count that triggers the next collection.
+    pub(super) gc_at: usize,
+    /// Interned renamings: the target of every variable (identity beyond the end).
+    pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
+    pub(super) map_targets: Vec<Vec<u16>>,
+    /// Scratch for traversals: the stamp of the traversal that last visited a node.
+    pub(super) visited: Vec<u32>,
+    pub(super) stamp: u32,
+    pub(super) collections: u64,
+}
+
+/// A strong mix of three words (node hashing and cache slots).
+#[inline]
+pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
+    let h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
+        ^ c.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
+    let h = h ^ (h >> 31);
+    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
+}
+
+#[inline]
+fn node_hash(n: &Node) -> u64 {
+    mix(n.lo as u64, n.hi as u64, n.var as u64)
+}
+
+impl Manager {
+    pub(super) fn new() -> Manager {
+        let terminal = |_| Node {
+            var: TERMINAL,
+            lo: 0,
+            hi: 0,
+        };
+        Manager {
+            nodes: vec![terminal(0), terminal(1)],
+            refs: vec![0, 0],
+            free: Vec::new(),
+            unique: HashTable::new(),
+            cache: vec![EMPTY; MIN_CACHE],
+            gc_at: MIN_GC_NODES,
+            maps: HashMap::new(),
+            map_targets: Vec::new(),
+            visited: vec![0, 0],
+            stamp: 0,
+            collections: 0,
+        }
+    }
+
+    #[inline]
+    pub(super) fn level(&self, f: Id) -> u16 {
+        self.nodes[f as usize].var
+    }
+
+    #[inline]
+    pub(super) fn node(&self, f: Id) -> Node {
+        self.nodes[f as usize]
+    }
+
+    /// The cofactors of `f` at level `v` (f itself twice when f is below v).
+    #[inline]
+    pub(super) fn cofactors(&self, f: Id, v: u16) -> (Id, Id) {
+        let n = self.node(f);
+        if n.var == v { (n.lo, n.hi) } else { (f, f) }
+    }
+
+    /// The node `if var then hi else lo`, shared if it exists.
+    #[inline]
+    pub(super) fn mk(&mut self, var: u16, lo: Id, hi: Id) -> Id {
+        if lo == hi {
+            return lo;
+        }
+        debug_assert!(var < self.level(lo) && var < self.level(hi));
+        let node = Node { var, lo, hi };
+        let hash = node_hash(&node);
+        let nodes = &self.nodes;
+        if let Some(&id) = self.unique.find(hash, |&id| nodes[id as usize] == node) {
+            return id;
+        }
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                let id = self.nodes.len() as Id;
+                self.nodes.push(node);
+                self.refs.push(0);
+                self.visited.push(0);
+                // Grow (never shrink) the cache with the table, keeping its
+                // entries: results about every node of the summaries must
+                // survive from one event to the next.
+                if self.nodes.len() * CACHE_PER_NODE > 2 * self.cache.len()
+                    && self.cache.len() < MAX_CACHE
+                {
+                    self.grow_cache();
+                }
+                id
+            }
+        };
+        let nodes = &self.nodes;
+        self.unique
+            .insert_unique(hash, id, |&i| node_hash(&nodes[i as usize]));
+        id
+    }
+
+    #[inline]
+    pub(super) fn live_nodes(&self) -> usize {
+        self.nodes.len() - self.free.len()
+    }
+
+    /// Collects unreachable nodes if the table has grown enough since the last time.
+    #[inline]
+    pub(super) fn maybe_collect(&mut self) {
+        if self.live_nodes() >= self.gc_at {
+            self.collect();
+        }
+    }
+
+    /// Mark and sweep: keeps every node reachable from a handle.
+    pub(super) fn collect(&mut self) {
+        self.collections += 1;
+        let mut marked = vec![false; self.nodes.len()];
+        marked[0] = true;
+        marked[1] = true;
+        let mut stack: Vec<Id> = Vec::new();
+        for (id, &r) in self.refs.iter().enumerate() {
+            if r > 0 && !marked[id] {
+                marked[id] = true;
+                stack.push(id as Id);
+                while let Some(f) = stack.pop() {
+                    let n = self.nodes[f as usize];
+                    for child in [n.lo, n.hi] {
+                        if !marked[child as usize] {
+                            marked[child as usize] = true;
+                            stack.push(child);
+                        }
+                    }
+                }
+            }
+        }
+        self.unique.retain(|&mut id| marked[id as usize]);
+        self.unique.retain(|&mut id| marked[id as usize]);
+        self.free.clear();
+        for (id, &m) in marked.iter().enumerate().skip(2) {
+            if !m {
+                self.nodes[id].var = FREED;
+                self.free.push(id as Id);
+            }
+        }
+        // Reuse low ids first: they are popped from the end.
+        self.free.reverse();
+        let live = self.live_nodes();
+        self.gc_at = (2 * live).max(MIN_GC_NODES);
+        self.keep_cache_entries(&marked, live);
+    }
+}
