@@ -1,14 +1,22 @@
-//! The CSV reader (plain DejaVu CSV and the CRV competition's variant): a
-//! byte-oriented state machine over the input buffer that writes the cleaned
-//! fields of one record straight into the [`Batch`], with no allocation per
-//! field or per record. Its rules are the module docs of [`super`].
+//! The CSV reader (plain DejaVu CSV and the CRV competition's variant). A
+//! record without a quote that lies whole in the input buffer (nearly every
+//! record) is read in place: one `memchr` scan for `,`, `"` and the line end,
+//! and its fields are spans of the buffer (trimmed in CRV, a CRLF's `\r`
+//! dropped), handed on without a copy. Any other record (quoted fields, a
+//! record longer than the buffer) goes through a byte-oriented state machine
+//! that writes the cleaned fields straight into the [`Batch`]. Neither
+//! allocates per field or per record. Their rules are the module docs of
+//! [`super`].
 
 use std::io::Read;
 
+use memchr::{memchr, memchr_iter, memchr2, memrchr};
+
 use super::diag::{parse_time, show, too_long};
 use super::event::{Batch, trim_blanks};
+use super::fields::time_kind;
 use super::input::Input;
-use super::{TraceError, read_error};
+use super::{TraceError, TraceErrorKind as K};
 
 /// Where the parser is, between two bytes of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +50,9 @@ pub(super) struct Csv {
     /// Whether the last error concerned one event only (its record was
     /// read whole): reading may go on after it.
     pub(super) bad_event: bool,
+    /// Where the last record read in place starts in the input's buffer
+    /// (for the columns of errors).
+    record_start: usize,
 }
 
 impl Csv {
@@ -53,6 +64,7 @@ impl Csv {
             line,
             limit,
             bad_event: false,
+            record_start: 0,
         }
     }
 
@@ -66,35 +78,41 @@ impl Csv {
         batch.clear();
         loop {
             let line = self.line;
-            if !self.record(input, batch)? {
+            let more = match self.record_in_place(input, batch)? {
+                Some(more) => more,
+                None => self.record(input, batch)?,
+            };
+            if !more {
                 return Ok(false);
             }
+            let buf = &input.buf[..];
+            let first = batch.field(0, buf);
             let blank = batch.fields() == 1
-                && batch
-                    .field(0)
+                && first
                     .first()
                     .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r'))
-                && trim_blanks(batch.field(0)).is_empty();
+                && trim_blanks(first).is_empty();
             if blank {
                 batch.abandon();
                 continue;
             }
             if self.header {
                 self.header = false;
-                if trim_blanks(batch.field(0)).eq_ignore_ascii_case(b"event") {
+                if trim_blanks(first).eq_ignore_ascii_case(b"event") {
                     batch.abandon();
                     continue;
                 }
-                return Err(TraceError {
+                return Err(TraceError::new(
+                    K::MissingHeader,
                     line,
-                    message: format!(
+                    format!(
                         "expected the CRV header line `event, ...`, found `{}`",
-                        show(batch.field(0))
+                        show(first)
                     ),
-                });
+                ));
             }
             let time = self
-                .check(batch, line)
+                .check(batch, buf, line)
                 .inspect_err(|_| self.bad_event = true)?;
             batch.finish(time, line);
             return Ok(true);
@@ -103,26 +121,132 @@ impl Csv {
 
     /// Checks the record as an event; its time.
     #[inline]
-    fn check(&self, batch: &mut Batch, line: u64) -> Result<u64, TraceError> {
-        let error = |message: String| TraceError { line, message };
-        let name = batch.field(0);
+    fn check(&self, batch: &mut Batch, buf: &[u8], line: u64) -> Result<u64, TraceError> {
+        // The column of the start (or end) of field `i`, known for a record
+        // read in place.
+        let column = |batch: &Batch, i: usize, end: bool| {
+            let (start, stop) = batch.span(i);
+            let at = if end { stop } else { start };
+            batch.borrowed.then(|| (at - self.record_start + 1) as u64)
+        };
+        let error = |kind, message: String, column: Option<u64>| {
+            TraceError::new(kind, line, message).with_column(column)
+        };
+        let name = batch.field(0, buf);
         if name.first().is_none_or(|b| matches!(b, b' ' | b'\t')) && trim_blanks(name).is_empty() {
-            return Err(error("empty event name".to_owned()));
+            return Err(error(K::EmptyName, "empty event name".to_owned(), Some(1)));
         }
         if !self.timed {
             return Ok(0);
         }
         let n = batch.fields();
         if n < 2 {
-            return Err(error(format!(
-                "missing timestamp: event `{}` has no fields after its name, but a \
-                 timed trace needs the time as the last field",
-                show(batch.field(0))
-            )));
+            return Err(error(
+                K::MissingTime,
+                format!(
+                    "missing timestamp: event `{}` has no fields after its name, but a \
+                     timed trace needs the time as the last field",
+                    show(name)
+                ),
+                column(batch, 0, true),
+            ));
         }
-        let time = parse_time(batch.field(n - 1)).map_err(error)?;
+        let stamp = batch.field(n - 1, buf);
+        let time = parse_time(stamp)
+            .map_err(|m| error(time_kind(stamp), m, column(batch, n - 1, false)))?;
         batch.drop_last_field();
         Ok(time)
+    }
+
+    /// Reads one record (maybe blank) in place when it has no quote and lies
+    /// whole in the input's buffer: its fields are spans of the buffer.
+    /// `Some(false)` at the end of the input; `None` (nothing consumed) for
+    /// a record to read with [`record`](Self::record).
+    #[inline]
+    fn record_in_place<R: Read>(
+        &mut self,
+        input: &mut Input<R>,
+        batch: &mut Batch,
+    ) -> Result<Option<bool>, TraceError> {
+        loop {
+            let base = input.pos;
+            let available = &input.buf[base..input.filled];
+            if available.is_empty() && input.at_eof() {
+                return Ok(Some(false));
+            }
+            batch.borrowed = true;
+            batch.begin();
+            let mut start = 0;
+            let mut newline = None;
+            // Records are short (tens of bytes): a plain loop beats a SIMD
+            // search started at every field.
+            for (k, &b) in available.iter().enumerate() {
+                match b {
+                    b',' => {
+                        self.push_span(batch, available, base, start..k, false);
+                        start = k + 1;
+                    }
+                    b'\n' => {
+                        newline = Some(k);
+                        break;
+                    }
+                    b'"' => {
+                        batch.abandon();
+                        return Ok(None);
+                    }
+                    _ => {}
+                }
+            }
+            let len = match newline {
+                Some(k) => k,
+                None if input.at_eof() => available.len(),
+                None => {
+                    // The record goes on past the buffer: more input, then
+                    // again from its start.
+                    batch.abandon();
+                    if !input.fill(self.line)? && !input.at_eof() {
+                        return Ok(None); // Longer than the buffer.
+                    }
+                    continue;
+                }
+            };
+            if len as u64 > self.limit {
+                batch.abandon();
+                return Ok(None);
+            }
+            self.push_span(batch, available, base, start..len, true);
+            self.record_start = base;
+            input.pos += len + usize::from(newline.is_some());
+            self.line += u64::from(newline.is_some());
+            return Ok(Some(true));
+        }
+    }
+
+    /// Adds the field `range` of `record` (at `base` in the input's buffer)
+    /// to `batch`, without the `\r` of a CRLF (`last`: the record ends
+    /// there) and, in CRV, trimmed.
+    #[inline(always)]
+    fn push_span(
+        &self,
+        batch: &mut Batch,
+        record: &[u8],
+        base: usize,
+        range: std::ops::Range<usize>,
+        last: bool,
+    ) {
+        let (mut start, mut end) = (range.start, range.end);
+        if last && end > start && record[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if self.crv {
+            while start < end && matches!(record[start], b' ' | b'\t') {
+                start += 1;
+            }
+            while end > start && matches!(record[end - 1], b' ' | b'\t') {
+                end -= 1;
+            }
+        }
+        batch.push_span(base + start, base + end);
     }
 
     /// Ends the current field: in an unquoted field, drops the `\r` of a CRLF
@@ -159,14 +283,19 @@ impl Csv {
         let start_line = self.line;
         let mut size = 0u64;
         let mut state = State::Start;
+        batch.borrowed = false;
         batch.begin();
-        let fail = |message: String| TraceError {
-            line: start_line,
-            message,
-        };
+        let fail = |kind, message: String| TraceError::new(kind, start_line, message);
+        // Where the current line starts (an offset of the input), and the
+        // column of the byte at offset `at` if it is on the record's first
+        // line (the line that errors name).
+        let mut line_start = input.offset();
+        let column =
+            |line: u64, at: u64, line_start: u64| (line == start_line).then(|| at - line_start + 1);
+        let mut quote_column = None;
         loop {
             if input.pos == input.filled {
-                let more = input.read_more().map_err(|e| read_error(self.line, &e))?;
+                let more = input.fill(self.line)?;
                 if !more {
                     break;
                 }
@@ -182,13 +311,10 @@ impl Csv {
                 if state == State::Unquoted {
                     // The fast path: copy up to the next `,` or line end.
                     let rest = &chunk[i..];
-                    let k = rest
-                        .iter()
-                        .position(|&b| b == b',' || b == b'\n')
-                        .unwrap_or(rest.len());
+                    let k = memchr2(b',', b'\n', rest).unwrap_or(rest.len());
                     if size + k as u64 > self.limit {
                         input.pos += i + (self.limit - size) as usize + 1;
-                        return Err(fail(too_long(self.limit)));
+                        return Err(fail(K::TooLong, too_long(self.limit)));
                     }
                     size += k as u64;
                     batch.extend(&rest[..k]);
@@ -198,15 +324,18 @@ impl Csv {
                     }
                 } else if state == State::Quoted {
                     let rest = &chunk[i..];
-                    let k = rest.iter().position(|&b| b == b'"').unwrap_or(rest.len());
+                    let k = memchr(b'"', rest).unwrap_or(rest.len());
                     if size + k as u64 > self.limit {
                         let over = (self.limit - size) as usize + 1;
                         self.line += count_lines(&rest[..over]);
                         input.pos += i + over;
-                        return Err(fail(too_long(self.limit)));
+                        return Err(fail(K::TooLong, too_long(self.limit)));
                     }
                     size += k as u64;
                     self.line += count_lines(&rest[..k]);
+                    if let Some(p) = memrchr(b'\n', &rest[..k]) {
+                        line_start = input.offset() + (i + p + 1) as u64;
+                    }
                     batch.extend(&rest[..k]);
                     i += k;
                     if i == chunk.len() {
@@ -224,10 +353,15 @@ impl Csv {
                 size += 1;
                 if size > self.limit {
                     input.pos += i;
-                    return Err(fail(too_long(self.limit)));
+                    return Err(fail(K::TooLong, too_long(self.limit)));
                 }
+                // The offset of `b`.
+                let at = input.offset() + i as u64 - 1;
                 state = match (state, b) {
-                    (State::Start | State::StartBlanks, b'"') => State::Quoted,
+                    (State::Start | State::StartBlanks, b'"') => {
+                        quote_column = column(self.line, at, line_start);
+                        State::Quoted
+                    }
                     (State::Start | State::StartBlanks, b' ' | b'\t') if self.crv => {
                         State::StartBlanks
                     }
@@ -262,11 +396,15 @@ impl Csv {
                     }
                     (State::QuoteInQuoted | State::QuoteBlanks, _) => {
                         input.pos += i;
-                        return Err(fail(after_quote(b)));
+                        let e = fail(K::Quoting, after_quote(b));
+                        let column = column(self.line, at, line_start);
+                        return Err(e.with_column(column));
                     }
                     (State::QuoteCr, _) => {
                         input.pos += i;
-                        return Err(fail(after_quote(b'\r')));
+                        let e = fail(K::Quoting, after_quote(b'\r'));
+                        let column = column(self.line, at - 1, line_start);
+                        return Err(e.with_column(column));
                     }
                 };
             }
@@ -278,9 +416,13 @@ impl Csv {
                 batch.abandon();
                 Ok(false)
             }
-            State::Quoted => Err(fail(format!(
-                "broken quoting: a quoted field is never closed (unterminated `\"`; {HINT})"
-            ))),
+            State::Quoted => Err(fail(
+                K::Quoting,
+                format!(
+                    "broken quoting: a quoted field is never closed (unterminated `\"`; {HINT})"
+                ),
+            )
+            .with_column(quote_column)),
             _ => {
                 self.end_field(batch, state, true);
                 Ok(true)
@@ -300,7 +442,7 @@ fn after_quote(byte: u8) -> String {
 
 #[inline]
 fn count_lines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+    memchr_iter(b'\n', bytes).count() as u64
 }
 
 /// Whether the first non-blank line of `head` (the start of the input)

@@ -2,9 +2,11 @@
 //! the readers of every format fill.
 //!
 //! A batch holds the events of one record (one event for CSV, XML and JSON,
-//! a whole time-point for MonPoly logs): the bytes of all their fields one
-//! after the other, cleaned (unquoted, unescaped, trimmed), and the offsets
-//! where each field ends. No field is allocated on its own.
+//! a whole time-point for MonPoly logs): the range of each field, in the
+//! bytes of all their fields one after the other, cleaned (unquoted,
+//! unescaped, trimmed), or, for a CSV record that needs no cleaning but
+//! trimming (no quote), in the reader's input buffer itself, read in place
+//! without a copy. No field is allocated on its own.
 
 use std::fmt;
 use std::ops::Range;
@@ -12,9 +14,8 @@ use std::ops::Range;
 /// What a batch knows of one of its events.
 #[derive(Clone, Debug)]
 struct Meta {
-    /// Its range in `bounds`: the start of its name, then the end of each
-    /// field (name first).
-    bounds: Range<usize>,
+    /// Its range in `spans`: its name, then its arguments.
+    fields: Range<usize>,
     time: u64,
     line: u64,
 }
@@ -23,12 +24,21 @@ struct Meta {
 #[derive(Default)]
 pub(super) struct Batch {
     bytes: Vec<u8>,
-    bounds: Vec<usize>,
+    /// The range of each field: in `bytes`, or, when `borrowed`, in the
+    /// buffer of the input.
+    spans: Vec<(usize, usize)>,
     events: Vec<Meta>,
-    /// Where the event being built starts in `bounds`.
+    /// Where the event being built starts in `spans`.
     open: usize,
+    /// Where the event being built starts in `bytes`.
+    open_bytes: usize,
+    /// Where the field being built starts in `bytes`.
+    start: usize,
     /// The next event to hand out.
     next: usize,
+    /// Whether the spans are of the input's buffer (a CSV record read in
+    /// place) rather than of `bytes`.
+    pub(super) borrowed: bool,
     /// The time of the record (of its last event, or of the time-point).
     pub(super) time: u64,
     /// The line where the record starts.
@@ -39,19 +49,24 @@ impl Batch {
     /// Forgets every event.
     pub(super) fn clear(&mut self) {
         self.bytes.clear();
-        self.bounds.clear();
+        self.spans.clear();
         self.events.clear();
         self.open = 0;
+        self.open_bytes = 0;
+        self.start = 0;
         self.next = 0;
+        self.borrowed = false;
     }
 
     /// Starts a new event; its fields (name first) follow with
     /// [`push`](Self::push) or [`extend`](Self::extend) and
-    /// [`end_field`](Self::end_field).
+    /// [`end_field`](Self::end_field), or, borrowed, with
+    /// [`push_span`](Self::push_span).
     #[inline]
     pub(super) fn begin(&mut self) {
-        self.open = self.bounds.len();
-        self.bounds.push(self.bytes.len());
+        self.open = self.spans.len();
+        self.open_bytes = self.bytes.len();
+        self.start = self.bytes.len();
     }
 
     /// Appends bytes to the current field.
@@ -69,47 +84,66 @@ impl Batch {
     /// Ends the current field.
     #[inline]
     pub(super) fn end_field(&mut self) {
-        self.bounds.push(self.bytes.len());
+        let end = self.bytes.len();
+        self.spans.push((self.start, end));
+        self.start = end;
+    }
+
+    /// Adds a field of a borrowed event: `start..end` of the input's buffer.
+    #[inline]
+    pub(super) fn push_span(&mut self, start: usize, end: usize) {
+        self.spans.push((start, end));
     }
 
     /// Number of fields of the event being built (name included).
     #[inline]
     pub(super) fn fields(&self) -> usize {
-        self.bounds.len() - self.open - 1
+        self.spans.len() - self.open
     }
 
-    /// Field `i` of the event being built.
+    /// Field `i` of the event being built; `buf` is the input's buffer, for
+    /// a borrowed event.
     #[inline]
-    pub(super) fn field(&self, i: usize) -> &[u8] {
-        let b = &self.bounds[self.open..];
-        &self.bytes[b[i]..b[i + 1]]
+    pub(super) fn field<'a>(&'a self, i: usize, buf: &'a [u8]) -> &'a [u8] {
+        let (start, end) = self.spans[self.open + i];
+        let src = if self.borrowed { buf } else { &self.bytes };
+        &src[start..end]
+    }
+
+    /// The range of field `i` of the event being built (in the input's
+    /// buffer for a borrowed event).
+    #[inline]
+    pub(super) fn span(&self, i: usize) -> (usize, usize) {
+        self.spans[self.open + i]
     }
 
     /// The bytes of the current (unfinished) field so far.
     #[inline]
     pub(super) fn current_field(&self) -> &[u8] {
-        &self.bytes[self.bounds[self.bounds.len() - 1]..]
+        &self.bytes[self.start..]
     }
 
     /// Trims the current (unfinished) field's end to `len` bytes.
     #[inline]
     pub(super) fn truncate_current(&mut self, len: usize) {
-        let start = self.bounds[self.bounds.len() - 1];
-        self.bytes.truncate(start + len);
+        self.bytes.truncate(self.start + len);
     }
 
     /// Drops the last field of the event being built.
     pub(super) fn drop_last_field(&mut self) {
-        self.bounds.pop();
-        let end = self.bounds[self.bounds.len() - 1];
-        self.bytes.truncate(end);
+        if let Some((start, _)) = self.spans.pop()
+            && !self.borrowed
+        {
+            self.bytes.truncate(start);
+            self.start = start;
+        }
     }
 
     /// Finishes the current event.
     #[inline]
     pub(super) fn finish(&mut self, time: u64, line: u64) {
         self.events.push(Meta {
-            bounds: self.open..self.bounds.len(),
+            fields: self.open..self.spans.len(),
             time,
             line,
         });
@@ -120,9 +154,12 @@ impl Batch {
     /// Drops the event being built (after an error, or a blank record).
     #[inline]
     pub(super) fn abandon(&mut self) {
-        let start = self.bounds[self.open];
-        self.bytes.truncate(start);
-        self.bounds.truncate(self.open);
+        self.bytes.truncate(self.open_bytes);
+        self.start = self.open_bytes;
+        self.spans.truncate(self.open);
+        if self.events.is_empty() {
+            self.borrowed = false;
+        }
     }
 
     /// Number of finished events.
@@ -136,18 +173,21 @@ impl Batch {
         self.next >= self.events.len()
     }
 
-    /// Event `i`, numbered `number`.
+    /// Event `i`, numbered `number`; `buf` is the input's buffer, for a
+    /// borrowed event.
     #[inline]
-    pub(super) fn get(&self, i: usize, number: u64) -> EventRef<'_> {
+    pub(super) fn get<'a>(&'a self, i: usize, number: u64, buf: &'a [u8]) -> EventRef<'a> {
         let m = &self.events[i];
-        let bounds = &self.bounds[m.bounds.clone()];
+        let src = if self.borrowed { buf } else { &self.bytes };
+        let spans = &self.spans[m.fields.clone()];
+        let (start, end) = spans[0];
         EventRef {
-            name: &self.bytes[bounds[0]..bounds[1]],
+            name: &src[start..end],
             time: m.time,
             line: m.line,
             number,
-            bytes: &self.bytes,
-            bounds: &bounds[1..],
+            bytes: src,
+            spans: &spans[1..],
         }
     }
 
@@ -181,30 +221,32 @@ pub struct EventRef<'a> {
     /// The 1-based number of the event in the trace (blank lines and the CRV
     /// header are not events).
     pub number: u64,
+    /// The buffer that holds the arguments: the reader's input buffer for
+    /// a CSV record read in place, or its batch of cleaned fields.
     bytes: &'a [u8],
-    /// The end of the name, then the end of each argument, in `bytes`.
-    bounds: &'a [usize],
+    /// The range of each argument in `bytes`.
+    spans: &'a [(usize, usize)],
 }
 
 impl<'a> EventRef<'a> {
     /// The number of arguments (the timestamp is not one).
     #[inline]
     pub fn arity(&self) -> usize {
-        self.bounds.len() - 1
+        self.spans.len()
     }
 
     /// The arguments, in order.
     #[inline]
     pub fn args(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + use<'a> {
-        let (bytes, bounds) = (self.bytes, self.bounds);
-        bounds.windows(2).map(move |w| &bytes[w[0]..w[1]])
+        let (bytes, spans) = (self.bytes, self.spans);
+        spans.iter().map(move |&(start, end)| &bytes[start..end])
     }
 
     /// Argument `i` (0-based), or `None` if `i >= self.arity()`.
     #[inline]
     pub fn get_arg(&self, i: usize) -> Option<&'a [u8]> {
-        let end = *self.bounds.get(i + 1)?;
-        Some(&self.bytes[self.bounds[i]..end])
+        let &(start, end) = self.spans.get(i)?;
+        Some(&self.bytes[start..end])
     }
 
     /// Argument `i` (0-based).

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::TraceErrorKind as K;
 use super::diag::{parse_time, show};
 use super::event::Batch;
 use crate::syntax::{Def, parse};
@@ -82,32 +83,37 @@ impl Named {
 
     /// Writes the event into `batch` (cleared first), its fields in the
     /// declared order; the error message if a field is missing, unknown or
-    /// repeated, or the time stamp (the last field, if `timed`) is wrong.
+    /// repeated, or the time stamp (the last field, if `timed`) is wrong,
+    /// with its kind.
     pub(super) fn emit(
         &mut self,
         names: &FieldNames,
         timed: bool,
         batch: &mut Batch,
         line: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), (K, String)> {
         let b = &self.bytes;
         let name = &b[self.name.clone()];
         if name
             .iter()
             .all(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
         {
-            return Err("empty event name".to_owned());
+            return Err((K::EmptyName, "empty event name".to_owned()));
         }
         let mut time = 0;
         if timed {
             let Some((_, last)) = self.fields.pop() else {
-                return Err(format!(
-                    "missing timestamp: event `{}` has no fields, but a timed trace \
-                     needs the time as the last field",
-                    show(name)
+                return Err((
+                    K::MissingTime,
+                    format!(
+                        "missing timestamp: event `{}` has no fields, but a timed trace \
+                         needs the time as the last field",
+                        show(name)
+                    ),
                 ));
             };
-            time = parse_time(&b[last])?;
+            let stamp = &b[last];
+            time = parse_time(stamp).map_err(|m| (time_kind(stamp), m))?;
         }
         batch.clear();
         batch.begin();
@@ -124,29 +130,38 @@ impl Named {
                 for (i, (key, _)) in self.fields.iter().enumerate() {
                     let key = &b[key.clone()];
                     if !params.iter().any(|p| p == key) {
-                        return Err(format!(
-                            "unknown field `{}` in event `{}`: the specification declares {}",
-                            show(key),
-                            show(name),
-                            declared(name, params)
+                        return Err((
+                            K::Field,
+                            format!(
+                                "unknown field `{}` in event `{}`: the specification declares {}",
+                                show(key),
+                                show(name),
+                                declared(name, params)
+                            ),
                         ));
                     }
                     if self.fields[..i].iter().any(|(k, _)| &b[k.clone()] == key) {
-                        return Err(format!(
-                            "field `{}` given twice in event `{}`",
-                            show(key),
-                            show(name)
+                        return Err((
+                            K::Field,
+                            format!(
+                                "field `{}` given twice in event `{}`",
+                                show(key),
+                                show(name)
+                            ),
                         ));
                     }
                 }
                 for p in params {
                     let Some((_, value)) = self.fields.iter().find(|(k, _)| &b[k.clone()] == p)
                     else {
-                        return Err(format!(
-                            "missing field `{}` in event `{}`: the specification declares {}",
-                            show(p),
-                            show(name),
-                            declared(name, params)
+                        return Err((
+                            K::Field,
+                            format!(
+                                "missing field `{}` in event `{}`: the specification declares {}",
+                                show(p),
+                                show(name),
+                                declared(name, params)
+                            ),
                         ));
                     };
                     batch.extend(&b[value.clone()]);
@@ -163,4 +178,13 @@ impl Named {
 fn declared(name: &[u8], params: &[Vec<u8>]) -> String {
     let params: Vec<String> = params.iter().map(|p| show(p)).collect();
     format!("`{}({})`", show(name), params.join(", "))
+}
+
+/// The kind of error of a time stamp field that [`parse_time`] refused.
+pub(super) fn time_kind(stamp: &[u8]) -> K {
+    if stamp.is_empty() {
+        K::MissingTime
+    } else {
+        K::BadTime
+    }
 }

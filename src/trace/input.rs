@@ -6,6 +6,8 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use flate2::read::MultiGzDecoder;
 
+use super::error::{TraceError, read_error};
+
 /// The size of the input buffer (and of each read).
 pub(super) const BUFFER: usize = 64 * 1024;
 
@@ -19,6 +21,8 @@ pub(super) struct Prefixed<R> {
     count: u64,
     /// An error met while reading the head, for after it.
     pending: Option<io::Error>,
+    /// Whether the user's reader has failed.
+    failed: bool,
 }
 
 impl<R: Read> Read for Prefixed<R> {
@@ -26,6 +30,7 @@ impl<R: Read> Read for Prefixed<R> {
         let n = if self.head_pos == self.head_len
             && let Some(e) = self.pending.take()
         {
+            self.failed = true;
             return Err(e);
         } else if self.head_pos < self.head_len {
             let n = (self.head_len - self.head_pos).min(buf.len());
@@ -33,7 +38,7 @@ impl<R: Read> Read for Prefixed<R> {
             self.head_pos += n;
             n
         } else {
-            self.inner.read(buf)?
+            self.inner.read(buf).inspect_err(|_| self.failed = true)?
         };
         self.count += n as u64;
         Ok(n)
@@ -90,6 +95,7 @@ impl<R: Read> Decoder<R> {
             inner,
             count: 0,
             pending,
+            failed: false,
         };
         *self = if head[..len].starts_with(&[0x1f, 0x8b]) {
             Decoder::Gzip(Box::new(MultiGzDecoder::new(prefixed)))
@@ -106,6 +112,16 @@ impl<R: Read> Decoder<R> {
             Decoder::Pending(_) | Decoder::Raw(_) => Compression::None,
             Decoder::Gzip(_) => Compression::Gzip,
             Decoder::Zstd(_) => Compression::Zstd,
+        }
+    }
+
+    /// Whether a compressed stream's decoder failed on its own (not because
+    /// the user's reader did).
+    fn decoder_failed(&self) -> bool {
+        match self {
+            Decoder::Pending(_) | Decoder::Raw(_) => false,
+            Decoder::Gzip(d) => !d.get_ref().failed,
+            Decoder::Zstd(d) => !d.get_ref().get_ref().failed,
         }
     }
 
@@ -163,8 +179,8 @@ impl<R: Read> Input<R> {
     }
 
     /// Reads into the free end of the buffer, moving the unconsumed bytes to
-    /// its front first if needed; `Ok(false)` at the end of the input (or if
-    /// the buffer is full of unconsumed bytes).
+    /// its front first; `Ok(false)` at the end of the input (or if the buffer
+    /// is full of unconsumed bytes: see [`at_eof`](Self::at_eof)).
     pub(super) fn read_more(&mut self) -> io::Result<bool> {
         if self.eof {
             return Ok(false);
@@ -173,14 +189,16 @@ impl<R: Read> Input<R> {
             self.before += self.pos as u64;
             self.pos = 0;
             self.filled = 0;
-        } else if self.filled == self.buf.len() {
-            if self.pos == 0 {
-                return Ok(false);
-            }
+        } else if self.pos > 0 {
+            // Unconsumed bytes (the start of a record) to the front, so that
+            // the whole buffer can be filled after them.
             self.buf.copy_within(self.pos..self.filled, 0);
             self.before += self.pos as u64;
             self.filled -= self.pos;
             self.pos = 0;
+        }
+        if self.filled == self.buf.len() {
+            return Ok(false);
         }
         loop {
             match self.decoder.read(&mut self.buf[self.filled..]) {
@@ -196,6 +214,25 @@ impl<R: Read> Input<R> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// [`read_more`](Self::read_more), with a failure as a [`TraceError`] at
+    /// `line`.
+    pub(super) fn fill(&mut self, line: u64) -> Result<bool, TraceError> {
+        self.read_more()
+            .map_err(|e| read_error(line, &e, self.decoder_failed()))
+    }
+
+    /// Whether the decoder of a compressed input failed on its own (not
+    /// because the user's reader did).
+    pub(super) fn decoder_failed(&self) -> bool {
+        self.decoder.decoder_failed()
+    }
+
+    /// Whether the end of the input has been reached.
+    #[inline]
+    pub(super) fn at_eof(&self) -> bool {
+        self.eof
     }
 
     /// The unconsumed bytes in the buffer.

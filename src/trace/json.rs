@@ -25,7 +25,7 @@ use super::diag::{show, too_long};
 use super::event::Batch;
 use super::fields::{FieldNames, Named};
 use super::input::Input;
-use super::{TraceError, read_error};
+use super::{TraceError, TraceErrorKind as K};
 
 /// The JSON reader.
 pub(super) struct Json {
@@ -54,10 +54,7 @@ impl Json {
     }
 
     fn error(&self, message: String) -> TraceError {
-        TraceError {
-            line: self.line,
-            message,
-        }
+        TraceError::new(K::Syntax, self.line, message)
     }
 
     /// Reads the next event into `batch`; `Ok(false)` at the end.
@@ -70,9 +67,7 @@ impl Json {
         // Up to the next `{`.
         let mut comma = false;
         loop {
-            if input.pos == input.filled
-                && !input.read_more().map_err(|e| read_error(self.line, &e))?
-            {
+            if input.pos == input.filled && !input.fill(self.line)? {
                 if self.array == Some(true) && !self.closed {
                     return Err(self.error("the JSON array of events is never closed".to_owned()));
                 }
@@ -108,17 +103,15 @@ impl Json {
             if let Some(at) = message.rfind(" at line ") {
                 message.truncate(at);
             }
-            return Err(TraceError {
-                line: start + (e.line() as u64).saturating_sub(1),
-                message: format!("invalid JSON event: {message}"),
-            });
+            return Err(TraceError::new(
+                K::Syntax,
+                start + (e.line() as u64).saturating_sub(1),
+                format!("invalid JSON event: {message}"),
+            ));
         }
         self.named
             .emit(names, self.timed, batch, start)
-            .map_err(|message| TraceError {
-                line: start,
-                message,
-            })?;
+            .map_err(|(kind, message)| TraceError::new(kind, start, message))?;
         Ok(true)
     }
 
@@ -127,13 +120,12 @@ impl Json {
         self.record.clear();
         let (mut depth, mut string, mut escape) = (0u32, false, false);
         loop {
-            if input.pos == input.filled
-                && !input.read_more().map_err(|e| read_error(self.line, &e))?
-            {
-                return Err(TraceError {
-                    line: start,
-                    message: "the JSON object of an event is never closed".to_owned(),
-                });
+            if input.pos == input.filled && !input.fill(self.line)? {
+                return Err(TraceError::new(
+                    K::Syntax,
+                    start,
+                    "the JSON object of an event is never closed",
+                ));
             }
             let chunk = &input.buf[input.pos..input.filled];
             for (i, &b) in chunk.iter().enumerate() {
@@ -161,10 +153,7 @@ impl Json {
                 }
                 if (self.record.len() + i) as u64 >= self.limit {
                     input.pos += i + 1;
-                    return Err(TraceError {
-                        line: start,
-                        message: too_long(self.limit),
-                    });
+                    return Err(TraceError::new(K::TooLong, start, too_long(self.limit)));
                 }
             }
             self.record.extend_from_slice(chunk);

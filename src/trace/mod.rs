@@ -76,6 +76,7 @@
 
 mod csv;
 mod diag;
+mod error;
 mod event;
 mod fields;
 mod input;
@@ -87,10 +88,9 @@ pub mod xml;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-use std::io;
 use std::path::Path;
 
+pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
 pub use fields::FieldNames;
 pub use input::Compression;
@@ -123,31 +123,6 @@ pub struct TraceOptions {
     pub timed: bool,
     /// The format.
     pub format: Format,
-}
-
-/// A problem in a trace, with the line where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceError {
-    /// The 1-based line of the input where the offending event (or line) starts.
-    pub line: u64,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for TraceError {}
-
-/// The error for a failed read at `line`.
-fn read_error(line: u64, error: &io::Error) -> TraceError {
-    TraceError {
-        line,
-        message: format!("cannot read the trace: {error}"),
-    }
 }
 
 /// Whether the file name of `path` (its last component) contains `.timed.`,

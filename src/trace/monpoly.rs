@@ -27,7 +27,7 @@ use std::io::Read;
 use super::diag::{show, too_long};
 use super::event::Batch;
 use super::input::Input;
-use super::{TraceError, read_error};
+use super::{TraceError, TraceErrorKind as K};
 
 /// The MonPoly reader.
 pub(super) struct MonPoly {
@@ -61,7 +61,7 @@ impl MonPoly {
     /// The next byte, not consumed; `None` at the end.
     #[inline]
     fn peek<R: Read>(&self, input: &mut Input<R>) -> Result<Option<u8>, TraceError> {
-        if input.pos == input.filled && !input.read_more().map_err(|e| read_error(self.line, &e))? {
+        if input.pos == input.filled && !input.fill(self.line)? {
             return Ok(None);
         }
         Ok(Some(input.buf[input.pos]))
@@ -74,10 +74,11 @@ impl MonPoly {
         self.line += u64::from(b == b'\n');
         self.size += 1;
         if self.size > self.limit {
-            return Err(TraceError {
-                line: self.start,
-                message: too_long(self.limit),
-            });
+            return Err(TraceError::new(
+                K::TooLong,
+                self.start,
+                too_long(self.limit),
+            ));
         }
         Ok(())
     }
@@ -99,10 +100,7 @@ impl MonPoly {
     }
 
     fn error(&self, message: String) -> TraceError {
-        TraceError {
-            line: self.line,
-            message,
-        }
+        TraceError::new(K::Syntax, self.line, message)
     }
 
     /// Reads a name or unquoted value into `batch`; whether it is not empty.
@@ -167,13 +165,21 @@ impl MonPoly {
         let time = match time {
             Some(t) if digits > 0 => t,
             _ if digits == 0 => {
-                return Err(self.error("missing time stamp after `@`".to_owned()));
+                return Err(TraceError::new(
+                    K::MissingTime,
+                    self.line,
+                    "missing time stamp after `@`",
+                ));
             }
             _ => {
-                return Err(self.error(format!(
-                    "time stamp `{}` is not a natural number that fits in 64 bits",
-                    show(&stamp)
-                )));
+                return Err(TraceError::new(
+                    K::BadTime,
+                    self.line,
+                    format!(
+                        "time stamp `{}` is not a natural number that fits in 64 bits",
+                        show(&stamp)
+                    ),
+                ));
             }
         };
         // The events.
@@ -223,11 +229,11 @@ impl MonPoly {
                                 self.bump(input, b)?;
                             }
                             None => {
-                                return Err(TraceError {
+                                return Err(TraceError::new(
+                                    K::Syntax,
                                     line,
-                                    message: "a quoted value is never closed (unterminated `\"`)"
-                                        .to_owned(),
-                                });
+                                    "a quoted value is never closed (unterminated `\"`)",
+                                ));
                             }
                         }
                     }

@@ -10,7 +10,7 @@ use super::input::{Compression, Input};
 use super::json::Json;
 use super::monpoly::MonPoly;
 use super::xml::Xml;
-use super::{DEFAULT_MAX_EVENT_SIZE, Format, TraceError, TraceOptions, read_error};
+use super::{DEFAULT_MAX_EVENT_SIZE, Format, TraceError, TraceErrorKind as K, TraceOptions};
 
 /// The parser in use, with the input it reads.
 enum Source<R: Read> {
@@ -22,6 +22,17 @@ enum Source<R: Read> {
     Xml(Box<Xml<R>>),
     /// Only while switching from `Undecided`.
     Gone,
+}
+
+impl<R: Read> Source<R> {
+    /// The input's buffer, which a CSV record read in place borrows.
+    #[inline]
+    fn buffer(&self) -> &[u8] {
+        match self {
+            Source::Csv(input, _) => &input.buf,
+            _ => &[],
+        }
+    }
 }
 
 /// A streaming reader of trace events, in any [`Format`].
@@ -57,6 +68,8 @@ pub struct TimePoint<'a> {
     /// Whether the trace has time stamps (see [`TraceReader::has_time`]).
     pub timed: bool,
     batch: &'a Batch,
+    /// The input's buffer, which a CSV record read in place borrows.
+    buf: &'a [u8],
     /// The number of its first event, minus one.
     before: u64,
 }
@@ -74,8 +87,8 @@ impl<'a> TimePoint<'a> {
 
     /// Its events, numbered as [`TraceReader::next_event`] would.
     pub fn events(&self) -> impl ExactSizeIterator<Item = EventRef<'a>> + use<'a> {
-        let (batch, before) = (self.batch, self.before);
-        (0..batch.len()).map(move |i| batch.get(i, before + 1 + i as u64))
+        let (batch, before, buf) = (self.batch, self.before, self.buf);
+        (0..batch.len()).map(move |i| batch.get(i, before + 1 + i as u64, buf))
     }
 }
 
@@ -150,7 +163,7 @@ impl<R: Read> TraceReader<R> {
         }
         let i = self.batch.take_next();
         self.events += 1;
-        Ok(Some(self.batch.get(i, self.events)))
+        Ok(Some(self.batch.get(i, self.events, self.source.buffer())))
     }
 
     /// The next time-point: all the events of a MonPoly time-point, or one
@@ -171,6 +184,7 @@ impl<R: Read> TraceReader<R> {
             time: self.batch.time,
             line: self.batch.line,
             batch: &self.batch,
+            buf: self.source.buffer(),
             before,
         }))
     }
@@ -257,14 +271,15 @@ impl<R: Read> TraceReader<R> {
             let time = self.batch.time;
             if time < self.last_time && !self.allow_decrease {
                 *bad_event = true;
-                return Err(TraceError {
-                    line: self.batch.line,
-                    message: format!(
+                return Err(TraceError::new(
+                    K::DecreasingTime,
+                    self.batch.line,
+                    format!(
                         "timestamp {time} is smaller than the previous timestamp {}: time \
                          must not decrease",
                         self.last_time
                     ),
-                });
+                ));
             }
             self.last_time = time;
         }
@@ -298,7 +313,7 @@ fn detect<R: Read>(input: &mut Input<R>) -> Result<Format, TraceError> {
         if let Some(format) = detect_in(input.available(), eof) {
             return Ok(format);
         }
-        eof = !input.read_more().map_err(|e| read_error(1, &e))?;
+        eof = !input.fill(1)?;
     }
 }
 

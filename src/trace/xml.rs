@@ -23,11 +23,11 @@ use std::io::Read;
 use quick_xml::Reader;
 use quick_xml::events::{BytesRef, Event};
 
-use super::TraceError;
 use super::diag::{show, too_long};
 use super::event::Batch;
 use super::fields::{FieldNames, Named};
 use super::input::Input;
+use super::{TraceError, TraceErrorKind as K};
 
 /// Where the parser is in the document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,20 +111,26 @@ impl<R: Read> Xml<R> {
                 Ok(e) => e,
                 Err(e) => {
                     let input = self.reader.get_ref();
-                    let (line, message) = if input.offset() >= input.cap {
-                        (self.start.0, too_long(self.limit))
+                    let (kind, line, message) = if input.offset() >= input.cap {
+                        (K::TooLong, self.start.0, too_long(self.limit))
                     } else {
-                        (input.lines + 1, format!("malformed XML: {e}"))
+                        let kind = match e {
+                            quick_xml::Error::Io(_) if input.decoder_failed() => K::Decompress,
+                            quick_xml::Error::Io(_) => K::Io,
+                            _ => K::Syntax,
+                        };
+                        (kind, input.lines + 1, format!("malformed XML: {e}"))
                     };
-                    return Err(TraceError { line, message });
+                    return Err(TraceError::new(kind, line, message));
                 }
             };
             let at = self.at;
             let error = |message: String| {
-                Err(TraceError {
-                    line: self.reader.get_ref().lines + 1,
+                Err(TraceError::new(
+                    K::Syntax,
+                    self.reader.get_ref().lines + 1,
                     message,
-                })
+                ))
             };
             match event {
                 Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {}
@@ -209,14 +215,15 @@ impl<R: Read> Xml<R> {
             (At::Field, Tag::Name) => At::FieldName,
             (At::Field, Tag::Value) => At::FieldValue,
             (at, tag) => {
-                return Err(TraceError {
-                    line: self.line(),
-                    message: format!(
+                return Err(TraceError::new(
+                    K::Syntax,
+                    self.line(),
+                    format!(
                         "unexpected element <{}> in {}",
                         show(tag.name().as_bytes()),
                         at.element()
                     ),
-                });
+                ));
             }
         };
         self.at = at;
@@ -239,7 +246,7 @@ impl<R: Read> Xml<R> {
     fn close(&mut self, batch: &mut Batch, names: &FieldNames) -> Result<bool, TraceError> {
         let end = self.named.bytes.len();
         let line = self.line();
-        let fail = |message: String| Err(TraceError { line, message });
+        let fail = |message: String| Err(TraceError::new(K::Syntax, line, message));
         self.at = match self.at {
             At::Log => At::End,
             At::EventName => {
@@ -269,14 +276,15 @@ impl<R: Read> Xml<R> {
                 self.reader.get_mut().cap = u64::MAX;
                 let line = self.start.0;
                 if self.named.name.is_empty() {
-                    return Err(TraceError {
+                    return Err(TraceError::new(
+                        K::EmptyName,
                         line,
-                        message: "an <event> needs a non-empty <name>".to_owned(),
-                    });
+                        "an <event> needs a non-empty <name>",
+                    ));
                 }
                 self.named
                     .emit(names, self.timed, batch, line)
-                    .map_err(|message| TraceError { line, message })?;
+                    .map_err(|(kind, message)| TraceError::new(kind, line, message))?;
                 self.at = if self.rooted { At::Log } else { At::Top };
                 return Ok(true);
             }

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::*;
+use crate::trace::TraceErrorKind as K;
 
 fn fmt(format: Format) -> TraceOptions {
     opts(false, format)
@@ -66,42 +67,46 @@ fn xml_missing_unknown_and_malformed() {
     let missing = b"<log><event><name>access</name>\n<field><name>user</name><value>a</value></field></event></log>";
     let (_, e) = read_named(missing, &names, PLAIN);
     let e = e.expect("an error");
-    assert_eq!(e.line, 1);
+    assert_eq!((e.kind, e.line), (K::Field, 1));
     assert!(
-        e.message.contains("missing field `file`") && e.message.contains("`access(user, file)`"),
+        e.message().contains("missing field `file`")
+            && e.message().contains("`access(user, file)`"),
         "{e}"
     );
     let unknown = b"<log>\n<event><name>login</name><field><name>usr</name><value>a</value></field></event></log>";
     let e = read_named(unknown, &names, PLAIN).1.expect("an error");
-    assert_eq!(e.line, 2);
+    assert_eq!((e.kind, e.line), (K::Field, 2));
     assert!(
-        e.message.contains("unknown field `usr` in event `login`"),
+        e.message().contains("unknown field `usr` in event `login`"),
         "{e}"
     );
     let e = error(
         b"<log>\n<event><name>a</name>\n<bogus/></event></log>",
         PLAIN,
     );
-    assert_eq!(e.line, 3);
+    assert_eq!((e.kind, e.line), (K::Syntax, 3));
     assert!(
-        e.message.contains("unexpected element <bogus> in <event>"),
+        e.message()
+            .contains("unexpected element <bogus> in <event>"),
         "{e}"
     );
     let e = error(b"<log>\n<event><name>a</name></evnt></log>", PLAIN);
-    assert!(e.message.contains("malformed XML"), "{e}");
+    assert_eq!(e.kind, K::Syntax);
+    assert!(e.message().contains("malformed XML"), "{e}");
     let e = error(b"<log><event><name>a</name>", PLAIN);
-    assert!(e.message.contains("ends inside <event>"), "{e}");
+    assert!(e.message().contains("ends inside <event>"), "{e}");
     let e = error(
         b"<log><event><field><name>x</name><value>1</value></field></event></log>",
         PLAIN,
     );
-    assert!(e.message.contains("non-empty <name>"), "{e}");
+    assert_eq!(e.kind, K::EmptyName);
+    assert!(e.message().contains("non-empty <name>"), "{e}");
     let e = error(
         b"<log>\n\n<event><name>a&bogus;</name></event></log>",
         PLAIN,
     );
     assert_eq!(e.line, 3);
-    assert!(e.message.contains("unknown entity `&bogus;`"), "{e}");
+    assert!(e.message().contains("unknown entity `&bogus;`"), "{e}");
     // Without a <log> root, and timed.
     let timed = events(
         b"<event><name>a</name><field><name>x</name><value>1</value></field><field><name>t</name><value>7</value></field></event>",
@@ -141,7 +146,8 @@ fn json_missing_unknown_and_malformed() {
         .1
         .expect("an error");
     assert!(
-        e.message.contains("missing field `file` in event `access`"),
+        e.message()
+            .contains("missing field `file` in event `access`"),
         "{e}"
     );
     let e = read_named(
@@ -153,7 +159,8 @@ fn json_missing_unknown_and_malformed() {
     .expect("an error");
     assert_eq!(e.line, 2);
     assert!(
-        e.message.contains("unknown field `when` in event `login`"),
+        e.message()
+            .contains("unknown field `when` in event `login`"),
         "{e}"
     );
     let e = read_named(
@@ -163,25 +170,26 @@ fn json_missing_unknown_and_malformed() {
     )
     .1
     .expect("an error");
-    assert!(e.message.contains("`user` given twice"), "{e}");
+    assert_eq!(e.kind, K::Field);
+    assert!(e.message().contains("`user` given twice"), "{e}");
     let e = error(b"{\"a\": {}}\n{\"b\": {\"x\":\n nul}}", PLAIN);
-    assert_eq!(e.line, 3);
-    assert!(e.message.starts_with("invalid JSON event"), "{e}");
+    assert_eq!((e.kind, e.line), (K::Syntax, 3));
+    assert!(e.message().starts_with("invalid JSON event"), "{e}");
     let e = error(b"{\"a\": {}, \"b\": {}}", PLAIN);
-    assert!(e.message.contains("one key"), "{e}");
+    assert!(e.message().contains("one key"), "{e}");
     let e = error(b"{\"a\": {\"x\": null}}", PLAIN);
-    assert!(e.message.contains("invalid JSON event"), "{e}");
+    assert!(e.message().contains("invalid JSON event"), "{e}");
     let e = error(b"{\"a\": {}}\nx", PLAIN);
     assert_eq!(e.line, 2);
-    assert!(e.message.contains("expected `{`"), "{e}");
+    assert!(e.message().contains("expected `{`"), "{e}");
     let e = error(b"{\"a\": {\"x\": \"}", PLAIN);
-    assert!(e.message.contains("never closed"), "{e}");
+    assert!(e.message().contains("never closed"), "{e}");
     let (_, e, _) = drain(
         TraceReader::new(&b"{\"a\": {}}\n{\"b\": {\"x\": \"1234567890\"}}"[..], PLAIN)
             .max_event_size(12),
     );
     let e = e.expect("an error");
-    assert_eq!((e.line, e.message.starts_with("event too long")), (2, true));
+    assert_eq!((e.kind, e.line), (K::TooLong, 2));
 }
 
 #[test]
@@ -220,30 +228,42 @@ fn monpoly_time_points() {
 
 #[test]
 fn monpoly_errors() {
-    for (input, line, text) in [
-        (&b"login(a)\n"[..], 1, "expected `@`"),
+    for (input, line, text, kind) in [
+        (&b"login(a)\n"[..], 1, "expected `@`", K::Syntax),
         (
             b"@1 a(x)\n@x b\n",
             2,
             "time stamp `x` is not a natural number",
+            K::BadTime,
         ),
-        (b"@\n", 1, "missing time stamp"),
-        (b"@1 a(x\n", 2, "expected `,` or `)`"),
-        (b"@1 a(x,)\n", 1, "expected a value, found `)`"),
-        (b"@1 a(\"x)\n", 1, "never closed"),
-        (b"@1 (x)\n", 1, "expected an event name"),
-        (b"@2 a\n@1 b\n", 2, "smaller than the previous timestamp 2"),
-        (b"@99999999999999999999 a\n", 1, "not a natural number"),
+        (b"@\n", 1, "missing time stamp", K::MissingTime),
+        (b"@1 a(x\n", 2, "expected `,` or `)`", K::Syntax),
+        (b"@1 a(x,)\n", 1, "expected a value, found `)`", K::Syntax),
+        (b"@1 a(\"x)\n", 1, "never closed", K::Syntax),
+        (b"@1 (x)\n", 1, "expected an event name", K::Syntax),
+        (
+            b"@2 a\n@1 b\n",
+            2,
+            "smaller than the previous timestamp 2",
+            K::DecreasingTime,
+        ),
+        (
+            b"@99999999999999999999 a\n",
+            1,
+            "not a natural number",
+            K::BadTime,
+        ),
     ] {
         let e = error(input, fmt(Format::MonPoly));
         assert_eq!(e.line, line, "{e}");
-        assert!(e.message.contains(text), "{e}");
+        assert!(e.message().contains(text), "{e}");
+        assert_eq!(e.kind, kind, "{e}");
     }
     let (got, e, _) =
         drain(TraceReader::new(&b"@1 a(x)\n@2 b(yyyyyyyyyyyy)\n"[..], PLAIN).max_event_size(10));
     assert_eq!(got.len(), 1);
     let e = e.expect("an error");
-    assert_eq!((e.line, e.message.starts_with("event too long")), (2, true));
+    assert_eq!((e.kind, e.line), (K::TooLong, 2));
 }
 
 #[test]
@@ -269,11 +289,11 @@ fn formats_detected_and_forced() {
         vec![ev("<a>", &["1"], 0, 1, 1)]
     );
     let e = error(b"a,1\n", fmt(Format::MonPoly));
-    assert!(e.message.contains("expected `@`"), "{e}");
+    assert!(e.message().contains("expected `@`"), "{e}");
     let e = error(b"a,1\n", fmt(Format::Json));
-    assert!(e.message.contains("expected `{`"), "{e}");
+    assert!(e.message().contains("expected `{`"), "{e}");
     let e = error(b"a,1\n", fmt(Format::Xml));
-    assert!(e.message.contains("unexpected text"), "{e}");
+    assert!(e.message().contains("unexpected text"), "{e}");
 }
 
 /// `text` gzip-compressed, in two members.
@@ -309,7 +329,19 @@ fn compressed_input() {
     let mut broken = zstd::encode_all(&text[..], 3).expect("in memory");
     broken.truncate(broken.len() - 3);
     let e = error(&broken, PLAIN);
-    assert!(e.message.contains("cannot read the trace"), "{e}");
+    assert_eq!(e.kind, K::Decompress);
+    assert!(e.message().contains("cannot read the trace"), "{e}");
+    let mut broken = gzip(text);
+    broken[12] ^= 0xff;
+    let e = error(&broken, PLAIN);
+    assert_eq!(e.kind, K::Decompress);
+    // The user's reader failing under a decoder is an I/O error.
+    let gz = gzip(b"a\nb\n");
+    let e = drain(TraceReader::new(Trickle(&gz, true), PLAIN))
+        .1
+        .expect("an error");
+    assert_eq!(e.kind, K::Io);
+    assert!(e.message().contains("disk on fire"), "{e}");
 }
 
 #[test]
@@ -318,11 +350,7 @@ fn xml_event_beyond_the_size_limit() {
     let (got, e, _) = drain(TraceReader::new(&input[..], PLAIN).max_event_size(30));
     assert_eq!(got, vec![ev("a", &[], 0, 2, 1)]);
     let e = e.expect("an error");
-    assert_eq!(
-        (e.line, e.message.starts_with("event too long")),
-        (3, true),
-        "{e}"
-    );
+    assert_eq!((e.kind, e.line), (K::TooLong, 3), "{e}");
 }
 
 /// A reader that hands out its input in pieces of at most `size` bytes.
@@ -375,8 +403,7 @@ mod props {
             let (limited, error, _) = drain(TraceReader::new(Pieces(&input, size), options).max_event_size(limit));
             prop_assert_eq!(&limited[..], &whole.0[..limited.len()]);
             if limited.len() < whole.0.len() || error != whole.1 {
-                let message = error.map(|e| e.message).unwrap_or_default();
-                prop_assert!(message.starts_with("event too long"), "{}", message);
+                prop_assert_eq!(error.map(|e| e.kind), Some(TraceErrorKind::TooLong));
             }
         }
     }

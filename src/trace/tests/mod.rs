@@ -362,11 +362,15 @@ fn byte_by_byte_input() {
     assert_eq!((e.arg(0), e.line), (&b"x\"\ny"[..], 1));
     let e = reader.next_event().expect("valid").expect("an event");
     assert_eq!((e.arg(0), e.line), (&b"q"[..], 4));
-    let e = reader.next_event().map(|e| e.map(|e| e.line));
-    assert!(
-        matches!(&e, Err(TraceError { line: 5, message }) if message.contains("`w`")),
-        "{e:?}"
+    let e = reader
+        .next_event()
+        .map(|e| e.map(|e| e.line))
+        .expect_err("broken quoting");
+    assert_eq!(
+        (e.kind, e.line, e.column),
+        (TraceErrorKind::Quoting, 5, Some(6))
     );
+    assert!(e.message().contains("`w`"), "{e}");
 }
 
 #[test]

@@ -165,7 +165,7 @@ proptest! {
             Some(e) => {
                 prop_assert!(k < expected.len());
                 prop_assert_eq!(e.line, expected[k].3);
-                prop_assert!(e.message.starts_with("event too long"), "{}", e);
+                prop_assert_eq!(e.kind, TraceErrorKind::TooLong, "{}", e);
             }
         }
     }
