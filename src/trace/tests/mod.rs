@@ -401,3 +401,66 @@ impl TraceOptions {
         opts(self.timed, format)
     }
 }
+
+#[test]
+fn records_across_buffer_boundaries() {
+    // Enough records to fill several input buffers, so that records read in
+    // place straddle the buffer's end; every fifth has a quoted field (read
+    // by the state machine), every seventh a CRLF, and in CRV blanks.
+    for crv in [false, true] {
+        let mut input = Vec::new();
+        let mut expected = Vec::new();
+        let mut line = 1;
+        if crv {
+            input.extend_from_slice(b"event, a, b\n");
+            line += 1;
+        }
+        for i in 0..40_000u64 {
+            let pad = if crv { " " } else { "" };
+            let end = if i % 7 == 0 { "\r\n" } else { "\n" };
+            let arg = format!("{}", i * 7919 % 100_003);
+            if i % 5 == 0 {
+                input.extend(format!("ev{i},{pad}\"{arg},q\"{pad},x{end}").bytes());
+                expected.push(ev(
+                    &format!("ev{i}"),
+                    &[&format!("{arg},q"), "x"],
+                    0,
+                    line,
+                    i + 1,
+                ));
+            } else {
+                input.extend(format!("ev{i},{pad}{arg}{pad},x{end}").bytes());
+                expected.push(ev(&format!("ev{i}"), &[&arg, "x"], 0, line, i + 1));
+            }
+            line += 1;
+        }
+        assert!(input.len() > 4 * 64 * 1024);
+        assert_eq!(events(&input, PLAIN), expected, "crv {crv}");
+        // Byte by byte, the first few thousand bytes (whole lines).
+        let cut = input[..5000]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .expect("lines")
+            + 1;
+        let (pieces, e, _) = drain(TraceReader::new(Trickle(&input[..cut], false), PLAIN));
+        assert_eq!(e, None);
+        assert!(pieces.len() > 100);
+        assert_eq!(pieces[..], expected[..pieces.len()], "crv {crv}");
+    }
+}
+
+#[test]
+fn time_stamp_error_columns() {
+    // Read in place: the column of the time stamp field, also in CRV.
+    let e = error(b"event, t\nab, 1, 2x\n", TIMED);
+    assert_eq!(
+        (e.kind, e.line, e.column),
+        (TraceErrorKind::BadTime, 2, Some(8))
+    );
+    // Read by the state machine (a quoted field): no column.
+    let e = error(b"a,\"1\",2x\n", TIMED);
+    assert_eq!(
+        (e.kind, e.line, e.column),
+        (TraceErrorKind::BadTime, 1, None)
+    );
+}
