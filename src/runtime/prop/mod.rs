@@ -156,17 +156,22 @@ impl PropMonitor {
 
     /// The first phase of [`step`](Self::step): binds the event, changing
     /// nothing but the enumerations (undone by `unbind` on error).
+    #[inline]
     pub(crate) fn bind_event(
         &mut self,
         name: &[u8],
         args: &[&[u8]],
         repeat: bool,
     ) -> Result<(), StepError> {
-        self.scratch.binding.clear();
+        // At a fixed point the matches of the previous event stand (nothing
+        // reads them), and nothing is enumerated, so nothing is to be undone.
         if repeat && self.state.fixed && self.compiled.untimed {
-            self.scratch.binding.repeat = true;
+            let b = &mut self.scratch.binding;
+            b.fresh.clear();
+            b.repeat = true;
             return Ok(());
         }
+        self.scratch.binding.clear();
         self.bind(name, args)
     }
 
@@ -186,7 +191,11 @@ impl PropMonitor {
 
     /// The second phase of a step: evaluates the bound step at `tick` and
     /// returns whether the property holds.
+    #[inline]
     pub(crate) fn evaluate_bound(&mut self, tick: Tick) -> bool {
+        if self.scratch.binding.repeat {
+            return self.state.last_holds;
+        }
         self.evaluate_step(tick)
     }
 
