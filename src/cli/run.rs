@@ -315,7 +315,7 @@ impl Report for CliReport<'_> {
         };
     }
 
-    #[inline]
+    #[inline(always)]
     fn progress(&mut self, events: u64, bytes_read: &dyn Fn() -> u64) {
         if let Some(p) = &mut self.progress {
             p.after_event(events, bytes_read);

@@ -286,6 +286,7 @@ impl Session {
         self.options.on_error == OnError::Skip
     }
 
+    #[inline(always)]
     fn cancelled(&self) -> bool {
         self.cancel
             .as_ref()
@@ -407,7 +408,7 @@ impl Session {
     }
 
     /// One event: steps the monitor, counts it, reports its violations.
-    #[inline]
+    #[inline(always)]
     fn step<P: Report + ?Sized>(&mut self, ev: Step<'_>, out: &mut P) -> ControlFlow<()> {
         let skip = self.skip();
         if self.options.strict && self.monitor.arity_of(ev.name).is_none() {
@@ -437,6 +438,9 @@ impl Session {
             return ControlFlow::Break(());
         }
         self.counts.add(ev.name);
+        if self.monitor.violated().is_empty() {
+            return ControlFlow::Continue(());
+        }
         let number = self.monitor.events();
         let ts = if ev.timed { ev.time } else { number };
         self.report_violated(out, &ev, number, ts, true)
@@ -484,7 +488,7 @@ impl Session {
     /// falsifying tuples are listed (not for a time-point of several
     /// events). `Break` when the report failed or at the first violation
     /// with `stop_at_first`.
-    #[inline]
+    #[inline(never)]
     fn report_violated<P: Report + ?Sized>(
         &mut self,
         out: &mut P,
@@ -529,8 +533,16 @@ impl Session {
     }
 
     /// After each step: the profile's sample.
-    #[inline]
+    #[inline(always)]
     fn after_event<P: Report + ?Sized>(&mut self, out: &mut P) {
+        if self.profile.is_some() {
+            self.sample(out);
+        }
+    }
+
+    /// The profile's sample after a step.
+    #[inline(never)]
+    fn sample<P: Report + ?Sized>(&mut self, out: &mut P) {
         if let Some(p) = &mut self.profile
             && let Err(e) = p.after_event(&self.monitor)
         {
