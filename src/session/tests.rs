@@ -314,3 +314,80 @@ fn spec_errors_and_warnings() {
         _ => panic!("a free variable is an error"),
     }
 }
+
+/// Keeps each satisfaction as (time point, time stamp, tuples).
+#[derive(Default)]
+struct Satisfactions(Vec<(u64, u64, Vec<String>)>);
+
+impl Report for Satisfactions {
+    fn violation(
+        &mut self,
+        _: &Violation<'_>,
+        _: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()> {
+        panic!("an MFOTL pattern reports satisfactions");
+    }
+
+    fn satisfaction(
+        &mut self,
+        _: &Violation<'_>,
+        point: u64,
+        ts: u64,
+        tuples: &[Vec<WitnessValue>],
+    ) -> io::Result<()> {
+        let shown = tuples
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        self.0.push((point, ts, shown));
+        Ok(())
+    }
+}
+
+#[test]
+fn an_mfotl_pattern_reports_its_satisfactions() {
+    let formula = "EXISTS ip . login(u, ip) AND ONCE[1,30] (EXISTS other . fail(u, other) AND NOT other = ip)";
+    let signature = "login(user:string, ip:string)\nfail(user:string, ip:string)\n";
+    let mut options = SessionOptions::default();
+    options.trace.timed = true;
+    let s = Session::from_mfotl(
+        formula,
+        signature,
+        "suspicious",
+        crate::mfotl::Reading::Satisfactions,
+        options,
+    )
+    .expect("well-formed");
+    let trace = "fail,bob,10.0.0.1,2\nlogin,alice,10.0.0.2,5\nfail,alice,10.0.0.2,9\nlogin,bob,10.0.0.3,12\n";
+    let mut found = Satisfactions::default();
+    let outcome = s.run(trace.as_bytes(), &mut found);
+    assert_eq!(found.0, [(3, 12, vec!["bob".to_owned()])]);
+    assert_eq!(outcome.properties[0].first, Some(4));
+}
+
+#[test]
+fn run_file_reads_a_timed_name_as_timed_and_names_the_trace_in_errors() {
+    let dir = std::env::temp_dir().join(format!("hindsight-session-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let path = dir.join("deadline.timed.csv");
+    std::fs::write(&path, "dispatch,m1,10\ncomplete,m1,14\ncomplete,m1,x\n").expect("written");
+    let spec = "prop deadline : Forall m . complete(m) -> P[<=3] dispatch(m)";
+    let mut found = Collect::default();
+    let outcome = session(spec, SessionOptions::default())
+        .run_file(&path, &mut found)
+        .expect("the file opens");
+    std::fs::remove_dir_all(&dir).expect("removed");
+    // Time 14 is 4 after the dispatch: too late, at event 2.
+    assert_eq!(found.violations, [(0, 2)]);
+    assert_eq!(found.error.as_ref().and_then(RunError::line), Some(3));
+    let note = outcome.summary.error.expect("the bad time stamp");
+    assert!(
+        note.starts_with(&format!("{}:line 3: ", path.display())),
+        "{note}"
+    );
+}
