@@ -6,6 +6,13 @@
 //! expansion) → [`plan`] (the monitor plan: subformula table, evaluation order,
 //! variable and bit layout) → [`runtime`] (BDD evaluation of `now`/`pre`
 //! summaries, value enumeration, time) ← [`trace`] (CSV readers) → [`report`].
+//! [`session`] drives them all: a specification and a trace in, verdicts,
+//! counts, warnings and a profile out, through a reporter of your choice.
+//!
+//! Cargo features: `cli` (default) builds the `hindsight` binary and its
+//! dependencies (clap, plotters, indicatif, ctrlc); without it
+//! (`default-features = false`) the library has the engine's dependencies
+//! only. `biodivine` swaps in another BDD package (see [`bdd`]).
 #![warn(missing_docs)]
 
 pub mod bdd;
@@ -16,6 +23,7 @@ pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod runtime;
+pub mod session;
 pub mod syntax;
 pub mod trace;
 pub mod value;

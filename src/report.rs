@@ -11,10 +11,11 @@ use crate::runtime::witness::{Witness, WitnessValue, format_witness};
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OutputFormat {
-    /// Lines for people.
+    /// Human-readable lines.
     Text,
-    /// One JSON object per line.
+    /// JSON lines.
     Json,
 }
 
@@ -429,6 +430,12 @@ impl<W: Write> Reporter<W> {
     /// Flushes the output.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
+    }
+
+    /// The output, flushed.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
     }
 }
 

@@ -54,6 +54,7 @@ pub use package::{BddFunction, BddSpace, RenamingOf, VarSetOf};
 
 /// A BDD package, chosen when a [`Space`] is created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Package {
     /// hindsight's own shared-node package (the default).
     #[default]

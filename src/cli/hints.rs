@@ -1,6 +1,7 @@
 //! Hints for the usual mistakes on the command line: the arguments swapped,
-//! a terminal on standard input, a timed specification on an untimed trace,
-//! a time stamp read as an argument (or the other way round).
+//! a terminal on standard input. (Those about the trace, a time stamp read
+//! as an argument or the other way round, are the library's:
+//! [`hindsight::session::Warning`] and [`hindsight::session::RunError`].)
 
 use std::path::Path;
 
@@ -30,38 +31,6 @@ pub fn swapped(spec: &Path, trace: Option<&Path>) -> Option<String> {
 pub const TERMINAL: &str = "hindsight: reading the trace from the terminal: type one event per \
 line (`name,arg1,...`), end with Ctrl-D; or give a trace file: hindsight run SPEC TRACE";
 
-/// A hint for an event with `found` fields where the specification expects
-/// `expected` arguments, given whether the trace is read as timed and the
-/// event's last field.
-pub fn arity(
-    expected: usize,
-    found: usize,
-    timed: bool,
-    last: Option<&[u8]>,
-) -> Option<&'static str> {
-    let numeric = last.is_some_and(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
-    if !timed && found == expected + 1 && numeric {
-        Some("if the last field is the event's time stamp, use --timed")
-    } else if timed && found + 1 == expected {
-        Some(
-            "the last field is read as the time stamp (--timed, or `.timed.` in the file name); \
-             is the trace untimed?",
-        )
-    } else {
-        None
-    }
-}
-
-/// A warning when the specification has time bounds and the trace is read
-/// without time stamps.
-pub fn untimed_trace(spec_timed: bool, timed: bool) -> Option<&'static str> {
-    (spec_timed && !timed).then_some(
-        "warning: the specification has time bounds but the trace is read without time \
-         stamps, so no time passes between events; use --timed if the last field of each \
-         event is its time",
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,13 +45,5 @@ mod tests {
         assert!(swapped(Path::new("s.qtl"), Some(Path::new("t.csv"))).is_none());
         assert!(swapped(Path::new("s.qtl"), None).is_none());
         assert!(swapped(Path::new("t.LOG"), None).is_some());
-    }
-
-    #[test]
-    fn arity_hints_name_timed() {
-        assert!(arity(1, 2, false, Some(b"17")).is_some_and(|h| h.contains("--timed")));
-        assert!(arity(1, 2, false, Some(b"x")).is_none());
-        assert!(arity(2, 1, true, Some(b"x")).is_some_and(|h| h.contains("untimed")));
-        assert!(arity(2, 3, true, Some(b"1")).is_none());
     }
 }

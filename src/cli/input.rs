@@ -3,15 +3,15 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::thread;
 
 use super::Output;
 
-/// Set by the first SIGINT.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by the first SIGINT (the session's cancel flag).
+static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(Arc::default);
 
 /// The queue of the input thread, if there is one: SIGINT wakes the main
 /// thread through it when it waits for data.
@@ -55,10 +55,9 @@ impl Interrupt {
         Interrupt(())
     }
 
-    /// Whether SIGINT was received.
-    #[inline]
-    pub fn is_set(&self) -> bool {
-        INTERRUPTED.load(Ordering::Relaxed)
+    /// The flag, for [`hindsight::session::Session::set_cancel`].
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&INTERRUPTED)
     }
 }
 

@@ -60,19 +60,19 @@ pub fn load(spec: &Path, args: &MfotlArgs) -> Result<(String, Plan, Translation)
     };
     match mfotl::compile(&formula, &signature, &mfotl::property_name(&stem), reading) {
         Ok((plan, translation, warnings)) => {
-            crate::print_diagnostics(spec, &formula, &warnings);
+            super::commands::print_diagnostics(spec, &formula, &warnings);
             Ok((formula, plan, translation))
         }
         Err(MfotlError::Formula(d)) => {
-            crate::print_diagnostics(spec, &formula, &[d]);
+            super::commands::print_diagnostics(spec, &formula, &[d]);
             Err(ExitCode::from(2))
         }
         Err(MfotlError::Checks(ds)) => {
-            crate::print_diagnostics(spec, &formula, &ds);
+            super::commands::print_diagnostics(spec, &formula, &ds);
             Err(ExitCode::from(2))
         }
         Err(MfotlError::Signature(d)) => {
-            crate::print_diagnostics(sig_path, &signature, &[d]);
+            super::commands::print_diagnostics(sig_path, &signature, &[d]);
             Err(ExitCode::from(2))
         }
     }

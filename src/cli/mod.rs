@@ -1,4 +1,5 @@
-//! Support for the `hindsight` binary (not part of the library): standard
+//! The `hindsight` binary (not part of the library): its arguments and
+//! subcommands, and its support: standard
 //! output that may be closed under us, a trace input that an interruption
 //! (Ctrl-C) can end even while it waits for data, and size arguments.
 //!
@@ -15,25 +16,29 @@
 //!   that waiting for data can be interrupted, and the output is flushed
 //!   whenever the monitor has caught up with its input: verdicts show up as
 //!   soon as they are found, also behind a pipe.
-//! - [`names`]: event names of the trace that the specification does not
-//!   know, and their likely cause; [`hints`]: hints for the usual mistakes;
-//!   [`report_to`]: the report's format, file and colours; [`run_parts`]:
-//!   `--prop` and the bad lines skipped.
+//! - [`args`]: the arguments; [`commands`]: `check`, `compile` and the
+//!   loading of a specification; [`run`]: `hindsight run` on the library's
+//!   session, with the command line's reporter; [`progress`]: the progress
+//!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
+//!   mistakes; [`report_to`]: the report's format, file and colours;
+//!   [`run_parts`]: `--prop`.
 
+pub mod args;
+pub mod commands;
 pub mod hints;
 mod input;
 pub mod mfotl;
-pub mod names;
 mod output;
+pub mod plot;
+pub mod progress;
 pub mod report_to;
+pub mod run;
 pub mod run_parts;
 mod size;
-mod timepoints;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
-pub use timepoints::step_timepoint;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -63,13 +68,4 @@ pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
                 ExitCode::from(2)
             })
         })
-}
-
-/// The reason shown in the status line of a run ended by a bad line:
-/// `input error at line 7; 2 violations found before it`.
-pub fn stopped_at(line: u64, violations: u64) -> String {
-    format!(
-        "input error at line {line}; {violations} violation{} found before it",
-        if violations == 1 { "" } else { "s" }
-    )
 }

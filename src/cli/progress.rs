@@ -1,57 +1,16 @@
-//! The parts of `hindsight run` for looking into a run rather than at its
-//! verdicts: witnesses (`--witness`), profiles (`--profile FILE`,
-//! `--profile-every N`) and the progress indicator (`--no-progress`).
+//! The progress indicator of `hindsight run` (`--no-progress`): shown on
+//! standard error for a trace file, once the run has lasted a second, with
+//! the report's lines written out of its way ([`ProgressStdout`]).
 //!
-//! Each costs nothing when it is off: the main loop calls
-//! [`Extras::after_event`], which does one branch per feature and otherwise
-//! only counts events.
+//! It costs nothing when it is off: the reporter's progress callback does
+//! one branch, and when on looks at the clock every 4096 events.
 
-use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use hindsight::profile::Profiler;
-use hindsight::runtime::Monitor;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-/// The options of `hindsight run` for looking into a run.
-#[derive(clap::Args)]
-pub struct UserOptions {
-    /// With each violation, print a witness: the values of the statement's
-    /// outer quantified variables that make the property false, e.g.
-    /// `; witness: i=lamp a=700 b=1000` (JSON: `"witness": {"i": "lamp", ...}`).
-    /// `x=<any unseen value>` (JSON `null`) means that any value not seen so
-    /// far for x falsifies the property. [default: off]
-    #[arg(long)]
-    pub witness: bool,
-    /// With each violation, list every falsifying tuple of the values of the
-    /// statement's outer quantified variables (up to --max-witnesses, then
-    /// their number), e.g. `; 2 witnesses: f=a | f=c` (JSON: `"witnesses":
-    /// [{"f": "a"}, ...], "witness_count": 2`) [default: off].
-    #[arg(long)]
-    pub all_witnesses: bool,
-    /// The most tuples --all-witnesses lists per violation.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_witnesses: u64,
-    /// Write a profile of the run to FILE (CSV): per sample the event
-    /// number, the elapsed seconds, and per property the BDD nodes of each
-    /// summary (rule relations, `@` and `S` operands, timed states), the
-    /// live value codes per enumeration class and the garbage collections so
-    /// far. Draw it with `hindsight plot FILE -o OUT.svg`. [default: no profile]
-    #[arg(long, value_name = "FILE")]
-    pub profile: Option<PathBuf>,
-    /// Sample the profile every N events (and always at the end).
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub profile_every: u64,
-    /// Never show the progress indicator. (It is shown on stderr only for a
-    /// trace file, when stderr is a terminal, without `--json`, once
-    /// the run has lasted a second.) [default: off]
-    #[arg(long)]
-    pub no_progress: bool,
-}
 
 /// Check the clock for the progress indicator every this many events.
 const PROGRESS_EVENTS: u64 = 4096;
@@ -60,93 +19,21 @@ const PROGRESS_PERIOD: Duration = Duration::from_millis(100);
 /// Show the progress indicator only for runs longer than this.
 const PROGRESS_DELAY: Duration = Duration::from_secs(1);
 
-/// Profile and progress of one run.
-pub struct Extras {
-    profile: Option<(PathBuf, Profiler<BufWriter<File>>)>,
-    progress: Option<Progress>,
+/// The progress indicator of a run, when it may be shown: for a trace file
+/// (`trace`), not with `--no-progress` nor JSON output, on a terminal.
+pub fn start(trace: Option<&Path>, no_progress: bool, json: bool) -> Option<Progress> {
+    trace
+        .filter(|_| progress_wanted(true, no_progress, json, io::stderr().is_terminal()))
+        .map(Progress::new)
 }
 
-impl Extras {
-    /// Starts what `opts` asks for. `json`: whether the output is JSON lines;
-    /// `trace`: the trace file (`None` for stdin). Fails (exit status 2, with
-    /// a message) when the profile file cannot be created.
-    pub fn start(
-        opts: &UserOptions,
-        monitor: &Monitor,
-        spec_text: &str,
-        trace: Option<&Path>,
-        json: bool,
-    ) -> Result<Extras, ExitCode> {
-        let profile = match &opts.profile {
-            None => None,
-            Some(path) => {
-                let started = File::create(path).and_then(|f| {
-                    Profiler::new(
-                        BufWriter::new(f),
-                        monitor,
-                        Some(spec_text),
-                        opts.profile_every,
-                    )
-                });
-                match started {
-                    Ok(p) => Some((path.clone(), p)),
-                    Err(e) => {
-                        eprintln!("error: cannot write {}: {e}", path.display());
-                        return Err(ExitCode::from(2));
-                    }
-                }
-            }
-        };
-        let progress = trace
-            .filter(|_| progress_wanted(true, opts.no_progress, json, io::stderr().is_terminal()))
-            .map(Progress::new);
-        Ok(Extras { profile, progress })
-    }
-
-    /// Standard output for the reporter: when a progress bar may be shown,
-    /// complete lines are written with the bar out of the way.
-    pub fn stdout(&self) -> ProgressStdout {
-        ProgressStdout {
-            inner: io::stdout().lock(),
-            bar: self.progress.as_ref().map(|p| p.bar.clone()),
-            pending: Vec::new(),
-        }
-    }
-
-    /// Call after every event. `bytes_read` gives the input consumed so far.
-    #[inline]
-    pub fn after_event(&mut self, monitor: &Monitor, bytes_read: impl FnOnce() -> u64) {
-        if let Some((path, p)) = &mut self.profile
-            && let Err(e) = p.after_event(monitor)
-        {
-            eprintln!("warning: profile {} stopped: {e}", path.display());
-            self.profile = None;
-        }
-        if let Some(p) = &mut self.progress {
-            p.after_event(monitor.events(), bytes_read);
-        }
-    }
-
-    /// For a run that steps its monitors elsewhere (`--jobs N`): the progress
-    /// after `events` events.
-    #[inline]
-    pub fn progress(&mut self, events: u64, bytes_read: impl FnOnce() -> u64) {
-        if let Some(p) = &mut self.progress {
-            p.after_event(events, bytes_read);
-        }
-    }
-
-    /// Ends the run: removes the progress indicator and writes the profile's
-    /// final row. A failure to write the profile is reported as a warning.
-    pub fn finish(self, monitor: &Monitor) {
-        if let Some(p) = self.progress {
-            p.finish();
-        }
-        if let Some((path, p)) = self.profile
-            && let Err(e) = p.finish(monitor).and_then(|mut w| w.flush())
-        {
-            eprintln!("warning: cannot write profile {}: {e}", path.display());
-        }
+/// Standard output for the reporter: when a progress bar may be shown,
+/// complete lines are written with the bar out of the way.
+pub fn stdout(progress: Option<&Progress>) -> ProgressStdout {
+    ProgressStdout {
+        inner: io::stdout().lock(),
+        bar: progress.map(|p| p.bar.clone()),
+        pending: Vec::new(),
     }
 }
 
@@ -168,7 +55,7 @@ fn progress_delay() -> Duration {
 /// The progress indicator: percentage of the file's bytes read, events and
 /// events per second. Created hidden; shown once the run has lasted
 /// [`PROGRESS_DELAY`].
-struct Progress {
+pub struct Progress {
     /// Set when the bar is shown.
     bar: Arc<OnceLock<ProgressBar>>,
     /// The file's size, if known.
@@ -196,8 +83,9 @@ impl Progress {
         }
     }
 
+    /// After `events` events; `bytes_read` gives the input consumed so far.
     #[inline]
-    fn after_event(&mut self, events: u64, bytes_read: impl FnOnce() -> u64) {
+    pub fn after_event(&mut self, events: u64, bytes_read: impl FnOnce() -> u64) {
         if !events.is_multiple_of(PROGRESS_EVENTS) {
             return;
         }
@@ -225,7 +113,8 @@ impl Progress {
         bar.force_draw();
     }
 
-    fn finish(self) {
+    /// Removes the indicator.
+    pub fn finish(self) {
         if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
         }

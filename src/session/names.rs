@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 const SHOWN: usize = 5;
 
 /// What the trace's event names say about the trace.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NameReport {
     /// Events whose name no property mentions.
     pub unknown_events: u64,
@@ -31,17 +31,6 @@ pub struct NameReport {
 }
 
 impl NameReport {
-    /// Prints the lines on standard error, the first as `level: ...`.
-    pub fn print(&self, level: &str) {
-        for (i, line) in self.lines.iter().enumerate() {
-            if i == 0 {
-                eprintln!("{level}: {line}");
-            } else {
-                eprintln!("{line}");
-            }
-        }
-    }
-
     /// Whether no event of a non-empty trace is known to the specification
     /// (which knows some event).
     pub fn nothing_understood(&self) -> bool {

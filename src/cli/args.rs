@@ -1,0 +1,260 @@
+//! The arguments of the `hindsight` command line (clap): the subcommands
+//! and the options of `hindsight run`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use hindsight::report::OutputFormat;
+use hindsight::bdd::Package;
+use hindsight::runtime::GcPolicy;
+use hindsight::session::OnError;
+use hindsight::trace::Format;
+
+use super::mfotl::MfotlArgs;
+use super::parse_size;
+use super::report_to::Color;
+
+/// Runtime verification of event traces against QTL specifications:
+/// first-order past-time temporal logic with rules and time, evaluated with BDDs.
+#[derive(Parser)]
+#[command(
+    name = "hindsight",
+    version,
+    about,
+    long_about = None,
+    after_help = "\
+Examples:
+  hindsight check spec.qtl                 # well-formed? (exit 0, or 2 with errors)
+  hindsight compile spec.qtl               # the monitor, subformula by subformula
+  hindsight run spec.qtl trace.csv         # every violation, then a summary
+  tail -f app.log | hindsight run spec.qtl # a live log on standard input
+  hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
+
+Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
+specification or the input, 130 interrupted by Ctrl-C (after the summary).
+Documentation: README.md and docs/ (LANGUAGE.md, TRACES.md, OUTPUT.md, API.md,
+PAPER.md)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Check that a specification is well-formed (exit 0), or list its errors (exit 2).
+    ///
+    /// Errors and warnings go to standard error, each with its place
+    /// (file:line:column) in the specification; a well-formed specification
+    /// gives one line on standard output.
+    #[command(after_help = "Example:\n  hindsight check specs/file_access.qtl")]
+    Check {
+        /// The specification (.qtl, or .mfotl with --sig).
+        spec: PathBuf,
+        #[command(flatten)]
+        mfotl: MfotlArgs,
+    },
+    /// Show the compiled monitor: subformulas in evaluation order, variables, rules.
+    ///
+    /// For each property: its variables, its rules, and every subformula in the
+    /// order it is evaluated at each event (with rules, in the phases of the
+    /// mixed evaluation order). Exit status 0, or 2 if the specification is
+    /// not well-formed.
+    #[command(after_help = "\
+Examples:
+  hindsight compile specs/telemetry.qtl
+  hindsight compile --dot monitor.dot specs/telemetry.qtl && dot -Tsvg monitor.dot > monitor.svg")]
+    Compile {
+        /// The specification (.qtl, or .mfotl with --sig).
+        spec: PathBuf,
+        #[command(flatten)]
+        mfotl: MfotlArgs,
+        /// MFOTL: print the QTL specification that the formula means, and
+        /// nothing else.
+        #[arg(long)]
+        show_qtl: bool,
+        /// Also write the formula DAG in Graphviz dot syntax to this file
+        /// [default: none].
+        #[arg(long, value_name = "FILE")]
+        dot: Option<PathBuf>,
+        /// Also say, per property, whether `run --jobs N` slices it, on which
+        /// variable, and why not otherwise.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Monitor a trace: report every event at which a property is violated.
+    ///
+    /// Prints one line per violation, in the order of the events, then a summary
+    /// ending with `STATUS: Violated`, `STATUS: Satisfied` or, when the run
+    /// failed, `STATUS: Error (REASON)`. The trace is CSV,
+    /// one event per line (`name,arg1,...,argn`); a CRV header line
+    /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
+    /// found, 2 error in the spec or input (violations found before an input
+    /// error are still reported), 130 interrupted (Ctrl-C: the summary covers
+    /// the events processed so far). When standard output is closed
+    /// (`| head -1`) the run ends quietly at its next write, with the status
+    /// of what was found so far.
+    #[command(after_help = "\
+Examples:
+  hindsight run specs/file_access.qtl specs/file_access.csv
+  hindsight run --json specs/deadline.qtl specs/deadline.timed.csv
+  hindsight run --on-error skip -o report.txt spec.qtl trace.csv
+  tail -f app.log | hindsight run --max-violations 10 spec.qtl
+  hindsight run --quiet spec.qtl trace.csv && echo no violation
+
+Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
+    Run {
+        /// The specification (.qtl, or .mfotl with --sig; `-` for standard input).
+        spec: PathBuf,
+        /// The trace (CSV; `-` for standard input) [default: standard input].
+        trace: Option<PathBuf>,
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// Draw a profile written by `hindsight run --profile` as an SVG chart:
+    /// BDD nodes per summary, live value codes, and elapsed time, against the
+    /// event number.
+    Plot {
+        /// The profile (CSV).
+        profile: PathBuf,
+        /// The chart to write: an SVG file (`.svg`).
+        #[arg(short, long, value_name = "OUT.svg")]
+        output: PathBuf,
+        /// Draw only the series of this property.
+        #[arg(long = "prop", visible_alias = "property", value_name = "NAME")]
+        property: Option<String>,
+    },
+}
+
+/// Options of `hindsight run`.
+#[derive(clap::Args)]
+pub struct RunOptions {
+    /// The last field of each event is its time stamp, a natural number
+    /// [default: off, but on for a trace file whose name contains `.timed.`].
+    #[arg(long)]
+    pub timed: bool,
+    /// Report format: text lines, or one JSON object per line (violations,
+    /// then the summary).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub report: OutputFormat,
+    /// Short for `--report json` [default: off].
+    #[arg(long)]
+    pub json: bool,
+    /// Write the report to FILE (`-`: standard output) [default: standard
+    /// output]. (`--output json` and `--output text`, the former spelling
+    /// of `--report`, still work.)
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Colour the violations and the status line: `auto` on a terminal
+    /// unless the environment variable NO_COLOR is set.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Make an event whose name no property mentions an input error
+    /// [default: off: such events are counted, named in a warning, and a
+    /// trace without any known event is an error].
+    #[arg(long)]
+    pub strict: bool,
+    /// What a bad line does (a broken field, a wrong number of arguments, a
+    /// bad time stamp; with --strict, an unknown event): `stop` the run with
+    /// an error (exit status 2), or `skip` it, counting it in the summary.
+    #[arg(long, value_enum, default_value_t = OnError::Stop)]
+    pub on_error: OnError,
+    /// Short for `--on-error skip` [default: off].
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Trace format: `auto` detects it from the content (XML, JSON,
+    /// MonPoly, CRV CSV when the first line's first field is `event`, plain
+    /// CSV otherwise); gzip and zstd compression are always detected.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Each time-point of a MonPoly log is one step at which all its events
+    /// hold [default: off: each event is a step of its own].
+    #[arg(long)]
+    pub timepoints: bool,
+    /// Initial width of value codes in bits; they grow as needed, so this is
+    /// only for experiments.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub bits: usize,
+    /// Print only the final status line (with `--json`, only the
+    /// summary object); the exit status is unchanged [default: off].
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print at most N violations per property; monitoring and counting go
+    /// on [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub max_violations: Option<u64>,
+    /// End the run at the first violation, and print the summary of the
+    /// events processed so far [default: off].
+    #[arg(long)]
+    pub stop_at_first: bool,
+    /// Treat a time stamp smaller than its predecessor's as an input error
+    /// [default: off: it is accepted, as the reference tool does, no time
+    /// elapses between the two events, and a warning at the end says how many
+    /// there were].
+    #[arg(long)]
+    pub strict_time: bool,
+    /// When to reclaim the codes of values that can no longer influence a
+    /// verdict: `auto` when the values in use double, `always` after every
+    /// event, `never` (the last two for testing).
+    #[arg(long, value_enum, default_value_t = GcPolicy::Auto, env = "HINDSIGHT_GC")]
+    pub gc: GcPolicy,
+    /// The BDD package: `shared` (hindsight's own, the fastest) or
+    /// `biodivine` (biodivine-lib-bdd, for comparing the two; same verdicts).
+    #[arg(long, value_enum, default_value_t = Package::Shared, env = "HINDSIGHT_BDD")]
+    pub bdd: Package,
+    /// Monitor only the property NAME (repeatable) [default: every property].
+    #[arg(long = "prop", visible_alias = "property", value_name = "NAME")]
+    pub props: Vec<String>,
+    #[command(flatten)]
+    pub users: UserOptions,
+    #[command(flatten)]
+    pub mfotl: MfotlArgs,
+    /// The maximum size of one event (its CSV record) in bytes, or with a
+    /// suffix K, M or G; a longer event, such as a line that never ends, is an
+    /// input error naming its line, so memory stays bounded whatever the input.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+    pub max_event_size: u64,
+    /// Monitor on N threads, with the output of a sequential run (see
+    /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
+    /// input and with --witness or --profile [default: 1; slicing is a gain
+    /// on some properties and a loss on others, see docs/PARALLEL.md].
+    #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+}
+
+/// The options of `hindsight run` for looking into a run.
+#[derive(clap::Args)]
+pub struct UserOptions {
+    /// With each violation, print a witness: the values of the statement's
+    /// outer quantified variables that make the property false, e.g.
+    /// `; witness: i=lamp a=700 b=1000` (JSON: `"witness": {"i": "lamp", ...}`).
+    /// `x=<any unseen value>` (JSON `null`) means that any value not seen so
+    /// far for x falsifies the property. [default: off]
+    #[arg(long)]
+    pub witness: bool,
+    /// With each violation, list every falsifying tuple of the values of the
+    /// statement's outer quantified variables (up to --max-witnesses, then
+    /// their number), e.g. `; 2 witnesses: f=a | f=c` (JSON: `"witnesses":
+    /// [{"f": "a"}, ...], "witness_count": 2`) [default: off].
+    #[arg(long)]
+    pub all_witnesses: bool,
+    /// The most tuples --all-witnesses lists per violation.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_witnesses: u64,
+    /// Write a profile of the run to FILE (CSV): per sample the event
+    /// number, the elapsed seconds, and per property the BDD nodes of each
+    /// summary (rule relations, `@` and `S` operands, timed states), the
+    /// live value codes per enumeration class and the garbage collections so
+    /// far. Draw it with `hindsight plot FILE -o OUT.svg`. [default: no profile]
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Sample the profile every N events (and always at the end).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub profile_every: u64,
+    /// Never show the progress indicator. (It is shown on stderr only for a
+    /// trace file, when stderr is a terminal, without `--json`, once
+    /// the run has lasted a second.) [default: off]
+    #[arg(long)]
+    pub no_progress: bool,
+}

@@ -1,0 +1,336 @@
+//! `hindsight run`: the options turned into a [`Session`], and the
+//! command line's [`Report`] (the text or JSON printer on standard output,
+//! warnings and errors on standard error, the progress indicator, Ctrl-C).
+//!
+//! With `--jobs N` (N > 1) the trace file is monitored by
+//! [`Session::run_parallel`], with the output of a sequential run. The
+//! sequential engine is used instead for `--jobs 1`, for standard input or
+//! anything that is not a regular file (an online stream: verdicts must show
+//! as soon as they are found, not a batch later), and with `--witness` or
+//! `--profile` (a slice's witness may name another value than the
+//! sequential run's, and a profile samples one monitor).
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
+use hindsight::runtime::{MonitorOptions, witness::WitnessValue};
+use hindsight::session::{
+    OnError, Outcome, Report, RunError, Session, SessionOptions, Verdict, Warning,
+};
+use hindsight::trace::{TraceOptions, timed_by_name};
+
+use super::args::RunOptions;
+use super::commands::load_any;
+use super::progress::{self, Progress};
+use super::report_to::{self, Target};
+use super::run_parts::select_props;
+use super::{Interrupt, Output as Stdout, hints, open_input};
+
+/// Runs `hindsight run`.
+pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
+    let trace = trace.filter(|t| *t != Path::new("-"));
+    if spec == Path::new("-") && trace.is_none() {
+        eprintln!("error: the specification and the trace cannot both come from standard input");
+        return ExitCode::from(2);
+    }
+    let (text, mut plan, _) = match load_any(spec, &opts.mfotl) {
+        Ok(x) => x,
+        Err(code) => {
+            if let Some(hint) = hints::swapped(spec, trace) {
+                eprintln!("{hint}");
+            }
+            return code;
+        }
+    };
+    let satisfactions = opts.mfotl.reports_satisfactions(spec);
+    if let Err(code) = select_props(spec, &mut plan, &opts.props) {
+        return code;
+    }
+    let jobs = jobs(trace, opts, satisfactions);
+    let timed = opts.timed || trace.is_some_and(timed_by_name);
+    let options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
+    let mut session = match Session::from_plan(plan, &text, options) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let target = report_to::target(
+        matches!(opts.report, OutputFormat::Json),
+        opts.json,
+        opts.output.as_deref(),
+    );
+    if let Some(note) = &target.note {
+        eprintln!("{note}");
+    }
+    if let Some(warning) = session.untimed_warning(timed)
+        && !opts.quiet
+    {
+        eprintln!("warning: {warning}");
+    }
+    let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    session.set_trace_name(&trace_name);
+    if let (Some(jobs), Some(trace)) = (jobs, trace) {
+        let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
+        session.set_cancel(Interrupt::install().flag());
+        let file = match File::open(trace) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error: cannot read {trace_name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let stdout = Stdout::new(progress::stdout(progress.as_ref()));
+        let mut report = CliReport::new(
+            stdout,
+            names(&session),
+            progress,
+            opts,
+            &target,
+            &trace_name,
+        );
+        return exit_code(&session.run_parallel(file, jobs, &mut report));
+    }
+    if let Some(path) = &opts.users.profile {
+        let started = File::create(path)
+            .and_then(|f| session.profile(Box::new(BufWriter::new(f)), opts.users.profile_every));
+        if let Err(e) = started {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    let progress = progress::start(trace, opts.users.no_progress, target.json);
+    session.set_cancel(Interrupt::install().flag());
+    let stdout = match &target.file {
+        None => Stdout::new(progress::stdout(progress.as_ref())),
+        Some(path) => match report_to::create(path) {
+            Ok(file) => Stdout::new(file),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if trace.is_none() && io::stdin().is_terminal() {
+        eprintln!("{}", hints::TERMINAL);
+    }
+    let input = match open_input(trace, &stdout) {
+        Ok(input) => input,
+        Err(e) => {
+            let name = trace.map_or("standard input".into(), |p| p.display().to_string());
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut report = CliReport::new(
+        stdout,
+        names(&session),
+        progress,
+        opts,
+        &target,
+        &trace_name,
+    );
+    exit_code(&session.run(input, &mut report))
+}
+
+/// The names of the session's properties.
+fn names(session: &Session) -> Vec<String> {
+    session
+        .monitor()
+        .property_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The session's options from the command line's.
+fn session_options(
+    opts: &RunOptions,
+    timed: bool,
+    satisfactions: bool,
+    jobs: usize,
+) -> SessionOptions {
+    SessionOptions {
+        monitor: MonitorOptions {
+            start_bits: opts.bits,
+            strict_time: opts.strict_time,
+            gc: opts.gc,
+            bdd: opts.bdd,
+            ..MonitorOptions::default()
+        },
+        trace: TraceOptions {
+            timed,
+            format: opts.format,
+        },
+        max_event_size: opts.max_event_size,
+        strict: opts.strict,
+        on_error: if opts.skip_bad_lines {
+            OnError::Skip
+        } else {
+            opts.on_error
+        },
+        timepoints: opts.timepoints,
+        witness: opts.users.witness,
+        all_witnesses: if opts.users.all_witnesses {
+            usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
+        } else {
+            0
+        },
+        satisfactions,
+        stop_at_first: opts.stop_at_first,
+        jobs,
+    }
+}
+
+/// The number of worker threads `opts` asks for, when a parallel run
+/// applies to this trace; `None` for the sequential engine. MFOTL
+/// satisfactions (`satisfactions`), `--all-witnesses`, `--strict`, skipping
+/// bad lines and a report written to a file run sequentially too.
+fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<usize> {
+    let jobs = match opts.jobs {
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        // Not the number of cores: slicing pays on some properties and costs
+        // on others (docs/PARALLEL.md), so it is asked for, not assumed.
+        None => 1,
+    };
+    let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let sequential_only = opts.users.witness
+        || opts.users.all_witnesses
+        || opts.users.profile.is_some()
+        || satisfactions
+        || opts.strict
+        || opts.timepoints
+        || opts.skip_bad_lines
+        || opts.on_error == OnError::Skip
+        || opts.output.is_some();
+    (jobs > 1 && file && !sequential_only).then_some(jobs)
+}
+
+/// The exit status of a run: 0 satisfied, 1 violated, 2 failed, 130
+/// interrupted.
+fn exit_code(outcome: &Outcome) -> ExitCode {
+    match outcome.verdict {
+        Verdict::Satisfied => ExitCode::SUCCESS,
+        Verdict::Violated => ExitCode::from(1),
+        Verdict::Failed => ExitCode::from(2),
+        Verdict::Interrupted => ExitCode::from(130),
+    }
+}
+
+/// The command line's report: the printer on standard output (or the
+/// report's file), messages on standard error, the progress indicator.
+struct CliReport<'a> {
+    printer: Reporter<Stdout>,
+    progress: Option<Progress>,
+    quiet: bool,
+    trace_name: &'a str,
+    profile: Option<&'a Path>,
+}
+
+impl<'a> CliReport<'a> {
+    fn new(
+        out: Stdout,
+        names: Vec<String>,
+        progress: Option<Progress>,
+        opts: &'a RunOptions,
+        target: &Target,
+        trace_name: &'a str,
+    ) -> CliReport<'a> {
+        CliReport {
+            printer: printer(out, names, opts, target),
+            progress,
+            quiet: opts.quiet,
+            trace_name,
+            profile: opts.users.profile.as_deref(),
+        }
+    }
+}
+
+/// The text or JSON printer that `opts` and `target` ask for.
+fn printer(
+    out: Stdout,
+    names: Vec<String>,
+    opts: &RunOptions,
+    target: &Target,
+) -> Reporter<Stdout> {
+    let format = if target.json {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Text
+    };
+    let mut printer = Reporter::new(out, format, names);
+    printer.quiet = opts.quiet;
+    printer.max_violations = opts.max_violations;
+    printer.color = report_to::use_color(
+        opts.color,
+        target,
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
+    printer
+}
+
+impl Report for CliReport<'_> {
+    #[inline]
+    fn violation(
+        &mut self,
+        v: &Violation<'_>,
+        witness: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()> {
+        self.printer.violation_with_witness(v, witness)
+    }
+
+    fn satisfaction(
+        &mut self,
+        v: &Violation<'_>,
+        point: u64,
+        ts: u64,
+        tuples: &[Vec<WitnessValue>],
+    ) -> io::Result<()> {
+        self.printer.satisfaction(v, point, ts, tuples)
+    }
+
+    fn warning(&mut self, warning: &Warning) {
+        let profile = self
+            .profile
+            .map_or_else(String::new, |p| p.display().to_string());
+        let mut err = io::stderr().lock();
+        let _ = match warning {
+            Warning::ProfileStopped(e) => writeln!(err, "warning: profile {profile} stopped: {e}"),
+            Warning::ProfileUnwritten(e) => {
+                writeln!(err, "warning: cannot write profile {profile}: {e}")
+            }
+            _ if self.quiet => Ok(()),
+            Warning::TimeRegressions(_) => writeln!(err, "warning: {}: {warning}", self.trace_name),
+            _ => writeln!(err, "warning: {warning}"),
+        };
+    }
+
+    fn error(&mut self, error: &RunError) {
+        let mut err = io::stderr().lock();
+        let _ = match error {
+            RunError::NothingUnderstood(_) => writeln!(err, "error: {error}"),
+            _ => writeln!(err, "error: {}:{error}", self.trace_name),
+        };
+    }
+
+    #[inline(always)]
+    fn progress(&mut self, events: u64, bytes_read: &dyn Fn() -> u64) {
+        if let Some(p) = &mut self.progress {
+            p.after_event(events, bytes_read);
+        }
+    }
+
+    fn end(&mut self) {
+        if let Some(p) = self.progress.take() {
+            p.finish();
+        }
+    }
+
+    fn summary(&mut self, summary: &Summary) -> io::Result<()> {
+        self.printer.summary(summary)
+    }
+}

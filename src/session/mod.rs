@@ -1,0 +1,558 @@
+//! The library driver: from a specification and a trace to verdicts, counts,
+//! warnings and an optional profile, with the output left to a [`Report`].
+//!
+//! A [`Session`] owns a [`Monitor`] and everything a run keeps beside it:
+//! the events counted per name, the bad lines skipped, the violations per
+//! property, the input error that ended the run. Events come from a trace
+//! ([`Session::run`] on any [`Read`], [`Session::run_file`] on a file, with
+//! the format and compression detected as `hindsight run` does) or one by
+//! one ([`Session::push`]); [`Session::finish`] ends the run and gives its
+//! [`Outcome`]. Every verdict, warning and error goes to a [`Report`] as it
+//! happens: the text and JSON printer of [`crate::report`], the command
+//! line's reporter (which adds a progress bar and messages on standard
+//! error) and a library caller's own type share this one loop. The library
+//! never prints: warnings are handed to the report and returned in the
+//! outcome.
+//!
+//! ```
+//! use hindsight::session::{Collect, Session, SessionOptions, Verdict};
+//!
+//! let spec = "prop p : Forall f . close(f) -> @ (!close(f) S open(f))";
+//! let session = Session::from_source(spec, SessionOptions::default()).expect("well-formed");
+//! let mut found = Collect::default();
+//! let outcome = session.run(&b"open,a\nclose,a\nclose,a\n"[..], &mut found);
+//! assert_eq!(found.violations, [(0, 3)]); // property 0 at event 3
+//! assert_eq!(outcome.verdict, Verdict::Violated);
+//! ```
+
+mod names;
+mod outcome;
+mod parallel;
+mod report;
+#[cfg(test)]
+mod tests;
+#[cfg(feature = "cli")]
+mod values;
+
+pub use names::{NameReport, check_names, did_you_mean};
+pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
+pub use report::{Collect, Report};
+
+use std::io::{Read, Write};
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::plan::{Plan, compile_source};
+use crate::profile::Profiler;
+use crate::report::{EventCounts, Violation};
+use crate::runtime::{Monitor, MonitorOptions};
+use crate::syntax::Diagnostic;
+use crate::trace::{
+    DEFAULT_MAX_EVENT_SIZE, FieldNames, TimePoint, TraceOptions, TraceReader, timed_by_name,
+};
+
+/// The one name of the runtime's step error in the driver.
+pub use crate::runtime::StepError;
+
+/// What a bad line does: end the run with an error, or skip it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum OnError {
+    /// End the run with an error.
+    #[default]
+    Stop,
+    /// Skip the line and go on; the summary counts the skipped lines.
+    Skip,
+}
+
+/// How a session monitors (the options of `hindsight run` that are not
+/// about the command line). `Default` is what the command line uses.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// The monitor's options (code width, strict time, garbage collection).
+    pub monitor: MonitorOptions,
+    /// How to read a trace: timed or not, and its format
+    /// ([`Session::run_file`] also reads a file named `*.timed.*` as timed).
+    pub trace: TraceOptions,
+    /// The largest event (its record) in bytes; a longer one is an input error.
+    pub max_event_size: u64,
+    /// An event whose name no property mentions is an input error (else it
+    /// is counted and named in a warning).
+    pub strict: bool,
+    /// What a bad line does (a broken field, a wrong number of arguments, a
+    /// time stamp going back with strict time, an unknown event when strict).
+    pub on_error: OnError,
+    /// Each time-point of a MonPoly log is one step at which all its events hold.
+    pub timepoints: bool,
+    /// Give each violation a witness (see [`crate::runtime::witness`]).
+    pub witness: bool,
+    /// List up to this many falsifying tuples with each violation (0: off).
+    pub all_witnesses: usize,
+    /// Report MFOTL satisfactions (MonPoly's output) instead of violations.
+    pub satisfactions: bool,
+    /// End the run after the first event at which a property is violated.
+    pub stop_at_first: bool,
+    /// Worker threads of [`Session::run_parallel`] (1: sequential).
+    pub jobs: usize,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            monitor: MonitorOptions::default(),
+            trace: TraceOptions::default(),
+            max_event_size: DEFAULT_MAX_EVENT_SIZE,
+            strict: false,
+            on_error: OnError::Stop,
+            timepoints: false,
+            witness: false,
+            all_witnesses: 0,
+            satisfactions: false,
+            stop_at_first: false,
+            jobs: 1,
+        }
+    }
+}
+
+/// One run of a specification's monitor over a trace: see the
+/// [module](self) docs.
+pub struct Session {
+    monitor: Monitor,
+    /// The plan, kept for a parallel run (`jobs > 1`).
+    plan: Option<Plan>,
+    /// The specification's text (names of XML and JSON fields, profile labels).
+    spec: String,
+    options: SessionOptions,
+    spec_events: Vec<String>,
+    /// Whether the specification has time bounds.
+    spec_timed: bool,
+    spec_warnings: crate::syntax::Warnings,
+    counts: EventCounts,
+    bad: BadLines,
+    /// Per property: violations, and the first violating event.
+    tally: Vec<(u64, Option<u64>)>,
+    profile: Option<Profiler<Box<dyn Write>>>,
+    cancel: Option<Arc<AtomicBool>>,
+    name: String,
+    start: Instant,
+    error: Option<RunError>,
+    interrupted: bool,
+    closed: bool,
+    ended: bool,
+    /// A parallel run's own count of events, time regressions and collections.
+    parallel: Option<(u64, u64, (u64, u64))>,
+    warnings: Vec<Warning>,
+}
+
+/// An event as the session steps it.
+#[derive(Clone, Copy)]
+struct Step<'a> {
+    name: &'a [u8],
+    args: &'a [&'a [u8]],
+    time: u64,
+    line: u64,
+    timed: bool,
+}
+
+impl Session {
+    /// A session for a compiled plan; `spec` is the specification's text.
+    /// Fails when the monitor cannot be built (a plan beyond its limits).
+    pub fn from_plan(
+        plan: Plan,
+        spec: &str,
+        options: SessionOptions,
+    ) -> Result<Session, StepError> {
+        let spec_events: Vec<String> = plan.events.keys().cloned().collect();
+        let spec_timed = plan.props.iter().any(|p| !p.time_bits.is_empty());
+        let kept = (options.jobs > 1).then(|| plan.clone());
+        let mut monitor = Monitor::new(plan, options.monitor.clone())?;
+        monitor.enable_witnesses(options.witness);
+        if options.all_witnesses > 0 {
+            monitor.enable_all_witnesses(options.all_witnesses);
+        }
+        monitor.enable_tuples(options.satisfactions);
+        let n = monitor.properties().len();
+        Ok(Session {
+            monitor,
+            plan: kept,
+            spec: spec.to_owned(),
+            options,
+            spec_events,
+            spec_timed,
+            spec_warnings: Default::default(),
+            counts: EventCounts::default(),
+            bad: BadLines::default(),
+            tally: vec![(0, None); n],
+            profile: None,
+            cancel: None,
+            name: "<stdin>".to_owned(),
+            start: Instant::now(),
+            error: None,
+            interrupted: false,
+            closed: false,
+            ended: false,
+            parallel: None,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// A session for the QTL specification `text`; its warnings are in
+    /// [`Session::spec_warnings`].
+    pub fn from_source(text: &str, options: SessionOptions) -> Result<Session, LoadError> {
+        let (plan, warnings) = compile_source(text).map_err(LoadError::Spec)?;
+        let mut session = Session::from_plan(plan, text, options).map_err(LoadError::Monitor)?;
+        session.spec_warnings = warnings;
+        Ok(session)
+    }
+
+    /// A session for the QTL specification in the file at `path`.
+    pub fn from_file(path: &Path, options: SessionOptions) -> Result<Session, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(LoadError::Io)?;
+        Session::from_source(&text, options)
+    }
+
+    /// A session for an MFOTL formula with its MonPoly signature (see
+    /// docs/MFOTL.md): its satisfactions are reported when `reading` is
+    /// [`Satisfactions`](crate::mfotl::Reading::Satisfactions), its
+    /// violations otherwise; `name` names the property.
+    pub fn from_mfotl(
+        formula: &str,
+        signature: &str,
+        name: &str,
+        reading: crate::mfotl::Reading,
+        mut options: SessionOptions,
+    ) -> Result<Session, LoadError> {
+        options.satisfactions = matches!(reading, crate::mfotl::Reading::Satisfactions);
+        let (plan, _, warnings) =
+            crate::mfotl::compile(formula, signature, name, reading).map_err(LoadError::Mfotl)?;
+        let mut session = Session::from_plan(plan, formula, options).map_err(LoadError::Monitor)?;
+        session.spec_warnings = warnings;
+        Ok(session)
+    }
+
+    /// The specification's warnings (from [`Session::from_source`]).
+    pub fn spec_warnings(&self) -> &[Diagnostic] {
+        &self.spec_warnings
+    }
+
+    /// The monitor (its properties, events processed so far).
+    pub fn monitor(&self) -> &Monitor {
+        &self.monitor
+    }
+
+    /// The options.
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// A warning when the specification has time bounds and the trace is
+    /// read without time stamps (`timed`: whether it is read with them).
+    pub fn untimed_warning(&self, timed: bool) -> Option<Warning> {
+        (self.spec_timed && !timed).then_some(Warning::UntimedTrace)
+    }
+
+    /// Names the trace in error messages (`<stdin>` by default;
+    /// [`Session::run_file`] names it by its path).
+    pub fn set_trace_name(&mut self, name: &str) {
+        name.clone_into(&mut self.name);
+    }
+
+    /// Ends the run before the next event once `flag` is set (from another
+    /// thread, a signal handler): the outcome covers the events processed.
+    pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
+    }
+
+    /// Writes a profile of the run to `out` (see [`crate::profile`]), a row
+    /// every `every` events and one at the end; writes its header now.
+    pub fn profile(&mut self, out: Box<dyn Write>, every: u64) -> std::io::Result<()> {
+        self.profile = Some(Profiler::new(out, &self.monitor, Some(&self.spec), every)?);
+        Ok(())
+    }
+
+    /// A reader of `input` with the session's options.
+    fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
+        TraceReader::new(input, self.options.trace)
+            .allow_decreasing_time(!self.options.monitor.strict_time)
+            .max_event_size(self.options.max_event_size)
+            .skip_bad_events(self.skip())
+            .field_names(FieldNames::from_spec(&self.spec))
+    }
+
+    fn skip(&self) -> bool {
+        self.options.on_error == OnError::Skip
+    }
+
+    #[inline(always)]
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Monitors the trace at `path` (read as timed also when its name
+    /// contains `.timed.`) to its end, then [`Session::finish`]es. Fails only
+    /// when the file cannot be opened.
+    pub fn run_file(mut self, path: &Path, out: &mut impl Report) -> std::io::Result<Outcome> {
+        let file = std::fs::File::open(path)?;
+        self.options.trace.timed |= timed_by_name(path);
+        self.set_trace_name(&path.display().to_string());
+        Ok(self.run(file, out))
+    }
+
+    /// Monitors the trace `input` (any format of docs/TRACES.md, compressed
+    /// or not) to its end, or until the run stops (an input error, the first
+    /// violation with `stop_at_first`, a report that fails, the cancel
+    /// flag), then [`Session::finish`]es.
+    pub fn run<P: Report + ?Sized>(mut self, input: impl Read, out: &mut P) -> Outcome {
+        let mut reader = self.reader(input);
+        self.start = Instant::now();
+        let skip = self.skip();
+        loop {
+            let next = reader.next_timepoint();
+            // An event read after a cancellation may be cut short: not processed.
+            if self.cancelled() {
+                self.interrupted = true;
+                break;
+            }
+            let point = match next {
+                Ok(Some(p)) => p,
+                Ok(None) => break,
+                Err(e) => {
+                    if skip && !reader.failed() {
+                        self.bad.skip(e.line);
+                        continue;
+                    }
+                    self.error = Some(RunError::Trace(e));
+                    break;
+                }
+            };
+            let flow = if self.options.timepoints {
+                self.timepoint(&point, out)
+            } else {
+                self.events(&point, out)
+            };
+            if flow.is_break() {
+                break;
+            }
+            self.after_event(out);
+            out.progress(self.monitor.events(), &|| reader.bytes_read());
+        }
+        self.finish(out)
+    }
+
+    /// The events of `point`, one step each.
+    #[inline]
+    fn events<P: Report + ?Sized>(
+        &mut self,
+        point: &TimePoint<'_>,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        for event in point.events() {
+            // Up to 8 arguments live on the stack: no allocation per event.
+            let mut few: [&[u8]; 8] = [&[]; 8];
+            let many: Vec<&[u8]>;
+            let args: &[&[u8]] = if event.arity() <= few.len() {
+                for (slot, arg) in few.iter_mut().zip(event.args()) {
+                    *slot = arg;
+                }
+                &few[..event.arity()]
+            } else {
+                many = event.args().collect();
+                &many
+            };
+            let step = Step {
+                name: event.name,
+                args,
+                time: event.time,
+                line: event.line,
+                timed: point.timed,
+            };
+            self.step(step, out)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Pushes the next event: its name, arguments and time stamp (`None`
+    /// for an untimed trace), reporting its violations to `out` (its line
+    /// is its number). `Break`
+    /// when the run has ended (an error, the first violation with
+    /// `stop_at_first`, a failed report): [`Session::finish`] then says why.
+    pub fn push<P: Report + ?Sized>(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        time: Option<u64>,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        if self.ended {
+            return ControlFlow::Break(());
+        }
+        // A pushed event's line is its number.
+        let step = Step {
+            name,
+            args,
+            time: time.unwrap_or(0),
+            line: self.monitor.events() + 1,
+            timed: time.is_some(),
+        };
+        let flow = self.step(step, out);
+        if flow.is_continue() {
+            self.after_event(out);
+        }
+        self.ended = flow.is_break();
+        flow
+    }
+
+    /// One event: steps the monitor, counts it, reports its violations.
+    #[inline(always)]
+    fn step<P: Report + ?Sized>(&mut self, ev: Step<'_>, out: &mut P) -> ControlFlow<()> {
+        let skip = self.skip();
+        if self.options.strict && self.monitor.arity_of(ev.name).is_none() {
+            if skip {
+                self.bad.skip(ev.line);
+                return ControlFlow::Continue(());
+            }
+            let message = names::unknown_event(&self.spec_events, ev.name);
+            self.error = Some(RunError::UnknownEvent {
+                line: ev.line,
+                message,
+            });
+            return ControlFlow::Break(());
+        }
+        if let Err(e) = self.monitor.step(ev.name, ev.args, ev.time) {
+            let skippable = matches!(e, StepError::Arity { .. } | StepError::TimeBackwards { .. });
+            if skip && skippable {
+                self.bad.skip(ev.line);
+                return ControlFlow::Continue(());
+            }
+            self.error = Some(RunError::step(
+                ev.line,
+                e,
+                self.options.trace.timed,
+                ev.args.last().copied(),
+            ));
+            return ControlFlow::Break(());
+        }
+        self.counts.add(ev.name);
+        if self.monitor.violated().is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let number = self.monitor.events();
+        let ts = if ev.timed { ev.time } else { number };
+        self.report_violated(out, &ev, number, ts, true)
+    }
+
+    /// A whole time-point as one step (`timepoints`).
+    fn timepoint<P: Report + ?Sized>(
+        &mut self,
+        point: &TimePoint<'_>,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        let args: Vec<Vec<&[u8]>> = point.events().map(|e| e.args().collect()).collect();
+        let events: Vec<(&[u8], &[&[u8]])> = point
+            .events()
+            .zip(&args)
+            .map(|(e, args)| (e.name, &args[..]))
+            .collect();
+        if let Err(e) = self.monitor.step_set(&events, point.time) {
+            self.error = Some(RunError::step(point.line, e, false, None));
+            return ControlFlow::Break(());
+        }
+        for (name, _) in &events {
+            self.counts.add(name);
+        }
+        let first = point.events().next();
+        let args: Vec<&[u8]> = first.iter().flat_map(|e| e.args()).collect();
+        let name = first.map_or(&b"@"[..], |e| e.name);
+        let ev = Step {
+            name,
+            args: &args,
+            time: point.time,
+            line: point.line,
+            timed: point.timed,
+        };
+        let ts = if point.timed {
+            point.time
+        } else {
+            point.number
+        };
+        self.report_violated(out, &ev, point.number, ts, false)
+    }
+
+    /// Reports every property violated at the last step `ev`, event
+    /// `number`; `ts` is its MonPoly time stamp; `listed`: whether the
+    /// falsifying tuples are listed (not for a time-point of several
+    /// events). `Break` when the report failed or at the first violation
+    /// with `stop_at_first`.
+    #[inline(never)]
+    fn report_violated<P: Report + ?Sized>(
+        &mut self,
+        out: &mut P,
+        ev: &Step<'_>,
+        number: u64,
+        ts: u64,
+        listed: bool,
+    ) -> ControlFlow<()> {
+        let monitor = &self.monitor;
+        for &property in monitor.violated() {
+            let all =
+                (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
+            let v = Violation {
+                property,
+                event: number,
+                name: ev.name,
+                args: ev.args,
+                time: ev.timed.then_some(ev.time),
+                line: ev.line,
+                all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
+            };
+            let (count, first) = &mut self.tally[property];
+            *count += 1;
+            first.get_or_insert(number);
+            let written = if self.options.satisfactions {
+                // Each step is a time point, counted from 0.
+                out.satisfaction(&v, number - 1, ts, monitor.tuples(property).1)
+            } else {
+                let witness = self.options.witness.then(|| monitor.witness(property));
+                out.violation(&v, witness.as_deref())
+            };
+            if written.is_err() {
+                self.closed = true;
+                return ControlFlow::Break(());
+            }
+        }
+        // Every property violated at the first violating event is reported.
+        if self.options.stop_at_first && !monitor.violated().is_empty() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// After each step: the profile's sample.
+    #[inline(always)]
+    fn after_event<P: Report + ?Sized>(&mut self, out: &mut P) {
+        if self.profile.is_some() {
+            self.sample(out);
+        }
+    }
+
+    /// The profile's sample after a step.
+    #[inline(never)]
+    fn sample<P: Report + ?Sized>(&mut self, out: &mut P) {
+        if let Some(p) = &mut self.profile
+            && let Err(e) = p.after_event(&self.monitor)
+        {
+            self.profile = None;
+            self.warn(out, Warning::ProfileStopped(e.to_string()));
+        }
+    }
+
+    fn warn<P: Report + ?Sized>(&mut self, out: &mut P, w: Warning) {
+        out.warning(&w);
+        self.warnings.push(w);
+    }
+}

@@ -1,0 +1,337 @@
+//! The end of a run: its [`Outcome`], the [`Warning`]s and [`RunError`]s a
+//! session reports, and [`Session::finish`].
+
+use std::fmt;
+
+use super::names::{self, NameReport};
+use super::{Report, Session, StepError};
+use crate::report::Summary;
+
+use crate::trace::TraceError;
+
+/// Why a specification could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file could not be read (or is not UTF-8).
+    Io(std::io::Error),
+    /// The specification is not well-formed: its diagnostics (errors, and
+    /// the warnings found with them).
+    Spec(crate::syntax::SpecError),
+    /// An MFOTL formula or signature is not well-formed.
+    Mfotl(crate::mfotl::MfotlError),
+    /// The monitor cannot be built.
+    Monitor(StepError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io(e) => write!(f, "cannot read the specification: {e}"),
+            LoadError::Spec(e) => write!(f, "{e}"),
+            LoadError::Mfotl(e) => write!(f, "{e}"),
+            LoadError::Monitor(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// What ended a run before the end of its trace, or made it fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// Bad input (as the trace reader gives it).
+    Trace(TraceError),
+    /// An event the monitor refused, on `line` (a pushed event's number).
+    Step {
+        /// The event's line.
+        line: u64,
+        /// Why it was refused.
+        error: StepError,
+        /// A likely cause (a time stamp read as an argument, or the other
+        /// way round).
+        hint: Option<&'static str>,
+    },
+    /// With `strict`, an event whose name no property mentions.
+    UnknownEvent {
+        /// The event's line.
+        line: u64,
+        /// The message, with the likely cause.
+        message: String,
+    },
+    /// No event of a non-empty trace is in the specification: the trace is
+    /// likely in another shape than the specification expects.
+    NothingUnderstood(NameReport),
+}
+
+impl RunError {
+    /// The error for `error` at the event on `line`, with a hint for an
+    /// arity mismatch (`timed`: whether the trace is read as timed; `last`:
+    /// the event's last field).
+    pub(super) fn step(line: u64, error: StepError, timed: bool, last: Option<&[u8]>) -> RunError {
+        let hint = match &error {
+            StepError::Arity {
+                expected, found, ..
+            } => arity_hint(*expected, *found, timed, last),
+            _ => None,
+        };
+        RunError::Step { line, error, hint }
+    }
+
+    /// The line where the run stopped (`None` when it did not stop at a line).
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            RunError::Trace(e) => Some(e.line),
+            RunError::Step { line, .. } | RunError::UnknownEvent { line, .. } => Some(*line),
+            RunError::NothingUnderstood(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    /// `line 7: ...`, as the command line shows it after the trace's name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Trace(e) => write!(f, "{e}"),
+            RunError::Step { line, error, hint } => {
+                write!(f, "line {line}: {error}")?;
+                match hint {
+                    Some(h) => write!(f, " ({h})"),
+                    None => Ok(()),
+                }
+            }
+            RunError::UnknownEvent { line, message } => write!(f, "line {line}: {message}"),
+            RunError::NothingUnderstood(names) => write!(f, "{}", names.lines.join("\n")),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// A hint for an event with `found` fields where the specification expects
+/// `expected` arguments, given whether the trace is read as timed and the
+/// event's last field.
+pub fn arity_hint(
+    expected: usize,
+    found: usize,
+    timed: bool,
+    last: Option<&[u8]>,
+) -> Option<&'static str> {
+    let numeric = last.is_some_and(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
+    if !timed && found == expected + 1 && numeric {
+        Some("if the last field is the event's time stamp, use --timed")
+    } else if timed && found + 1 == expected {
+        Some(
+            "the last field is read as the time stamp (--timed, or `.timed.` in the file name); \
+             is the trace untimed?",
+        )
+    } else {
+        None
+    }
+}
+
+/// Something the caller should know that does not change the verdicts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Warning {
+    /// The specification has time bounds but the trace is read without time
+    /// stamps: no time passes between events.
+    UntimedTrace,
+    /// Events whose time stamp was smaller than their predecessor's: no
+    /// time elapsed at them.
+    TimeRegressions(u64),
+    /// Events whose name no property mentions, with their likely cause.
+    UnknownNames(NameReport),
+    /// The profile could not be written during the run, and stopped.
+    ProfileStopped(String),
+    /// The profile's last row could not be written.
+    ProfileUnwritten(String),
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::UntimedTrace => write!(
+                f,
+                "the specification has time bounds but the trace is read without time \
+                 stamps, so no time passes between events; use --timed if the last field of each \
+                 event is its time"
+            ),
+            Warning::TimeRegressions(n) => write!(
+                f,
+                "{n} time stamp(s) smaller than the previous one; no time elapsed at those events \
+                 (use --strict-time to reject them)"
+            ),
+            Warning::UnknownNames(names) => write!(f, "{}", names.lines.join("\n")),
+            Warning::ProfileStopped(e) => write!(f, "the profile stopped: {e}"),
+            Warning::ProfileUnwritten(e) => write!(f, "cannot write the profile: {e}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No violation (exit status 0).
+    Satisfied,
+    /// Some property was violated (exit status 1).
+    Violated,
+    /// The input or the run failed (exit status 2); violations found
+    /// before are still reported.
+    Failed,
+    /// The cancel flag ended the run (exit status 130).
+    Interrupted,
+}
+
+/// One property's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyVerdict {
+    /// Its name.
+    pub name: String,
+    /// How many events violated it.
+    pub violations: u64,
+    /// The first of them.
+    pub first: Option<u64>,
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How it ended.
+    pub verdict: Verdict,
+    /// Per property, its violations.
+    pub properties: Vec<PropertyVerdict>,
+    /// The summary as the report printed it.
+    pub summary: Summary,
+    /// What stopped the run or made it fail.
+    pub error: Option<RunError>,
+    /// Every warning of the run, in order.
+    pub warnings: Vec<Warning>,
+}
+
+impl Outcome {
+    /// Violations of all properties.
+    pub fn violations(&self) -> u64 {
+        self.properties.iter().map(|p| p.violations).sum()
+    }
+}
+
+/// Bad lines skipped with [`OnError::Skip`](super::OnError): how many, and
+/// the first few.
+#[derive(Clone, Debug, Default)]
+pub struct BadLines {
+    /// Lines skipped.
+    pub count: u64,
+    /// The first few of them.
+    pub first: Vec<u64>,
+}
+
+impl BadLines {
+    /// How many line numbers the summary shows.
+    const SHOWN: usize = 5;
+
+    /// Counts the bad line `line`.
+    pub fn skip(&mut self, line: u64) {
+        self.count += 1;
+        if self.first.len() < Self::SHOWN {
+            self.first.push(line);
+        }
+    }
+}
+
+/// The reason shown in the status line of a run ended by a bad line:
+/// `input error at line 7; 2 violations found before it`.
+fn stopped_at(line: u64, violations: u64) -> String {
+    format!(
+        "input error at line {line}; {violations} violation{} found before it",
+        if violations == 1 { "" } else { "s" }
+    )
+}
+
+/// The summary's note of an interrupted run.
+const INTERRUPTED: &str = "interrupted (Ctrl-C)";
+
+impl Session {
+    /// Ends the run: the profile's last row, the warnings (time stamps that
+    /// went back, unknown event names) and errors to `out`, then the summary
+    /// (unless the report failed before); gives the outcome.
+    pub fn finish<P: Report + ?Sized>(mut self, out: &mut P) -> Outcome {
+        out.end();
+        if let Some(p) = self.profile.take()
+            && let Err(e) = p.finish(&self.monitor).and_then(|mut w| w.flush())
+        {
+            self.warn(out, Warning::ProfileUnwritten(e.to_string()));
+        }
+        let (events, regressions, gc) = self.parallel.unwrap_or((
+            self.monitor.events(),
+            self.monitor.time_regressions(),
+            self.monitor.gc_stats(),
+        ));
+        if regressions > 0 {
+            self.warn(out, Warning::TimeRegressions(regressions));
+        }
+        let total: u64 = self.tally.iter().map(|t| t.0).sum();
+        let counts = std::mem::take(&mut self.counts).into_counts();
+        let mut failure = None;
+        if let Some(e) = &self.error {
+            out.error(e);
+            failure = e.line().map(|line| stopped_at(line, total));
+        }
+        let understood = names::check_names(&self.spec_events, &counts);
+        let mut error = self.error.take();
+        if error.is_none() && !self.interrupted && !self.closed && understood.nothing_understood() {
+            let e = RunError::NothingUnderstood(understood);
+            out.error(&e);
+            failure = Some("no event of the trace is in the specification".to_owned());
+            error = Some(e);
+        } else if !understood.lines.is_empty() {
+            self.warn(out, Warning::UnknownNames(understood));
+        }
+        // The summary names the input error (not a failure without a line).
+        let mut note = error
+            .as_ref()
+            .filter(|e| e.line().is_some())
+            .map(|e| format!("{}:{e}", self.name));
+        if self.interrupted {
+            note = Some(INTERRUPTED.to_owned());
+        }
+        let verdict = if self.interrupted {
+            Verdict::Interrupted
+        } else if failure.is_some() {
+            Verdict::Failed
+        } else if total > 0 {
+            Verdict::Violated
+        } else {
+            Verdict::Satisfied
+        };
+        let summary = Summary {
+            events,
+            counts,
+            spec_events: std::mem::take(&mut self.spec_events),
+            elapsed: self.start.elapsed(),
+            error: note,
+            gc,
+            skipped: (self.bad.count, std::mem::take(&mut self.bad.first)),
+            failure,
+        };
+        if !self.closed {
+            let _ = out.summary(&summary);
+        }
+        let properties = self
+            .monitor
+            .property_names()
+            .into_iter()
+            .zip(&self.tally)
+            .map(|(name, &(violations, first))| PropertyVerdict {
+                name: name.to_owned(),
+                violations,
+                first,
+            })
+            .collect();
+        Outcome {
+            verdict,
+            properties,
+            summary,
+            error,
+            warnings: self.warnings,
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! [`Session::run_parallel`]: a trace monitored by [`crate::parallel`] on
+//! several threads, reported through the same [`Report`] as a sequential run.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::{Outcome, Report, RunError, Session, Step};
+use crate::parallel::{self, Stopped};
+
+impl Session {
+    /// Monitors `input` with `jobs` worker threads (the session's plan
+    /// sliced by [`crate::parallel`]), with the verdicts, counts and errors
+    /// of [`Session::run`], then [`Session::finish`]es. Needs a session made
+    /// with `jobs > 1` (else it is [`Session::run`]). Witnesses, profiles,
+    /// satisfactions, skipping, `strict` and `timepoints` are for
+    /// sequential runs; they are ignored here.
+    pub fn run_parallel<P: Report + ?Sized>(
+        mut self,
+        input: impl Read + Send,
+        jobs: usize,
+        out: &mut P,
+    ) -> Outcome {
+        let Some(plan) = self.plan.take() else {
+            return self.run(input, out);
+        };
+        let reader = self.reader(input);
+        self.start = Instant::now();
+        let cancel = self.cancel.clone();
+        let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        let mut events = 0u64;
+        let mut regressions = 0u64;
+        let mut last_time: Option<u64> = None;
+        let stop_at_first = self.options.stop_at_first;
+        let options = self.options.monitor.clone();
+        let outcome = parallel::run(&plan, reader, &options, jobs, &stop, |ev, violated| {
+            self.counts.add(ev.name);
+            events += 1;
+            regressions += u64::from(last_time.is_some_and(|t| ev.time < t));
+            last_time = Some(ev.time);
+            let step = Step {
+                name: ev.name,
+                args: ev.args,
+                time: ev.time,
+                line: ev.line,
+                timed: ev.timed,
+            };
+            if self.report_each(out, &step, ev.number, violated).is_break() {
+                return false;
+            }
+            out.progress(events, &|| ev.bytes_read);
+            !stop_at_first || violated.is_empty()
+        });
+        match outcome.stopped {
+            Some(Stopped::Trace(e)) => self.error = Some(RunError::Trace(e)),
+            Some(Stopped::Monitor { line, error, last }) => {
+                let timed = self.options.trace.timed;
+                self.error = Some(RunError::step(line, error, timed, last.as_deref()));
+            }
+            Some(Stopped::Interrupted) => self.interrupted = true,
+            Some(Stopped::ByCaller) | None => {}
+        }
+        self.parallel = Some((events, regressions, outcome.gc));
+        self.finish(out)
+    }
+}
+
+impl Session {
+    /// Reports the violations of properties `violated` at event `number`
+    /// (`Break` when the report failed).
+    fn report_each<P: Report + ?Sized>(
+        &mut self,
+        out: &mut P,
+        ev: &Step<'_>,
+        number: u64,
+        violated: &[usize],
+    ) -> ControlFlow<()> {
+        for &property in violated {
+            let v = crate::report::Violation {
+                property,
+                event: number,
+                name: ev.name,
+                args: ev.args,
+                time: ev.timed.then_some(ev.time),
+                line: ev.line,
+                all_witnesses: None,
+            };
+            let (count, first) = &mut self.tally[property];
+            *count += 1;
+            first.get_or_insert(number);
+            if out.violation(&v, None).is_err() {
+                self.closed = true;
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,123 @@
+//! [`Report`]: where a session's verdicts, warnings, errors, progress and
+//! summary go; [`Collect`], a report that keeps them.
+
+use std::io;
+
+use super::{RunError, Warning};
+use crate::report::{Reporter, Summary, Violation};
+use crate::runtime::witness::WitnessValue;
+
+/// The receiver of a run's results, called as they happen. Only
+/// [`Report::violation`] is required; the rest do nothing by default.
+///
+/// A method that writes returns an error to end the run (the reader of the
+/// output went away): the session stops at once, and calls no
+/// [`Report::summary`].
+pub trait Report {
+    /// Property `v.property` is violated at event `v.event`; `witness`
+    /// (with the option `witness`) gives the values that falsify it.
+    fn violation(
+        &mut self,
+        v: &Violation<'_>,
+        witness: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()>;
+
+    /// For an MFOTL pattern (the option `satisfactions`): time point
+    /// `point` (from 0) at MonPoly time stamp `ts` satisfies it, with these
+    /// tuples. By default, reported as a violation.
+    fn satisfaction(
+        &mut self,
+        v: &Violation<'_>,
+        point: u64,
+        ts: u64,
+        tuples: &[Vec<WitnessValue>],
+    ) -> io::Result<()> {
+        let _ = (point, ts, tuples);
+        self.violation(v, None)
+    }
+
+    /// A warning (never printed by the library).
+    fn warning(&mut self, warning: &Warning) {
+        let _ = warning;
+    }
+
+    /// The error that ended the run, or made it fail; called once, at its end.
+    fn error(&mut self, error: &RunError) {
+        let _ = error;
+    }
+
+    /// Called after each step of a trace, with the events processed so far
+    /// and the bytes of input read so far (for a progress indicator).
+    #[inline]
+    fn progress(&mut self, events: u64, bytes_read: &dyn Fn() -> u64) {
+        let _ = (events, bytes_read);
+    }
+
+    /// Called once when no more events come, before the warnings, errors
+    /// and summary of the end of the run.
+    fn end(&mut self) {}
+
+    /// The summary of the run, last.
+    fn summary(&mut self, summary: &Summary) -> io::Result<()> {
+        let _ = summary;
+        Ok(())
+    }
+}
+
+/// The text and JSON printer is a report (warnings and errors are left to
+/// its caller).
+impl<W: io::Write> Report for Reporter<W> {
+    #[inline]
+    fn violation(
+        &mut self,
+        v: &Violation<'_>,
+        witness: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()> {
+        self.violation_with_witness(v, witness)
+    }
+
+    fn satisfaction(
+        &mut self,
+        v: &Violation<'_>,
+        point: u64,
+        ts: u64,
+        tuples: &[Vec<WitnessValue>],
+    ) -> io::Result<()> {
+        Reporter::satisfaction(self, v, point, ts, tuples)
+    }
+
+    fn summary(&mut self, summary: &Summary) -> io::Result<()> {
+        Reporter::summary(self, summary)
+    }
+}
+
+/// A report that keeps what it is told: `(property, event)` per violation,
+/// the warnings and the error.
+#[derive(Clone, Debug, Default)]
+pub struct Collect {
+    /// `(property index, event number)` of each violation, in order.
+    pub violations: Vec<(usize, u64)>,
+    /// The warnings, in order.
+    pub warnings: Vec<Warning>,
+    /// The error that ended the run.
+    pub error: Option<RunError>,
+}
+
+impl Report for Collect {
+    fn violation(
+        &mut self,
+        v: &Violation<'_>,
+        _: Option<&[(String, WitnessValue)]>,
+    ) -> io::Result<()> {
+        self.violations.push((v.property, v.event));
+        Ok(())
+    }
+
+    fn warning(&mut self, warning: &Warning) {
+        self.warnings.push(warning.clone());
+    }
+
+    fn error(&mut self, error: &RunError) {
+        self.error = Some(error.clone());
+    }
+}
