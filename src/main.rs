@@ -13,7 +13,7 @@ mod plot;
 mod run_extras;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use hindsight::plan::{Plan, compile_source};
+use hindsight::plan::{Plan, compile_source_timed};
 use hindsight::report::{EventCounts, OutputFormat, Reporter, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorError, MonitorOptions};
 use hindsight::syntax::Diagnostic;
@@ -234,12 +234,14 @@ fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
 /// prints them and gives exit status 2. Compiled, not only checked: a limit
 /// of the monitor plan (such as the number of variables of a property) is
 /// found by `check` too, not only by `run`.
-fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
+/// Time bounds are read in ticks of `10^-d` time units, `d` at least
+/// `time_decimals` and enough for every bound; `d` is returned.
+fn load(path: &Path, time_decimals: u8) -> Result<(String, Plan, u8), ExitCode> {
     let text = cli::read_spec(path)?;
-    match compile_source(&text) {
-        Ok((plan, warnings)) => {
+    match compile_source_timed(&text, time_decimals) {
+        Ok((plan, warnings, decimals)) => {
             print_diagnostics(path, &text, &warnings);
-            Ok((text, plan))
+            Ok((text, plan, decimals))
         }
         Err(diags) => {
             print_diagnostics(path, &text, &diags);
@@ -248,21 +250,34 @@ fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
     }
 }
 
-/// [`load`], or for an MFOTL specification [`cli::mfotl::load`].
+/// A loaded specification: its text, plan, MFOTL translation, and the
+/// decimals of its time bounds (see [`load`]).
+type Loaded = (String, Plan, Option<hindsight::mfotl::Translation>, u8);
+
+/// [`load`], or for an MFOTL specification [`cli::mfotl::load`] (whose
+/// time bounds are whole numbers: `time_decimals` must be 0).
 fn load_any(
     path: &Path,
     mfotl: &cli::mfotl::MfotlArgs,
-) -> Result<(String, Plan, Option<hindsight::mfotl::Translation>), ExitCode> {
+    time_decimals: u8,
+) -> Result<Loaded, ExitCode> {
     if mfotl.is_mfotl(path) {
-        cli::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t)))
+        if time_decimals > 0 {
+            eprintln!(
+                "error: --time-decimals is for QTL specifications: the time bounds of an \
+                 MFOTL formula, and the time stamps read with it, are whole numbers"
+            );
+            return Err(ExitCode::from(2));
+        }
+        cli::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t), 0))
     } else {
-        load(path).map(|(text, plan)| (text, plan, None))
+        load(path, time_decimals).map(|(text, plan, d)| (text, plan, None, d))
     }
 }
 
 fn check(path: &Path, mfotl: &cli::mfotl::MfotlArgs) -> ExitCode {
-    let plan = match load_any(path, mfotl) {
-        Ok((_, plan, _)) => plan,
+    let plan = match load_any(path, mfotl, 0) {
+        Ok((_, plan, _, _)) => plan,
         Err(code) => return code,
     };
     let n = plan.props.len();
@@ -283,7 +298,7 @@ fn compile(
     dot: Option<&Path>,
     explain: bool,
 ) -> ExitCode {
-    let (text, plan, translation) = match load_any(path, mfotl) {
+    let (text, plan, translation, _) = match load_any(path, mfotl, 0) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -378,6 +393,13 @@ struct RunOptions {
     /// there were].
     #[arg(long)]
     strict_time: bool,
+    /// Read time stamps (and time bounds) with up to N decimal digits, in
+    /// ticks of 10^-N time units: a time stamp with more digits is an error
+    /// [default: the most decimal digits of any time bound of the
+    /// specification, 0 if they are all whole numbers].
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=9))]
+    time_decimals: u8,
     /// When to reclaim the codes of values that can no longer influence a
     /// verdict: `auto` when the values in use double, `always` after every
     /// event, `never` (the last two for testing).
@@ -410,7 +432,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, _) = match load_any(spec, &opts.mfotl) {
+    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals) {
         Ok(x) => x,
         Err(code) => {
             if let Some(hint) = hints::swapped(spec, trace) {
@@ -459,7 +481,16 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("{warning}");
     }
     if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
-        return parallel_run::run(&plan, trace, opts, jobs, &monitor, &text, &target);
+        return parallel_run::run(
+            &plan,
+            trace,
+            opts,
+            jobs,
+            &monitor,
+            &text,
+            &target,
+            time_decimals,
+        );
     }
     let mut extras =
         match run_extras::Extras::start(&opts.users, &monitor, &text, trace, target.json) {
@@ -501,6 +532,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         .allow_decreasing_time(!opts.strict_time)
         .max_event_size(opts.max_event_size)
         .skip_bad_events(skip)
+        .time_decimals(time_decimals)
         .field_names(FieldNames::from_spec(&text));
     let format = if target.json {
         OutputFormat::Json
@@ -515,6 +547,7 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let mut reporter = Reporter::new(stdout.clone(), format, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
+    reporter.time_decimals = time_decimals;
     reporter.color = report_to::use_color(
         opts.color,
         &target,

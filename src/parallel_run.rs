@@ -72,6 +72,7 @@ pub fn run(
     monitor: &Monitor,
     text: &str,
     target: &report_to::Target,
+    time_decimals: u8,
 ) -> ExitCode {
     let mut extras = match Extras::start(&opts.users, monitor, text, Some(trace), target.json) {
         Ok(x) => x,
@@ -91,6 +92,7 @@ pub fn run(
     let reader = TraceReader::new(file, TraceOptions { timed, format })
         .allow_decreasing_time(!opts.strict_time)
         .max_event_size(opts.max_event_size)
+        .time_decimals(time_decimals)
         .field_names(FieldNames::from_spec(text));
     let output = if target.json {
         OutputFormat::Json
@@ -101,6 +103,7 @@ pub fn run(
     let mut reporter = Reporter::new(Stdout::new(extras.stdout()), output, names);
     reporter.quiet = opts.quiet;
     reporter.max_violations = opts.max_violations;
+    reporter.time_decimals = time_decimals;
     reporter.color = report_to::use_color(
         opts.color,
         target,

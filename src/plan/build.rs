@@ -18,9 +18,20 @@ pub type PlanError = Vec<Diagnostic>;
 
 /// Parses, checks and compiles a specification; returns the plan and the warnings.
 pub fn compile_source(text: &str) -> Result<(Plan, Vec<Diagnostic>), PlanError> {
-    let checked = crate::check::check_source(text)?;
+    compile_source_timed(text, 0).map(|(plan, warnings, _)| (plan, warnings))
+}
+
+/// [`compile_source`] with the time bounds in ticks of `10^-d` time units,
+/// `d` at least `decimals` and enough for every bound (see
+/// [`crate::syntax::parse_timed`]); also returns `d`, the precision at which
+/// the trace's time stamps are to be read.
+pub fn compile_source_timed(
+    text: &str,
+    decimals: u8,
+) -> Result<(Plan, Vec<Diagnostic>, u8), PlanError> {
+    let (checked, decimals) = crate::check::check_source_timed(text, decimals)?;
     let plan = compile(&checked).map_err(|d| vec![d])?;
-    Ok((plan, checked.warnings))
+    Ok((plan, checked.warnings, decimals))
 }
 
 /// Compiles a checked specification into its monitor plan.

@@ -8,5 +8,5 @@ pub mod span;
 
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
-pub use parse::{parse, parse_formula};
+pub use parse::{parse, parse_formula, parse_timed};
 pub use span::{LineIndex, Span};

@@ -35,7 +35,8 @@ pub(super) struct Csv {
     crv: bool,
     /// Whether the CRV header is still to come.
     header: bool,
-    timed: bool,
+    /// `Some(decimals)` in a timed trace: the time stamps' precision.
+    timed: Option<u8>,
     /// The line of the next byte.
     line: u64,
     pub(super) limit: u64,
@@ -45,7 +46,7 @@ pub(super) struct Csv {
 }
 
 impl Csv {
-    pub(super) fn new(crv: bool, timed: bool, line: u64, limit: u64) -> Self {
+    pub(super) fn new(crv: bool, timed: Option<u8>, line: u64, limit: u64) -> Self {
         Csv {
             crv,
             header: crv,
@@ -109,9 +110,9 @@ impl Csv {
         if name.first().is_none_or(|b| matches!(b, b' ' | b'\t')) && trim_blanks(name).is_empty() {
             return Err(error("empty event name".to_owned()));
         }
-        if !self.timed {
+        let Some(decimals) = self.timed else {
             return Ok(0);
-        }
+        };
         let n = batch.fields();
         if n < 2 {
             return Err(error(format!(
@@ -120,7 +121,7 @@ impl Csv {
                 show(batch.field(0))
             )));
         }
-        let time = parse_time(batch.field(n - 1)).map_err(error)?;
+        let time = parse_time(batch.field(n - 1), decimals).map_err(error)?;
         batch.drop_last_field();
         Ok(time)
     }

@@ -82,11 +82,11 @@ impl Named {
 
     /// Writes the event into `batch` (cleared first), its fields in the
     /// declared order; the error message if a field is missing, unknown or
-    /// repeated, or the time stamp (the last field, if `timed`) is wrong.
+    /// repeated, or the time stamp (the last field, if `timed`: `Some` of its decimals) is wrong.
     pub(super) fn emit(
         &mut self,
         names: &FieldNames,
-        timed: bool,
+        timed: Option<u8>,
         batch: &mut Batch,
         line: u64,
     ) -> Result<(), String> {
@@ -99,7 +99,7 @@ impl Named {
             return Err("empty event name".to_owned());
         }
         let mut time = 0;
-        if timed {
+        if let Some(decimals) = timed {
             let Some((_, last)) = self.fields.pop() else {
                 return Err(format!(
                     "missing timestamp: event `{}` has no fields, but a timed trace \
@@ -107,7 +107,7 @@ impl Named {
                     show(name)
                 ));
             };
-            time = parse_time(&b[last])?;
+            time = parse_time(&b[last], decimals)?;
         }
         batch.clear();
         batch.begin();

@@ -91,6 +91,7 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
+pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use event::EventRef;
 pub use fields::FieldNames;
 pub use input::Compression;

@@ -24,7 +24,7 @@
 
 use std::io::Read;
 
-use super::diag::{show, too_long};
+use super::diag::{parse_time, show, too_long};
 use super::event::Batch;
 use super::input::Input;
 use super::{TraceError, read_error};
@@ -33,10 +33,14 @@ use super::{TraceError, read_error};
 pub(super) struct MonPoly {
     line: u64,
     limit: u64,
+    /// The time stamps' precision: ticks of `10^-decimals` time units.
+    decimals: u8,
     /// Bytes of the current time-point so far.
     size: u64,
     /// The line where the current time-point starts.
     start: u64,
+    /// The time stamp being read (a buffer kept between time-points).
+    stamp: Vec<u8>,
 }
 
 /// Whether `b` may be part of a name or an unquoted value.
@@ -49,12 +53,14 @@ fn is_token(b: u8) -> bool {
 }
 
 impl MonPoly {
-    pub(super) fn new(limit: u64) -> Self {
+    pub(super) fn new(limit: u64, decimals: u8) -> Self {
         MonPoly {
             line: 1,
             limit,
+            decimals,
             size: 0,
             start: 1,
+            stamp: Vec::new(),
         }
     }
 
@@ -147,35 +153,22 @@ impl MonPoly {
         self.size = 0;
         self.bump(input, b'@')?;
         // The time stamp.
-        let mut time: Option<u64> = Some(0);
-        let mut digits = 0;
-        let mut stamp = Vec::new();
+        let mut stamp = std::mem::take(&mut self.stamp);
+        stamp.clear();
         while let Some(b) = self.peek(input)? {
             if !is_token(b) {
                 break;
             }
-            time = match (time, b) {
-                (Some(t), b'0'..=b'9') => t
-                    .checked_mul(10)
-                    .and_then(|t| t.checked_add(u64::from(b - b'0'))),
-                _ => None,
-            };
             stamp.push(b);
-            digits += 1;
             self.bump(input, b)?;
         }
-        let time = match time {
-            Some(t) if digits > 0 => t,
-            _ if digits == 0 => {
-                return Err(self.error("missing time stamp after `@`".to_owned()));
-            }
-            _ => {
-                return Err(self.error(format!(
-                    "time stamp `{}` is not a natural number that fits in 64 bits",
-                    show(&stamp)
-                )));
-            }
-        };
+        if stamp.is_empty() {
+            self.stamp = stamp;
+            return Err(self.error("missing time stamp after `@`".to_owned()));
+        }
+        let time = parse_time(&stamp, self.decimals);
+        self.stamp = stamp;
+        let time = time.map_err(|e| self.error(e.replacen("timestamp", "time stamp", 1)))?;
         // The events.
         loop {
             let b = match self.skip(input)? {

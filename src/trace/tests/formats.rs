@@ -225,7 +225,7 @@ fn monpoly_errors() {
         (
             b"@1 a(x)\n@x b\n",
             2,
-            "time stamp `x` is not a natural number",
+            "time stamp `x` is not a natural or decimal number",
         ),
         (b"@\n", 1, "missing time stamp"),
         (b"@1 a(x\n", 2, "expected `,` or `)`"),
@@ -233,7 +233,8 @@ fn monpoly_errors() {
         (b"@1 a(\"x)\n", 1, "never closed"),
         (b"@1 (x)\n", 1, "expected an event name"),
         (b"@2 a\n@1 b\n", 2, "smaller than the previous timestamp 2"),
-        (b"@99999999999999999999 a\n", 1, "not a natural number"),
+        (b"@99999999999999999999 a\n", 1, "out of range"),
+        (b"@1.5 a\n", 1, "time stamp `1.5` has 1 decimal digit"),
     ] {
         let e = error(input, fmt(Format::MonPoly));
         assert_eq!(e.line, line, "{e}");
