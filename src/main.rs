@@ -475,12 +475,15 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("{note}");
     }
     let timed = opts.timed || trace.is_some_and(timed_by_name);
-    if let Some(warning) = hints::untimed_trace(spec_timed, timed)
-        && !opts.quiet
-    {
-        eprintln!("{warning}");
-    }
+    // Said once the trace shows whether it has time stamps (a MonPoly log
+    // has them without --timed).
+    let mut untimed_warning = hints::untimed_trace(spec_timed, timed).filter(|_| !opts.quiet);
     if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
+        if let Some(warning) = untimed_warning
+            && !cli::has_time_stamps(trace, timed, Format::from(opts.format))
+        {
+            eprintln!("{warning}");
+        }
         return parallel_run::run(
             &plan,
             trace,
@@ -567,7 +570,14 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             break;
         }
         let point = match next {
-            Ok(Some(p)) => p,
+            Ok(Some(p)) => {
+                if let Some(warning) = untimed_warning.take()
+                    && !p.timed
+                {
+                    eprintln!("{warning}");
+                }
+                p
+            }
             Ok(None) => break,
             Err(e) => {
                 if skip && !reader.failed() {

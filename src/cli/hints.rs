@@ -62,6 +62,21 @@ pub fn untimed_trace(spec_timed: bool, timed: bool) -> Option<&'static str> {
     )
 }
 
+/// Whether the trace file `path` has time stamps: read with `--timed`, or a
+/// MonPoly log (its format is found by reading its first event).
+pub fn has_time_stamps(path: &Path, timed: bool, format: hindsight::trace::Format) -> bool {
+    use hindsight::trace::{TraceOptions, TraceReader};
+    if timed {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = TraceReader::new(file, TraceOptions { timed, format });
+    let _ = reader.next_event();
+    reader.has_time()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

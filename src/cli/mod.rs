@@ -30,6 +30,7 @@ pub mod run_parts;
 mod size;
 mod timepoints;
 
+pub use hints::has_time_stamps;
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::parse_size;
