@@ -64,6 +64,9 @@ fn monitor_options(opts: &RunOptions) -> MonitorOptions {
 /// the sequential run prints, and gives its exit status. `monitor` (of the
 /// whole plan, never stepped) and `text` (the spec) serve the progress
 /// indicator.
+// The run's pieces, as the sequential loop has them (the precision of time
+// stamps last).
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     plan: &Plan,
     trace: &Path,

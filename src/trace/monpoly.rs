@@ -7,8 +7,9 @@
 //! @1441
 //! ```
 //!
-//! - A time stamp is a natural number (decimal digits, leading zeros allowed,
-//!   fitting in a `u64`); time stamps must not decrease.
+//! - A time stamp is a natural or decimal number (leading zeros allowed),
+//!   read in ticks as in the other formats (see the [module](super) docs);
+//!   time stamps must not decrease.
 //! - An event is a name followed by its arguments in parentheses, separated
 //!   by commas: `p(a, b)`, `p()`; a name alone is an event without
 //!   arguments. Spaces, tabs and line ends may appear between any two
