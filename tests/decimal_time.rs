@@ -304,3 +304,17 @@ fn bad_time_bounds_are_errors_with_their_place() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--time-decimals"), "{}", stderr(&out));
 }
+
+#[test]
+fn decimal_stamps_without_timed_get_the_hint() {
+    let out = run(&[], "untimed.csv", DEADLINE, "request,1,0.5\nreply,1,0.7\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "untimed.csv:line 1: event `request` has 2 arguments, but the specification uses it \
+             with 1 (if the last field is the event's time stamp, use --timed)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -39,7 +39,15 @@ pub fn arity(
     timed: bool,
     last: Option<&[u8]>,
 ) -> Option<&'static str> {
-    let numeric = last.is_some_and(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
+    // A natural or decimal number (`12`, `0.25`), as a time stamp is written.
+    let numeric = last.is_some_and(|f| {
+        let (int, frac) = match f.iter().position(|&b| b == b'.') {
+            Some(p) => (&f[..p], Some(&f[p + 1..])),
+            None => (f, None),
+        };
+        let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+        digits(int) && frac.is_none_or(digits)
+    });
     if !timed && found == expected + 1 && numeric {
         Some("if the last field is the event's time stamp, use --timed")
     } else if timed && found + 1 == expected {
@@ -97,6 +105,9 @@ mod tests {
     fn arity_hints_name_timed() {
         assert!(arity(1, 2, false, Some(b"17")).is_some_and(|h| h.contains("--timed")));
         assert!(arity(1, 2, false, Some(b"x")).is_none());
+        assert!(arity(1, 2, false, Some(b"0.25")).is_some_and(|h| h.contains("--timed")));
+        assert!(arity(1, 2, false, Some(b"1.")).is_none());
+        assert!(arity(1, 2, false, Some(b"1.2.3")).is_none());
         assert!(arity(2, 1, true, Some(b"x")).is_some_and(|h| h.contains("untimed")));
         assert!(arity(2, 3, true, Some(b"1")).is_none());
     }
