@@ -318,3 +318,30 @@ fn decimal_stamps_without_timed_get_the_hint() {
         stderr(&out)
     );
 }
+
+#[test]
+fn parallel_runs_and_skipped_lines_read_decimals_alike() {
+    let out = run(&["--timed", "-j", "2"], "par.csv", DEADLINE, REPLIES);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(violations(&out), vec![4, 5]);
+    assert!(
+        stdout(&out).contains("at time 1.7: reply(1)"),
+        "{}",
+        stdout(&out)
+    );
+    // A stamp with too many decimals is a bad line that can be skipped.
+    let trace = "request,1,0\nreply,1,0.55\nreply,1,0.6\n";
+    let out = run(
+        &["--timed", "--skip-bad-lines"],
+        "skip.csv",
+        DEADLINE,
+        trace,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(violations(&out), vec![2]);
+    assert!(
+        stdout(&out).contains("bad lines skipped: 1 (line 2)"),
+        "{}",
+        stdout(&out)
+    );
+}
