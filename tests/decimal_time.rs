@@ -345,3 +345,42 @@ fn parallel_runs_and_skipped_lines_read_decimals_alike() {
         stdout(&out)
     );
 }
+
+#[test]
+fn the_library_reads_decimal_bounds_in_ticks_only_when_asked() {
+    use hindsight::plan::{compile_source, compile_source_timed};
+    let (plan, _, d) = compile_source_timed(DEADLINE, 0).expect("compiles");
+    assert_eq!(d, 1);
+    assert!(
+        plan.render(DEADLINE).contains("S[<=5]"),
+        "{}",
+        plan.render(DEADLINE)
+    );
+    let (plan, _, d) = compile_source_timed(DEADLINE, 3).expect("compiles");
+    assert_eq!(d, 3);
+    assert!(
+        plan.render(DEADLINE).contains("S[<=500]"),
+        "{}",
+        plan.render(DEADLINE)
+    );
+    // Open ends are one tick inside at the precision in use.
+    let spec = "prop p : reply -> P(0.5,1] request\n";
+    let (plan, _, _) = compile_source_timed(spec, 2).expect("compiles");
+    assert!(
+        plan.render(spec).contains("S[51,100]"),
+        "{}",
+        plan.render(spec)
+    );
+    // Whole bounds keep their value.
+    let whole = "prop p : reply -> P[<=5] request\n";
+    let (plan, _, d) = compile_source_timed(whole, 0).expect("compiles");
+    assert_eq!(d, 0);
+    assert!(plan.render(whole).contains("S[<=5]"));
+    // The untimed entry point refuses decimal bounds rather than scale them.
+    let diags = compile_source(DEADLINE).err().expect("refused");
+    let text = diags[0].render("d.qtl", DEADLINE);
+    assert!(
+        text.contains("d.qtl:1:") && text.contains("time bound `0.5` has decimals"),
+        "{text}"
+    );
+}

@@ -59,8 +59,10 @@ pub struct Checked {
 
 /// Parses and checks a specification. A syntax error is returned as the only
 /// diagnostic.
+/// Time bounds are natural numbers (see [`check_source_timed`]).
 pub fn check_source(text: &str) -> Result<Checked, Vec<Diagnostic>> {
-    check_source_timed(text, 0).map(|(checked, _)| checked)
+    let spec = crate::syntax::parse(text).map_err(|d| vec![d])?;
+    check(spec)
 }
 
 /// [`check_source`] with the time bounds in ticks of `10^-d` time units,

@@ -17,8 +17,11 @@ pub const MAX_TIME_BOUND: u64 = 1 << 62;
 pub type PlanError = Vec<Diagnostic>;
 
 /// Parses, checks and compiles a specification; returns the plan and the warnings.
+/// Time bounds are natural numbers (see [`compile_source_timed`]).
 pub fn compile_source(text: &str) -> Result<(Plan, Vec<Diagnostic>), PlanError> {
-    compile_source_timed(text, 0).map(|(plan, warnings, _)| (plan, warnings))
+    let checked = crate::check::check_source(text)?;
+    let plan = compile(&checked).map_err(|d| vec![d])?;
+    Ok((plan, checked.warnings))
 }
 
 /// [`compile_source`] with the time bounds in ticks of `10^-d` time units,

@@ -57,6 +57,8 @@ pub const MAX_TIME_DECIMALS: u8 = crate::trace::MAX_TIME_DECIMALS;
 pub(crate) struct TimeScale {
     decimals: u8,
     needed: Cell<u8>,
+    /// Whether `decimals` may not be raised: a finer bound is an error.
+    fixed: bool,
 }
 
 /// A time bound's number (`5`, `0.25`) in ticks of `scale`; called from the
@@ -86,6 +88,13 @@ pub(crate) fn time_bound<T>(
         )));
     }
     let k = frac.len() as u8;
+    if k > scale.decimals && scale.fixed {
+        return Err(error(format!(
+            "time bound `{text}` has decimals, but this reading of the specification \
+             takes whole time bounds only (decimal bounds are read by `parse_timed`, \
+             `check_source_timed` and `compile_source_timed`, which count time in ticks)"
+        )));
+    }
     if k > scale.decimals {
         // Parsed again with `k` decimals: any value does meanwhile.
         scale.needed.set(scale.needed.get().max(k));
@@ -113,6 +122,7 @@ pub(crate) fn time_bound<T>(
 /// `decimals`, that reads every bound exactly; that precision with the result.
 fn with_time_scale<T>(
     decimals: u8,
+    fixed: bool,
     parse: impl Fn(&TimeScale) -> Result<T, Diagnostic>,
 ) -> Result<(T, u8), Diagnostic> {
     let mut decimals = decimals.min(MAX_TIME_DECIMALS);
@@ -120,6 +130,7 @@ fn with_time_scale<T>(
         let scale = TimeScale {
             decimals,
             needed: Cell::new(decimals),
+            fixed,
         };
         let result = parse(&scale);
         // A parse that met a finer bound is done again (its result, or its
@@ -133,9 +144,9 @@ fn with_time_scale<T>(
 }
 
 /// Parses a whole specification whose time bounds are natural numbers (a
-/// decimal bound is read in ticks as [`parse_timed`] does).
+/// decimal bound is an error: see [`parse_timed`]).
 pub fn parse(text: &str) -> Result<Spec, Diagnostic> {
-    parse_timed(text, 0).map(|(spec, _)| spec)
+    parse_defs(text, 0, true).map(|(spec, _)| spec)
 }
 
 /// Parses a whole specification, with its time bounds in ticks of
@@ -143,7 +154,11 @@ pub fn parse(text: &str) -> Result<Spec, Diagnostic> {
 /// number of decimal digits of a time bound (`P[<=0.25]` needs 2); also
 /// returns `d`. Natural bounds are ticks as they are when `d` is 0.
 pub fn parse_timed(text: &str, decimals: u8) -> Result<(Spec, u8), Diagnostic> {
-    with_time_scale(decimals, |scale| {
+    parse_defs(text, decimals, false)
+}
+
+fn parse_defs(text: &str, decimals: u8, fixed: bool) -> Result<(Spec, u8), Diagnostic> {
+    with_time_scale(decimals, fixed, |scale| {
         let arena = RefCell::new(Arena::new());
         let defs = qtl::DefsParser::new()
             .parse(&arena, scale, text)
@@ -156,9 +171,9 @@ pub fn parse_timed(text: &str, decimals: u8) -> Result<(Spec, u8), Diagnostic> {
 }
 
 /// Parses a single formula (for tests and the library API); its time
-/// bounds are read as [`parse`] does.
+/// bounds are natural numbers, as with [`parse`].
 pub fn parse_formula(text: &str) -> Result<(Arena, FormId), Diagnostic> {
-    with_time_scale(0, |scale| {
+    with_time_scale(0, true, |scale| {
         let arena = RefCell::new(Arena::new());
         let root = qtl::FormParser::new()
             .parse(&arena, scale, text)
