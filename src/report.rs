@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::runtime::witness::{Witness, WitnessValue, format_witness};
+use crate::trace::format_time;
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +76,9 @@ pub struct Reporter<W: Write> {
     pub max_violations: Option<u64>,
     /// Colour the violations and the status line (ANSI escapes, text only).
     pub color: bool,
+    /// Times are in ticks of `10^-time_decimals` time units, and are shown
+    /// as decimal numbers (see [`crate::trace::format_time`]).
+    pub time_decimals: u8,
 }
 
 /// ANSI colours of the text report.
@@ -98,6 +102,15 @@ fn witness_json(w: &[(String, WitnessValue)]) -> serde_json::Value {
         .map(|(k, x)| (k.clone(), json!(x.text())))
         .collect();
     serde_json::Value::Object(map)
+}
+
+/// A time in ticks of `10^-decimals` units as a JSON number: an integer, or
+/// the decimal number (`0.5`) when time stamps have decimals.
+fn json_time(ticks: u64, decimals: u8) -> serde_json::Value {
+    if decimals == 0 {
+        return json!(ticks);
+    }
+    serde_json::from_str(&format_time(ticks, decimals)).unwrap_or_else(|_| json!(ticks))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -137,6 +150,7 @@ impl<W: Write> Reporter<W> {
             quiet: false,
             max_violations: None,
             color: false,
+            time_decimals: 0,
         }
     }
 
@@ -183,7 +197,10 @@ impl<W: Write> Reporter<W> {
                 } else {
                     format!("{}({})", shown(v.name), args.join(", "))
                 };
-                let time = v.time.map(|t| format!(" at time {t}")).unwrap_or_default();
+                let time = v
+                    .time
+                    .map(|t| format!(" at time {}", format_time(t, self.time_decimals)))
+                    .unwrap_or_default();
                 let mut witness = match witness {
                     Some(w) if !w.is_empty() => format!("; witness: {}", format_witness(w)),
                     _ => String::new(),
@@ -218,7 +235,7 @@ impl<W: Write> Reporter<W> {
                     "args": v.args.iter().map(|a| text(a)).collect::<Vec<_>>(),
                 });
                 if let Some(t) = v.time {
-                    o["time"] = json!(t);
+                    o["time"] = json_time(t, self.time_decimals);
                 }
                 if v.line != 0 {
                     o["line"] = json!(v.line);

@@ -474,3 +474,78 @@ fn a_terminal_on_standard_input_gets_a_note_and_colours() {
         "{coloured:?}"
     );
 }
+
+#[test]
+fn crv_files_read_as_the_competition_writes_them() {
+    // A header such as `Event,user` is the CRV header, not an event; a
+    // quoted field may follow the space after a comma, and keeps its comma.
+    let out = run(
+        &[],
+        "crv.csv",
+        "Event,user\nopen, \"a, b\"\nclose, \"a, b\"\nclose, c\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).starts_with("property p violated at event 3 (line 4): close(c)\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("events by name: close 2, open 1"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(last_line(&out), "STATUS: Violated");
+    // Forced plain CSV, the header is an event the spec does not know: said.
+    let out = run(
+        &["--format", "plain"],
+        "crv-plain.csv",
+        "Event,user\nopen,a\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("warning: 1 of 2 events have a name that no property mentions: `Event` (1)")
+            && stderr(&out).contains("looks like the header line of a CRV CSV trace")
+            && stderr(&out).contains("--format crv"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn events_written_as_calls_get_a_hint() {
+    let out = run(&[], "calls.txt", "open(cfg)\nclose(cfg)\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        last_line(&out),
+        "STATUS: Error (no event of the trace is in the specification)"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("hint: `close(cfg)` is written as a call `name(args)`")
+            || err.contains("hint: `open(cfg)` is written as a call `name(args)`"),
+        "{err}"
+    );
+    assert!(err.contains("--format monpoly"), "{err}");
+    // A MonPoly log forced to CSV gets the flag that reads it.
+    let out = run(
+        &["--format", "plain"],
+        "forced.log",
+        "@10 open(cfg)\n@11 close(cfg)\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "looks like a MonPoly log line (`@TIME name(args)`): read it with --format monpoly"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

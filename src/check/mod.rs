@@ -59,9 +59,17 @@ pub struct Checked {
 
 /// Parses and checks a specification. A syntax error is returned as the only
 /// diagnostic.
+/// Time bounds are natural numbers (see [`check_source_timed`]).
 pub fn check_source(text: &str) -> Result<Checked, Vec<Diagnostic>> {
     let spec = crate::syntax::parse(text).map_err(|d| vec![d])?;
     check(spec)
+}
+
+/// [`check_source`] with the time bounds in ticks of `10^-d` time units,
+/// `d` at least `decimals` (see [`crate::syntax::parse_timed`]); also returns `d`.
+pub fn check_source_timed(text: &str, decimals: u8) -> Result<(Checked, u8), Vec<Diagnostic>> {
+    let (spec, decimals) = crate::syntax::parse_timed(text, decimals).map_err(|d| vec![d])?;
+    check(spec).map(|checked| (checked, decimals))
 }
 
 /// Checks a parsed specification and expands its macros.

@@ -193,6 +193,13 @@ pub struct RunOptions {
     /// there were].
     #[arg(long)]
     pub strict_time: bool,
+    /// Read time stamps (and time bounds) with up to N decimal digits, in
+    /// ticks of 10^-N time units: a time stamp with more digits is an error
+    /// [default: the most decimal digits of any time bound of the
+    /// specification, 0 if they are all whole numbers].
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=9))]
+    pub time_decimals: u8,
     /// When to reclaim the codes of values that can no longer influence a
     /// verdict: `auto` when the values in use double, `always` after every
     /// event, `never` (the last two for testing).

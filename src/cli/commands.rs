@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
-use hindsight::plan::{Plan, compile_source};
+use hindsight::plan::{Plan, compile_source_timed};
 use hindsight::syntax::Diagnostic;
 
 use super::args::{Cli, Command};
@@ -56,12 +56,14 @@ pub fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
 /// prints them and gives exit status 2. Compiled, not only checked: a limit
 /// of the monitor plan (such as the number of variables of a property) is
 /// found by `check` too, not only by `run`.
-fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
+/// Time bounds are read in ticks of `10^-d` time units, `d` at least
+/// `time_decimals` and enough for every bound; `d` is returned.
+fn load(path: &Path, time_decimals: u8) -> Result<(String, Plan, u8), ExitCode> {
     let text = super::read_spec(path)?;
-    match compile_source(&text) {
-        Ok((plan, warnings)) => {
+    match compile_source_timed(&text, time_decimals) {
+        Ok((plan, warnings, decimals)) => {
             print_diagnostics(path, &text, &warnings);
-            Ok((text, plan))
+            Ok((text, plan, decimals))
         }
         Err(diags) => {
             print_diagnostics(path, &text, &diags);
@@ -70,21 +72,34 @@ fn load(path: &Path) -> Result<(String, Plan), ExitCode> {
     }
 }
 
-/// [`load`], or for an MFOTL specification [`super::mfotl::load`].
+/// A loaded specification: its text, plan, MFOTL translation, and the
+/// decimals of its time bounds (see [`load`]).
+pub type Loaded = (String, Plan, Option<hindsight::mfotl::Translation>, u8);
+
+/// [`load`], or for an MFOTL specification [`super::mfotl::load`] (whose
+/// time bounds are whole numbers: `time_decimals` must be 0).
 pub fn load_any(
     path: &Path,
     mfotl: &super::mfotl::MfotlArgs,
-) -> Result<(String, Plan, Option<hindsight::mfotl::Translation>), ExitCode> {
+    time_decimals: u8,
+) -> Result<Loaded, ExitCode> {
     if mfotl.is_mfotl(path) {
-        super::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t)))
+        if time_decimals > 0 {
+            eprintln!(
+                "error: --time-decimals is for QTL specifications: the time bounds of an \
+                 MFOTL formula, and the time stamps read with it, are whole numbers"
+            );
+            return Err(ExitCode::from(2));
+        }
+        super::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t), 0))
     } else {
-        load(path).map(|(text, plan)| (text, plan, None))
+        load(path, time_decimals).map(|(text, plan, d)| (text, plan, None, d))
     }
 }
 
 fn check(path: &Path, mfotl: &super::mfotl::MfotlArgs) -> ExitCode {
-    let plan = match load_any(path, mfotl) {
-        Ok((_, plan, _)) => plan,
+    let plan = match load_any(path, mfotl, 0) {
+        Ok((_, plan, _, _)) => plan,
         Err(code) => return code,
     };
     let n = plan.props.len();
@@ -105,7 +120,7 @@ fn compile(
     dot: Option<&Path>,
     explain: bool,
 ) -> ExitCode {
-    let (text, plan, translation) = match load_any(path, mfotl) {
+    let (text, plan, translation, _) = match load_any(path, mfotl, 0) {
         Ok(x) => x,
         Err(code) => return code,
     };

@@ -31,6 +31,21 @@ pub fn swapped(spec: &Path, trace: Option<&Path>) -> Option<String> {
 pub const TERMINAL: &str = "hindsight: reading the trace from the terminal: type one event per \
 line (`name,arg1,...`), end with Ctrl-D; or give a trace file: hindsight run SPEC TRACE";
 
+/// Whether the trace file `path` has time stamps: read with `--timed`, or a
+/// MonPoly log (its format is found by reading its first event).
+pub fn has_time_stamps(path: &Path, timed: bool, format: hindsight::trace::Format) -> bool {
+    use hindsight::trace::{TraceOptions, TraceReader};
+    if timed {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = TraceReader::new(file, TraceOptions { timed, format });
+    let _ = reader.next_event();
+    reader.has_time()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

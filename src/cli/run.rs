@@ -36,7 +36,8 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, _) = match load_any(spec, &opts.mfotl) {
+    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals)
+    {
         Ok(x) => x,
         Err(code) => {
             if let Some(hint) = hints::swapped(spec, trace) {
@@ -51,7 +52,8 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     let jobs = jobs(trace, opts, satisfactions);
     let timed = opts.timed || trace.is_some_and(timed_by_name);
-    let options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
+    let mut options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
+    options.time_decimals = time_decimals;
     let mut session = match Session::from_plan(plan, &text, options) {
         Ok(s) => s,
         Err(e) => {
@@ -67,8 +69,10 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if let Some(note) = &target.note {
         eprintln!("{note}");
     }
+    // A MonPoly log has time stamps without --timed: look at its first event.
     if let Some(warning) = session.untimed_warning(timed)
         && !opts.quiet
+        && !trace.is_some_and(|t| hints::has_time_stamps(t, timed, opts.format))
     {
         eprintln!("warning: {warning}");
     }
@@ -93,6 +97,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             &target,
             &trace_name,
         );
+        report.printer.time_decimals = time_decimals;
         return exit_code(&session.run_parallel(file, jobs, &mut report));
     }
     if let Some(path) = &opts.users.profile {
@@ -134,6 +139,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         &target,
         &trace_name,
     );
+    report.printer.time_decimals = time_decimals;
     exit_code(&session.run(input, &mut report))
 }
 
@@ -155,6 +161,7 @@ fn session_options(
     jobs: usize,
 ) -> SessionOptions {
     SessionOptions {
+        time_decimals: opts.time_decimals,
         monitor: MonitorOptions {
             start_bits: opts.bits,
             strict_time: opts.strict_time,

@@ -17,11 +17,25 @@ pub const MAX_BITS: usize = 32;
 pub const MAX_TIME_BOUND: u64 = 1 << 62;
 
 /// Parses, checks and compiles a specification; returns the plan and the
-/// warnings, or every error found.
+/// warnings, or every error found. Time bounds are natural numbers (see
+/// [`compile_source_timed`]).
 pub fn compile_source(text: &str) -> Result<(Plan, Warnings), SpecError> {
     let checked = crate::check::check_source(text)?;
     let plan = compile(&checked)?;
     Ok((plan, checked.warnings))
+}
+
+/// [`compile_source`] with the time bounds in ticks of `10^-d` time units,
+/// `d` at least `decimals` and enough for every bound (see
+/// [`crate::syntax::parse_timed`]); also returns `d`, the precision at which
+/// the trace's time stamps are to be read.
+pub fn compile_source_timed(
+    text: &str,
+    decimals: u8,
+) -> Result<(Plan, Warnings, u8), SpecError> {
+    let (checked, decimals) = crate::check::check_source_timed(text, decimals)?;
+    let plan = compile(&checked)?;
+    Ok((plan, checked.warnings, decimals))
 }
 
 /// Compiles a checked specification into its monitor plan.

@@ -16,7 +16,7 @@ mod layout;
 mod show;
 pub mod slice;
 
-pub use build::{compile, compile_source};
+pub use build::{compile, compile_source, compile_source_timed};
 
 use std::collections::BTreeMap;
 

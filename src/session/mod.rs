@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::plan::{Plan, compile_source};
+use crate::plan::{Plan, compile_source_timed};
 use crate::profile::Profiler;
 use crate::report::{EventCounts, Violation};
 use crate::runtime::{Monitor, MonitorOptions};
@@ -97,6 +97,13 @@ pub struct SessionOptions {
     pub stop_at_first: bool,
     /// Worker threads of [`Session::run_parallel`] (1: sequential).
     pub jobs: usize,
+    /// Time stamps (and the spec's time bounds) are read in ticks of
+    /// `10^-time_decimals` time units: a stamp with more decimal digits is an
+    /// input error. [`Session::from_source`] raises it to the most decimals
+    /// of the specification's bounds; with [`Session::from_plan`] it must be
+    /// the precision the plan was compiled at
+    /// ([`crate::plan::compile_source_timed`]).
+    pub time_decimals: u8,
 }
 
 impl Default for SessionOptions {
@@ -112,6 +119,7 @@ impl Default for SessionOptions {
             all_witnesses: 0,
             satisfactions: false,
             stop_at_first: false,
+            time_decimals: 0,
             jobs: 1,
         }
     }
@@ -202,7 +210,12 @@ impl Session {
     /// A session for the QTL specification `text`; its warnings are in
     /// [`Session::spec_warnings`].
     pub fn from_source(text: &str, options: SessionOptions) -> Result<Session, LoadError> {
-        let (plan, warnings) = compile_source(text).map_err(LoadError::Spec)?;
+        let (plan, warnings, decimals) =
+            compile_source_timed(text, options.time_decimals).map_err(LoadError::Spec)?;
+        let options = SessionOptions {
+            time_decimals: decimals,
+            ..options
+        };
         let mut session = Session::from_plan(plan, text, options).map_err(LoadError::Monitor)?;
         session.spec_warnings = warnings;
         Ok(session)
@@ -226,6 +239,8 @@ impl Session {
         mut options: SessionOptions,
     ) -> Result<Session, LoadError> {
         options.satisfactions = matches!(reading, crate::mfotl::Reading::Satisfactions);
+        // MFOTL bounds are whole numbers, and so are the stamps read with them.
+        options.time_decimals = 0;
         let (plan, _, warnings) =
             crate::mfotl::compile(formula, signature, name, reading).map_err(LoadError::Mfotl)?;
         let mut session = Session::from_plan(plan, formula, options).map_err(LoadError::Monitor)?;
@@ -279,6 +294,7 @@ impl Session {
             .allow_decreasing_time(!self.options.monitor.strict_time)
             .max_event_size(self.options.max_event_size)
             .skip_bad_events(self.skip())
+            .time_decimals(self.options.time_decimals)
             .field_names(FieldNames::from_spec(&self.spec))
     }
 

@@ -126,7 +126,7 @@ fn cause(spec: &[String], name: &str) -> Option<(Kind, String)> {
 
 fn kind_of(spec: &[String], name: &str) -> Option<Kind> {
     let t = name.trim_start();
-    if t.starts_with(['@', '<', '{', '[']) {
+    if t.starts_with(['@', '<', '{', '[']) || is_call(t) || t.eq_ignore_ascii_case("event") {
         Some(Kind::Format)
     } else if name.contains([';', '\t', '|', ' ']) {
         Some(Kind::Separator)
@@ -135,6 +135,14 @@ fn kind_of(spec: &[String], name: &str) -> Option<Kind> {
     } else {
         did_you_mean(name, spec.iter().map(String::as_str)).map(|_| Kind::Spelling)
     }
+}
+
+/// Whether `name` looks like an event written as a call, `open(cfg)`.
+fn is_call(name: &str) -> bool {
+    name.trim_end().ends_with(')')
+        && name
+            .split_once('(')
+            .is_some_and(|(head, _)| !head.is_empty() && !head.contains([' ', ';', '\t']))
 }
 
 /// The hint for `name`, whose cause is of kind `_kind`.
@@ -155,6 +163,21 @@ fn hint_for(_kind: Kind, spec: &[String], name: &str) -> Option<String> {
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         return Some(format!(
             "hint: `{}` looks like JSON: read a JSON trace with --format json",
+            shorten(name)
+        ));
+    }
+    if trimmed.eq_ignore_ascii_case("event") {
+        return Some(format!(
+            "hint: `{}` looks like the header line of a CRV CSV trace (`event, field, ...`): \
+             read it with --format crv (or the default --format auto)",
+            shorten(name)
+        ));
+    }
+    if is_call(trimmed) {
+        return Some(format!(
+            "hint: `{}` is written as a call `name(args)`: a CSV trace has one event per \
+             line as `name,arg1,arg2`; a MonPoly log has `@TIME` before the events of each \
+             time-point (read it with --format monpoly)",
             shorten(name)
         ));
     }
@@ -255,6 +278,9 @@ mod tests {
             assert!(all.contains(flag), "{all}");
         }
         assert!(all.contains("`clsoe`: did you mean `close`?"), "{all}");
+        let all = report(&["open"], &[("open(cfg)", 1)]).lines.join("\n");
+        assert!(all.contains("is written as a call `name(args)`"), "{all}");
+        assert!(!is_call("(x)") && !is_call("open") && !is_call("a b(c)"));
     }
 
     #[test]

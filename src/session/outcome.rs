@@ -116,7 +116,15 @@ pub fn arity_hint(
     timed: bool,
     last: Option<&[u8]>,
 ) -> Option<&'static str> {
-    let numeric = last.is_some_and(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
+    // A natural or decimal number (`12`, `0.25`), as a time stamp is written.
+    let numeric = last.is_some_and(|f| {
+        let (int, frac) = match f.iter().position(|&b| b == b'.') {
+            Some(p) => (&f[..p], Some(&f[p + 1..])),
+            None => (f, None),
+        };
+        let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+        digits(int) && frac.is_none_or(digits)
+    });
     if !timed && found == expected + 1 && numeric {
         Some("if the last field is the event's time stamp, use --timed")
     } else if timed && found + 1 == expected {

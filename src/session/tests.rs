@@ -391,3 +391,15 @@ fn run_file_reads_a_timed_name_as_timed_and_names_the_trace_in_errors() {
         "{note}"
     );
 }
+
+#[test]
+fn arity_hints_name_timed() {
+    use super::outcome::arity_hint as arity;
+    assert!(arity(1, 2, false, Some(b"17")).is_some_and(|h| h.contains("--timed")));
+    assert!(arity(1, 2, false, Some(b"x")).is_none());
+    assert!(arity(1, 2, false, Some(b"0.25")).is_some_and(|h| h.contains("--timed")));
+    assert!(arity(1, 2, false, Some(b"1.")).is_none());
+    assert!(arity(1, 2, false, Some(b"1.2.3")).is_none());
+    assert!(arity(2, 1, true, Some(b"x")).is_some_and(|h| h.contains("untimed")));
+    assert!(arity(2, 3, true, Some(b"1")).is_none());
+}

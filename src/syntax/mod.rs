@@ -11,5 +11,5 @@ pub mod walk;
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
 pub use error::{SpecError, Warnings};
-pub use parse::{parse, parse_formula};
+pub use parse::{parse, parse_formula, parse_timed};
 pub use span::{LineIndex, Span};

@@ -1,6 +1,6 @@
 //! Running the LALRPOP parser and turning its errors into diagnostics.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use lalrpop_util::ParseError;
 
@@ -48,25 +48,139 @@ pub(crate) fn unquote(token: &str) -> String {
     out
 }
 
-/// Parses a whole specification.
+/// The largest number of decimal digits of a time bound.
+pub const MAX_TIME_DECIMALS: u8 = crate::trace::MAX_TIME_DECIMALS;
+
+/// The precision of the time bounds during one parse: every bound is read in
+/// ticks of `10^-decimals` time units; a bound with more decimal digits
+/// raises `needed`, and the text is parsed again with that many.
+pub(crate) struct TimeScale {
+    decimals: u8,
+    needed: Cell<u8>,
+    /// Whether `decimals` may not be raised: a finer bound is an error.
+    fixed: bool,
+}
+
+/// A time bound's number (`5`, `0.25`) in ticks of `scale`; called from the
+/// grammar.
+pub(crate) fn time_bound<T>(
+    scale: &TimeScale,
+    text: &str,
+    l: usize,
+    r: usize,
+) -> Result<u64, ParseError<usize, T, SyntaxIssue>> {
+    let error = |message: String| ParseError::User {
+        error: SyntaxIssue {
+            span: Span::new(l, r),
+            message,
+        },
+    };
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.starts_with('-') {
+        return Err(error(format!(
+            "a time bound must be a natural or decimal number, not `{text}`"
+        )));
+    }
+    if frac.len() > usize::from(MAX_TIME_DECIMALS) {
+        return Err(error(format!(
+            "a time bound has at most {MAX_TIME_DECIMALS} decimal digits, `{text}` has {}",
+            frac.len()
+        )));
+    }
+    let k = frac.len() as u8;
+    if k > scale.decimals && scale.fixed {
+        return Err(error(format!(
+            "time bound `{text}` has decimals, but this reading of the specification \
+             takes whole time bounds only (decimal bounds are read by `parse_timed`, \
+             `check_source_timed` and `compile_source_timed`, which count time in ticks)"
+        )));
+    }
+    if k > scale.decimals {
+        // Parsed again with `k` decimals: any value does meanwhile.
+        scale.needed.set(scale.needed.get().max(k));
+        return Ok(0);
+    }
+    format!("{int}{frac}")
+        .parse::<u64>()
+        .ok()
+        .and_then(|t| t.checked_mul(10u64.pow(u32::from(scale.decimals - k))))
+        .ok_or_else(|| {
+            let max = crate::trace::format_time(u64::MAX, scale.decimals);
+            error(if scale.decimals == 0 {
+                format!("a time bound must be a natural number below 2^64, not `{text}`")
+            } else {
+                format!(
+                    "time bound `{text}` is too large: with {} decimals (the most of any \
+                     time bound or time stamp), the largest is {max}",
+                    scale.decimals
+                )
+            })
+        })
+}
+
+/// Runs `parse` with the smallest precision of time bounds, at least
+/// `decimals`, that reads every bound exactly; that precision with the result.
+fn with_time_scale<T>(
+    decimals: u8,
+    fixed: bool,
+    parse: impl Fn(&TimeScale) -> Result<T, Diagnostic>,
+) -> Result<(T, u8), Diagnostic> {
+    let mut decimals = decimals.min(MAX_TIME_DECIMALS);
+    loop {
+        let scale = TimeScale {
+            decimals,
+            needed: Cell::new(decimals),
+            fixed,
+        };
+        let result = parse(&scale);
+        // A parse that met a finer bound is done again (its result, or its
+        // error, may come from the stand-in value).
+        if scale.needed.get() > decimals {
+            decimals = scale.needed.get();
+            continue;
+        }
+        return result.map(|t| (t, decimals));
+    }
+}
+
+/// Parses a whole specification whose time bounds are natural numbers (a
+/// decimal bound is an error: see [`parse_timed`]).
 pub fn parse(text: &str) -> Result<Spec, Diagnostic> {
-    let arena = RefCell::new(Arena::new());
-    let defs = qtl::DefsParser::new()
-        .parse(&arena, text)
-        .map_err(|e| to_diagnostic(text, e))?;
-    Ok(Spec {
-        defs,
-        arena: arena.into_inner(),
+    parse_defs(text, 0, true).map(|(spec, _)| spec)
+}
+
+/// Parses a whole specification, with its time bounds in ticks of
+/// `10^-d` time units, where `d` is at least `decimals` and the largest
+/// number of decimal digits of a time bound (`P[<=0.25]` needs 2); also
+/// returns `d`. Natural bounds are ticks as they are when `d` is 0.
+pub fn parse_timed(text: &str, decimals: u8) -> Result<(Spec, u8), Diagnostic> {
+    parse_defs(text, decimals, false)
+}
+
+fn parse_defs(text: &str, decimals: u8, fixed: bool) -> Result<(Spec, u8), Diagnostic> {
+    with_time_scale(decimals, fixed, |scale| {
+        let arena = RefCell::new(Arena::new());
+        let defs = qtl::DefsParser::new()
+            .parse(&arena, scale, text)
+            .map_err(|e| to_diagnostic(text, e))?;
+        Ok(Spec {
+            defs,
+            arena: arena.into_inner(),
+        })
     })
 }
 
-/// Parses a single formula (for tests and the library API).
+/// Parses a single formula (for tests and the library API); its time
+/// bounds are natural numbers, as with [`parse`].
 pub fn parse_formula(text: &str) -> Result<(Arena, FormId), Diagnostic> {
-    let arena = RefCell::new(Arena::new());
-    let root = qtl::FormParser::new()
-        .parse(&arena, text)
-        .map_err(|e| to_diagnostic(text, e))?;
-    Ok((arena.into_inner(), root))
+    with_time_scale(0, true, |scale| {
+        let arena = RefCell::new(Arena::new());
+        let root = qtl::FormParser::new()
+            .parse(&arena, scale, text)
+            .map_err(|e| to_diagnostic(text, e))?;
+        Ok((arena.into_inner(), root))
+    })
+    .map(|(parsed, _)| parsed)
 }
 
 type LalrError<'t> = ParseError<usize, qtl::Token<'t>, SyntaxIssue>;

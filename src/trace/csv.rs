@@ -43,7 +43,8 @@ pub(super) struct Csv {
     crv: bool,
     /// Whether the CRV header is still to come.
     header: bool,
-    timed: bool,
+    /// `Some(decimals)` in a timed trace: the time stamps' precision.
+    timed: Option<u8>,
     /// The line of the next byte.
     line: u64,
     pub(super) limit: u64,
@@ -56,7 +57,7 @@ pub(super) struct Csv {
 }
 
 impl Csv {
-    pub(super) fn new(crv: bool, timed: bool, line: u64, limit: u64) -> Self {
+    pub(super) fn new(crv: bool, timed: Option<u8>, line: u64, limit: u64) -> Self {
         Csv {
             crv,
             header: crv,
@@ -136,9 +137,9 @@ impl Csv {
         if name.first().is_none_or(|b| matches!(b, b' ' | b'\t')) && trim_blanks(name).is_empty() {
             return Err(error(K::EmptyName, "empty event name".to_owned(), Some(1)));
         }
-        if !self.timed {
+        let Some(decimals) = self.timed else {
             return Ok(0);
-        }
+        };
         let n = batch.fields();
         if n < 2 {
             return Err(error(
@@ -152,7 +153,7 @@ impl Csv {
             ));
         }
         let stamp = batch.field(n - 1, buf);
-        let time = parse_time(stamp)
+        let time = parse_time(stamp, decimals)
             .map_err(|m| error(time_kind(stamp), m, column(batch, n - 1, false)))?;
         batch.drop_last_field();
         Ok(time)

@@ -1,29 +1,128 @@
 //! Field checks and error messages of the trace readers: timestamps, sizes,
 //! and printable fields.
 
-/// Parses a timestamp: decimal digits only, fitting in a `u64`.
-pub(super) fn parse_time(field: &[u8]) -> Result<u64, String> {
+/// The largest number of decimal digits a time stamp may be read with
+/// (nanoseconds when the unit is the second).
+pub const MAX_TIME_DECIMALS: u8 = 9;
+
+/// Parses a timestamp into ticks of `10^-decimals` time units: a natural
+/// number (`12`) or a decimal one (`0.25`, `12.5`), with at most `decimals`
+/// digits after the point (never rounded: more is an error), whose value in
+/// ticks fits in a `u64`.
+#[inline]
+pub(super) fn parse_time(field: &[u8], decimals: u8) -> Result<u64, String> {
+    // Whole numbers: one pass, as fast as before decimals existed.
+    let mut t: u64 = 0;
+    let mut whole = true;
+    for &b in field {
+        if !b.is_ascii_digit() {
+            whole = false;
+            break;
+        }
+        match t
+            .checked_mul(10)
+            .and_then(|t| t.checked_add(u64::from(b - b'0')))
+        {
+            Some(next) => t = next,
+            None => return Err(out_of_range(field, decimals)),
+        }
+    }
+    if whole && !field.is_empty() {
+        return t
+            .checked_mul(10u64.pow(u32::from(decimals)))
+            .ok_or_else(|| out_of_range(field, decimals));
+    }
+    parse_decimal(field, decimals)
+}
+
+/// [`parse_time`] for what is not a whole number: a decimal, or an error.
+#[cold]
+fn parse_decimal(field: &[u8], decimals: u8) -> Result<u64, String> {
     if field.is_empty() {
         return Err("missing timestamp: the last field, the time, is empty".to_owned());
     }
-    if !field.iter().all(u8::is_ascii_digit) {
+    let point = field.iter().position(|&b| b == b'.');
+    let (int, frac) = match point {
+        Some(p) => (&field[..p], &field[p + 1..]),
+        None => (field, &[][..]),
+    };
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    if !digits(int) || (point.is_some() && !digits(frac)) {
+        let rest = field.get(1..).unwrap_or_default();
+        if field.first() == Some(&b'-')
+            && rest.first().is_some_and(u8::is_ascii_digit)
+            && rest.iter().all(|&b| b.is_ascii_digit() || b == b'.')
+        {
+            return Err(format!(
+                "timestamp `{}` is negative: time stamps count from 0 (a natural or \
+                 decimal number, such as `12` or `0.25`)",
+                show(field)
+            ));
+        }
         return Err(format!(
-            "timestamp `{}` is not a natural number (only the digits 0-9 are allowed)",
+            "timestamp `{}` is not a natural or decimal number (only the digits 0-9, \
+             with at most one `.` between digits, such as `12` or `0.25`)",
             show(field)
         ));
     }
-    field
+    let k = frac.len();
+    if k > usize::from(decimals) {
+        let wanted = if k <= usize::from(MAX_TIME_DECIMALS) {
+            format!("rerun with --time-decimals {k}")
+        } else {
+            format!("at most {MAX_TIME_DECIMALS} decimals can be read")
+        };
+        let read = if decimals == 0 {
+            "time stamps are read as whole numbers (no time bound of the specification \
+             has decimals)"
+                .to_owned()
+        } else {
+            format!(
+                "time stamps are read with at most {decimals} decimal digit{} (the most \
+                 of any time bound of the specification, or --time-decimals)",
+                if decimals == 1 { "" } else { "s" }
+            )
+        };
+        return Err(format!(
+            "timestamp `{}` has {k} decimal digit{}, but {read}: {wanted} \
+             (never rounded)",
+            show(field),
+            if k == 1 { "" } else { "s" }
+        ));
+    }
+    let ticks = int
         .iter()
+        .chain(frac)
         .try_fold(0u64, |t, &d| {
             t.checked_mul(10)?.checked_add(u64::from(d - b'0'))
         })
-        .ok_or_else(|| {
-            format!(
-                "timestamp `{}` is out of range (the maximum is {})",
-                show(field),
-                u64::MAX
-            )
-        })
+        .and_then(|t| t.checked_mul(10u64.pow(u32::from(decimals) - k as u32)));
+    ticks.ok_or_else(|| out_of_range(field, decimals))
+}
+
+/// The message for a time stamp beyond the largest one.
+#[cold]
+fn out_of_range(field: &[u8], decimals: u8) -> String {
+    format!(
+        "timestamp `{}` is out of range (the maximum is {})",
+        show(field),
+        format_time(u64::MAX, decimals)
+    )
+}
+
+/// `ticks` of `10^-decimals` time units, written as a decimal number with
+/// exactly `decimals` digits after the point (none for 0: `12`, `0.50`).
+pub fn format_time(ticks: u64, decimals: u8) -> String {
+    if decimals == 0 {
+        return ticks.to_string();
+    }
+    let scale = 10u64.pow(u32::from(decimals));
+    format!(
+        "{}.{:0width$}",
+        ticks / scale,
+        ticks % scale,
+        width = usize::from(decimals)
+    )
 }
 
 /// The message for an event longer than `limit` bytes.

@@ -83,12 +83,12 @@ impl Named {
 
     /// Writes the event into `batch` (cleared first), its fields in the
     /// declared order; the error message if a field is missing, unknown or
-    /// repeated, or the time stamp (the last field, if `timed`) is wrong,
-    /// with its kind.
+    /// repeated, or the time stamp (the last field, if `timed`: `Some` of its
+    /// decimals) is wrong, with its kind.
     pub(super) fn emit(
         &mut self,
         names: &FieldNames,
-        timed: bool,
+        timed: Option<u8>,
         batch: &mut Batch,
         line: u64,
     ) -> Result<(), (K, String)> {
@@ -101,7 +101,7 @@ impl Named {
             return Err((K::EmptyName, "empty event name".to_owned()));
         }
         let mut time = 0;
-        if timed {
+        if let Some(decimals) = timed {
             let Some((_, last)) = self.fields.pop() else {
                 return Err((
                     K::MissingTime,
@@ -113,7 +113,7 @@ impl Named {
                 ));
             };
             let stamp = &b[last];
-            time = parse_time(stamp).map_err(|m| (time_kind(stamp), m))?;
+            time = parse_time(stamp, decimals).map_err(|m| (time_kind(stamp), m))?;
         }
         batch.clear();
         batch.begin();

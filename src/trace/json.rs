@@ -30,7 +30,8 @@ use super::{TraceError, TraceErrorKind as K};
 /// The JSON reader.
 pub(super) struct Json {
     line: u64,
-    timed: bool,
+    /// `Some(decimals)` in a timed trace: the time stamps' precision.
+    timed: Option<u8>,
     limit: u64,
     record: Vec<u8>,
     named: Named,
@@ -41,7 +42,7 @@ pub(super) struct Json {
 }
 
 impl Json {
-    pub(super) fn new(timed: bool, limit: u64) -> Self {
+    pub(super) fn new(timed: Option<u8>, limit: u64) -> Self {
         Json {
             line: 1,
             timed,

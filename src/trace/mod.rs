@@ -35,8 +35,10 @@
 //!
 //! In a **timed** CSV, XML or JSON trace ([`TraceOptions::timed`]; see
 //! [`timed_by_name`]) the last field of every event is its time, a natural
-//! number written with decimal digits only, that fits in a `u64` and never
-//! decreases; it is not an argument. Untimed events have time 0. A MonPoly
+//! (`12`) or decimal (`0.25`) number that never decreases; it is not an
+//! argument. Times are counted in ticks of `10^-d` time units, `d` set with
+//! [`TraceReader::time_decimals`] (0 by default): a stamp with more than `d`
+//! decimal digits, or whose ticks do not fit in a `u64`, is an error. Untimed events have time 0. A MonPoly
 //! log always has time stamps: its events have their time-point's.
 //!
 //! # Compression
@@ -91,6 +93,7 @@ mod tests;
 use std::path::Path;
 
 pub use error::{TraceError, TraceErrorKind};
+pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use event::EventRef;
 pub use fields::FieldNames;
 pub use input::Compression;

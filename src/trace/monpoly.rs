@@ -7,8 +7,9 @@
 //! @1441
 //! ```
 //!
-//! - A time stamp is a natural number (decimal digits, leading zeros allowed,
-//!   fitting in a `u64`); time stamps must not decrease.
+//! - A time stamp is a natural or decimal number (leading zeros allowed),
+//!   read in ticks as in the other formats (see the [module](super) docs);
+//!   time stamps must not decrease.
 //! - An event is a name followed by its arguments in parentheses, separated
 //!   by commas: `p(a, b)`, `p()`; a name alone is an event without
 //!   arguments. Spaces, tabs and line ends may appear between any two
@@ -24,7 +25,7 @@
 
 use std::io::Read;
 
-use super::diag::{show, too_long};
+use super::diag::{parse_time, show, too_long};
 use super::event::Batch;
 use super::input::Input;
 use super::{TraceError, TraceErrorKind as K};
@@ -33,10 +34,14 @@ use super::{TraceError, TraceErrorKind as K};
 pub(super) struct MonPoly {
     line: u64,
     limit: u64,
+    /// The time stamps' precision: ticks of `10^-decimals` time units.
+    decimals: u8,
     /// Bytes of the current time-point so far.
     size: u64,
     /// The line where the current time-point starts.
     start: u64,
+    /// The time stamp being read (a buffer kept between time-points).
+    stamp: Vec<u8>,
 }
 
 /// Whether `b` may be part of a name or an unquoted value.
@@ -49,12 +54,14 @@ fn is_token(b: u8) -> bool {
 }
 
 impl MonPoly {
-    pub(super) fn new(limit: u64) -> Self {
+    pub(super) fn new(limit: u64, decimals: u8) -> Self {
         MonPoly {
             line: 1,
             limit,
+            decimals,
             size: 0,
             start: 1,
+            stamp: Vec::new(),
         }
     }
 
@@ -145,43 +152,28 @@ impl MonPoly {
         self.size = 0;
         self.bump(input, b'@')?;
         // The time stamp.
-        let mut time: Option<u64> = Some(0);
-        let mut digits = 0;
-        let mut stamp = Vec::new();
+        let mut stamp = std::mem::take(&mut self.stamp);
+        stamp.clear();
         while let Some(b) = self.peek(input)? {
             if !is_token(b) {
                 break;
             }
-            time = match (time, b) {
-                (Some(t), b'0'..=b'9') => t
-                    .checked_mul(10)
-                    .and_then(|t| t.checked_add(u64::from(b - b'0'))),
-                _ => None,
-            };
             stamp.push(b);
-            digits += 1;
             self.bump(input, b)?;
         }
-        let time = match time {
-            Some(t) if digits > 0 => t,
-            _ if digits == 0 => {
-                return Err(TraceError::new(
-                    K::MissingTime,
-                    self.line,
-                    "missing time stamp after `@`",
-                ));
-            }
-            _ => {
-                return Err(TraceError::new(
-                    K::BadTime,
-                    self.line,
-                    format!(
-                        "time stamp `{}` is not a natural number that fits in 64 bits",
-                        show(&stamp)
-                    ),
-                ));
-            }
-        };
+        if stamp.is_empty() {
+            self.stamp = stamp;
+            return Err(TraceError::new(
+                K::MissingTime,
+                self.line,
+                "missing time stamp after `@`",
+            ));
+        }
+        let time = parse_time(&stamp, self.decimals);
+        self.stamp = stamp;
+        let time = time.map_err(|e| {
+            TraceError::new(K::BadTime, self.line, e.replacen("timestamp", "time stamp", 1))
+        })?;
         // The events.
         loop {
             let b = match self.skip(input)? {

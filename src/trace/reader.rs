@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use super::csv::{Csv, is_crv_header};
+use super::diag::{MAX_TIME_DECIMALS, format_time};
 use super::event::{Batch, EventRef};
 use super::fields::FieldNames;
 use super::input::{Compression, Input};
@@ -55,6 +56,8 @@ pub struct TraceReader<R: Read> {
     failed: bool,
     /// Whether a bad event (not a broken file) lets reading go on.
     skip_bad: bool,
+    /// Time stamps are read in ticks of `10^-decimals` time units.
+    decimals: u8,
 }
 
 /// The events of one time-point (see [`TraceReader::next_timepoint`]).
@@ -109,7 +112,18 @@ impl<R: Read> TraceReader<R> {
             allow_decrease: false,
             failed: false,
             skip_bad: false,
+            decimals: 0,
         }
+    }
+
+    /// Reads time stamps in ticks of `10^-decimals` time units (default 0:
+    /// whole numbers; at most [`MAX_TIME_DECIMALS`]): `1.25` is 125 ticks
+    /// with 2 decimals, and `3` is 300. A time stamp with more decimal digits
+    /// is an error naming its line (never rounded); so is one whose value in
+    /// ticks does not fit in a `u64`.
+    pub fn time_decimals(mut self, decimals: u8) -> Self {
+        self.decimals = decimals.min(MAX_TIME_DECIMALS);
+        self
     }
 
     /// Accepts (`true`) or rejects (`false`, the default) timestamps smaller
@@ -275,9 +289,10 @@ impl<R: Read> TraceReader<R> {
                     K::DecreasingTime,
                     self.batch.line,
                     format!(
-                        "timestamp {time} is smaller than the previous timestamp {}: time \
+                        "timestamp {} is smaller than the previous timestamp {}: time \
                          must not decrease",
-                        self.last_time
+                        format_time(time, self.decimals),
+                        format_time(self.last_time, self.decimals)
                     ),
                 ));
             }
@@ -295,12 +310,14 @@ impl<R: Read> TraceReader<R> {
             self.format = detect(&mut input)?;
         }
         let (timed, limit) = (self.timed, self.limit);
+        // `Some(decimals)`: the time stamps to read, and their precision.
+        let time = timed.then_some(self.decimals);
         self.source = match self.format {
-            Format::Auto | Format::Plain => Source::Csv(input, Csv::new(false, timed, 1, limit)),
-            Format::Crv => Source::Csv(input, Csv::new(true, timed, 1, limit)),
-            Format::MonPoly => Source::MonPoly(input, MonPoly::new(limit)),
-            Format::Json => Source::Json(input, Json::new(timed, limit)),
-            Format::Xml => Source::Xml(Box::new(Xml::new(input, timed, limit))),
+            Format::Auto | Format::Plain => Source::Csv(input, Csv::new(false, time, 1, limit)),
+            Format::Crv => Source::Csv(input, Csv::new(true, time, 1, limit)),
+            Format::MonPoly => Source::MonPoly(input, MonPoly::new(limit, self.decimals)),
+            Format::Json => Source::Json(input, Json::new(time, limit)),
+            Format::Xml => Source::Xml(Box::new(Xml::new(input, time, limit))),
         };
         Ok(())
     }

@@ -64,7 +64,8 @@ pub(super) struct Xml<R: Read> {
     named: Named,
     key: Option<std::ops::Range<usize>>,
     value: Option<std::ops::Range<usize>>,
-    timed: bool,
+    /// `Some(decimals)` in a timed trace: the time stamps' precision.
+    timed: Option<u8>,
     limit: u64,
     /// The line and offset where the current event starts.
     start: (u64, u64),
@@ -73,7 +74,7 @@ pub(super) struct Xml<R: Read> {
 }
 
 impl<R: Read> Xml<R> {
-    pub(super) fn new(input: Input<R>, timed: bool, limit: u64) -> Self {
+    pub(super) fn new(input: Input<R>, timed: Option<u8>, limit: u64) -> Self {
         let mut reader = Reader::from_reader(input);
         reader.config_mut().check_end_names = true;
         Xml {

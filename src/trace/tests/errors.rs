@@ -16,7 +16,9 @@ fn timed_missing_timestamp() {
 
 #[test]
 fn timed_bad_timestamps() {
-    for bad in ["+5", "-5", " 5", "5 ", "5.0", "1e3", "x", "0x10", "５"] {
+    for bad in [
+        "+5", " 5", "5 ", "1e3", "x", "0x10", "５", "1.", ".5", "1.2.3", "-x",
+    ] {
         let input = format!("a,1,1\nb,{bad}\n");
         let e = error(input.as_bytes(), TIMED);
         assert_eq!(
@@ -24,8 +26,20 @@ fn timed_bad_timestamps() {
             (K::BadTime, 2, Some(3)),
             "{bad}"
         );
-        assert!(e.message().contains("not a natural number"), "{bad}: {e}");
+        assert!(
+            e.message().contains("not a natural or decimal number"),
+            "{bad}: {e}"
+        );
     }
+    let e = error(b"a,1,1\nb,-5\n", TIMED);
+    assert_eq!((e.kind, e.line), (K::BadTime, 2));
+    assert!(e.message().contains("`-5` is negative"), "{e}");
+    let e = error(b"a,1,1\nb,5.0\n", TIMED);
+    assert_eq!((e.kind, e.line), (K::BadTime, 2));
+    assert!(
+        e.message().contains("1 decimal digit") && e.message().contains("--time-decimals 1"),
+        "{e}"
+    );
     let e = error(b"a,18446744073709551616\n", TIMED);
     assert_eq!((e.kind, e.line), (K::BadTime, 1));
     assert!(

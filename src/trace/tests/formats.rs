@@ -233,7 +233,7 @@ fn monpoly_errors() {
         (
             b"@1 a(x)\n@x b\n",
             2,
-            "time stamp `x` is not a natural number",
+            "time stamp `x` is not a natural or decimal number",
             K::BadTime,
         ),
         (b"@\n", 1, "missing time stamp", K::MissingTime),
@@ -247,10 +247,11 @@ fn monpoly_errors() {
             "smaller than the previous timestamp 2",
             K::DecreasingTime,
         ),
+        (b"@99999999999999999999 a\n", 1, "out of range", K::BadTime),
         (
-            b"@99999999999999999999 a\n",
+            b"@1.5 a\n",
             1,
-            "not a natural number",
+            "time stamp `1.5` has 1 decimal digit",
             K::BadTime,
         ),
     ] {

@@ -4,6 +4,7 @@
 mod errors;
 mod formats;
 mod props;
+mod time;
 
 use std::io::{self, Read};
 use std::path::Path;
