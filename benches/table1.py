@@ -2,12 +2,13 @@
 """Table 1 of the rules paper, reproduced: telemetry1/telemetry2 on T1-T3 and
 spawning on T4-T6, with ratios to ../shared/bench/REFERENCE.md.
 
-usage: benches/table1.py [--bin PATH]... [--only T1,T4,...] [--runs N] [--keep DIR]
+usage: benches/table1.py [--bin PATH]... [--bdd PACKAGE]... [--only T1,T4,...] [--runs N] [--keep DIR]
 
 Each row: property, trace, events, wall time (best of --runs), events per
 second, peak RSS, and the reference's "analysis" and "process" times divided
 by ours (higher is better). Several --bin options measure several builds side
-by side (e.g. the default build and one with --features biodivine).
+by side (e.g. this build and an older one); several --bdd options run each
+build with each BDD package (`run --bdd shared|biodivine`), row by row.
 Traces are generated with ../shared/bench/gen_traces.py into a temporary
 directory (or --keep DIR, reused when present).
 """
@@ -82,6 +83,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", action="append",
                     help="hindsight binary (repeatable; default target/release/hindsight)")
+    ap.add_argument("--bdd", action="append",
+                    help="BDD package passed to `run --bdd` (repeatable; default: the binary's default)")
     ap.add_argument("--only", help="comma-separated traces, e.g. T1,T4")
     ap.add_argument("--runs", type=int, default=3, help="runs per row (best is kept)")
     ap.add_argument("--keep", help="directory for the generated traces (kept)")
@@ -112,8 +115,9 @@ def main():
         with open(paths[t], "rb") as f:
             events = sum(1 for _ in f)
         spec, name = SPECS[prop]
-        for b in bins:
-            cmd = [b, "run", "-q", "--prop", name, os.path.join(ROOT, spec), paths[t]]
+        for b, package in [(b, p) for b in bins for p in (args.bdd or [None])]:
+            extra = ["--bdd", package] if package else []
+            cmd = [b, "run", *extra, "-q", "--prop", name, os.path.join(ROOT, spec), paths[t]]
             best = None
             for _ in range(args.runs):
                 wall, rss, code = run_once(cmd)
@@ -125,6 +129,8 @@ def main():
             # target/release/hindsight is the default build; target/X/release/... is X.
             parent = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(b))))
             label = "default" if parent == "target" else parent
+            if package:
+                label = package if label == "default" else f"{label}/{package}"
             r = ref.get((prop, t))
             cols = ""
             if r:

@@ -3,15 +3,14 @@
 # ../shared/bench/REFERENCE.md. Builds the release binary first.
 #   benches/table1.sh                 # all rows, default build
 #   benches/table1.sh --only T1,T4    # some traces
-#   benches/table1.sh --biodivine     # also the biodivine-lib-bdd build, side by side
+#   benches/table1.sh --biodivine     # also with the biodivine-lib-bdd package, side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bins=(--bin target/release/hindsight)
 args=()
 for a in "$@"; do
   if [ "$a" = --biodivine ]; then
-    cargo build --release --quiet --features biodivine --target-dir target/biodivine
-    bins+=(--bin target/biodivine/release/hindsight)
+    args+=(--bdd shared --bdd biodivine)
   else
     args+=("$a")
   fi
