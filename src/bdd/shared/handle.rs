@@ -49,6 +49,7 @@ pub struct VarSet(Bdd);
 pub struct Renaming(Id);
 
 /// A new handle on node `id`.
+#[inline]
 fn handle(rc: &Rc<RefCell<Manager>>, m: &mut Manager, id: Id) -> Bdd {
     if id > TRUE {
         m.refs[id as usize] += 1;
@@ -57,6 +58,7 @@ fn handle(rc: &Rc<RefCell<Manager>>, m: &mut Manager, id: Id) -> Bdd {
 }
 
 impl Clone for Bdd {
+    #[inline]
     fn clone(&self) -> Bdd {
         if self.id > TRUE {
             self.m.borrow_mut().refs[self.id as usize] += 1;
@@ -69,6 +71,7 @@ impl Clone for Bdd {
 }
 
 impl Drop for Bdd {
+    #[inline]
     fn drop(&mut self) {
         if self.id > TRUE {
             // The table is never borrowed while a handle is dropped; if it
