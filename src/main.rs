@@ -397,11 +397,13 @@ struct RunOptions {
     max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
-    /// input and with --witness or --profile [default: 1; slicing is a gain
-    /// on some properties and a loss on others, see docs/PARALLEL.md].
+    /// input and with --witness or --profile [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
+    #[cfg(feature = "cluster")]
+    #[command(flatten)]
+    cluster: cli::cluster::ClusterArgs,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -426,6 +428,8 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let spec_events: Vec<String> = plan.events.keys().cloned().collect();
     let spec_timed = plan.props.iter().any(|p| !p.time_bits.is_empty());
     let parallel = parallel_run::jobs(trace, opts, satisfactions).map(|jobs| (jobs, plan.clone()));
+    #[cfg(feature = "cluster")]
+    let cluster_plan = opts.cluster.enabled().then(|| plan.clone());
     let mut monitor = match Monitor::new(
         plan,
         MonitorOptions {
@@ -457,6 +461,10 @@ fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         && !opts.quiet
     {
         eprintln!("{warning}");
+    }
+    #[cfg(feature = "cluster")]
+    if let Some(plan) = cluster_plan {
+        return cli::cluster::run(&plan, trace, opts, satisfactions, &monitor, &text, &target);
     }
     if let (Some((jobs, plan)), Some(trace)) = (parallel, trace) {
         return parallel_run::run(&plan, trace, opts, jobs, &monitor, &text, &target);

@@ -30,9 +30,9 @@ use crate::{Gc, OnError, RunOptions};
 pub fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<usize> {
     let jobs = match opts.jobs {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        // Not the number of cores: slicing pays on some properties and costs
-        // on others (docs/PARALLEL.md), so it is asked for, not assumed.
-        None => 1,
+        // The number of cores (docs/PARALLEL.md): the output is the
+        // sequential run's, and the fallbacks below stay sequential.
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     let sequential_only = opts.users.witness

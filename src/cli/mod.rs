@@ -20,6 +20,8 @@
 //!   [`report_to`]: the report's format, file and colours; [`run_parts`]:
 //!   `--prop` and the bad lines skipped.
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod hints;
 mod input;
 pub mod mfotl;
