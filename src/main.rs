@@ -403,7 +403,7 @@ struct RunOptions {
     jobs: Option<u64>,
     #[cfg(feature = "cluster")]
     #[command(flatten)]
-    cluster: cli::cluster::ClusterArgs,
+    cluster: Box<cli::cluster::ClusterArgs>,
 }
 
 fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {

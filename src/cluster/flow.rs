@@ -240,7 +240,7 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
     });
     let part = match shared.config.input {
         InputMode::Shared if index == 0 => Some(0u64),
-        InputMode::PerProcess if index % shared.config.workers.max(1) == 0 => {
+        InputMode::PerProcess if index.is_multiple_of(shared.config.workers.max(1)) => {
             Some(shared.config.process as u64)
         }
         _ => None,
