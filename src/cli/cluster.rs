@@ -32,7 +32,7 @@ pub enum ClusterInput {
 #[derive(clap::Args, Debug)]
 pub struct ClusterArgs {
     /// Monitor on Timely Dataflow workers, in one or several processes
-    /// (docs/PARALLEL.md).
+    /// (docs/PARALLEL.md) [default: off].
     #[arg(long)]
     cluster: bool,
     /// With --cluster: worker threads per process (timely's -w).
