@@ -17,6 +17,8 @@
 
 pub mod bdd;
 pub mod check;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod mfotl;
 pub mod parallel;
 pub mod plan;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use hindsight::report::OutputFormat;
 use hindsight::bdd::Package;
+use hindsight::report::OutputFormat;
 use hindsight::runtime::GcPolicy;
 use hindsight::session::OnError;
 use hindsight::trace::Format;
@@ -228,6 +228,10 @@ pub struct RunOptions {
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
+    /// `--cluster` and timely's process configuration.
+    #[cfg(feature = "cluster")]
+    #[command(flatten)]
+    pub cluster: Box<super::cluster::ClusterArgs>,
 }
 
 /// The options of `hindsight run` for looking into a run.

@@ -24,6 +24,8 @@
 //!   [`run_parts`]: `--prop`.
 
 pub mod args;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod commands;
 pub mod hints;
 mod input;

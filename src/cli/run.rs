@@ -36,8 +36,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals)
-    {
+    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals) {
         Ok(x) => x,
         Err(code) => {
             if let Some(hint) = hints::swapped(spec, trace) {
@@ -54,6 +53,8 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     let timed = opts.timed || trace.is_some_and(timed_by_name);
     let mut options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
     options.time_decimals = time_decimals;
+    #[cfg(feature = "cluster")]
+    let cluster_plan = opts.cluster.enabled().then(|| plan.clone());
     let mut session = match Session::from_plan(plan, &text, options) {
         Ok(s) => s,
         Err(e) => {
@@ -78,6 +79,10 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     let trace_name = trace.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     session.set_trace_name(&trace_name);
+    #[cfg(feature = "cluster")]
+    if let Some(plan) = cluster_plan {
+        return super::cluster::run(session, &plan, trace, opts, satisfactions, &target);
+    }
     if let (Some(jobs), Some(trace)) = (jobs, trace) {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
@@ -144,7 +149,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
 }
 
 /// The names of the session's properties.
-fn names(session: &Session) -> Vec<String> {
+pub(super) fn names(session: &Session) -> Vec<String> {
     session
         .monitor()
         .property_names()
@@ -219,7 +224,7 @@ fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<
 
 /// The exit status of a run: 0 satisfied, 1 violated, 2 failed, 130
 /// interrupted.
-fn exit_code(outcome: &Outcome) -> ExitCode {
+pub(super) fn exit_code(outcome: &Outcome) -> ExitCode {
     match outcome.verdict {
         Verdict::Satisfied => ExitCode::SUCCESS,
         Verdict::Violated => ExitCode::from(1),
@@ -230,8 +235,8 @@ fn exit_code(outcome: &Outcome) -> ExitCode {
 
 /// The command line's report: the printer on standard output (or the
 /// report's file), messages on standard error, the progress indicator.
-struct CliReport<'a> {
-    printer: Reporter<Stdout>,
+pub(super) struct CliReport<'a> {
+    pub(super) printer: Reporter<Stdout>,
     progress: Option<Progress>,
     quiet: bool,
     trace_name: &'a str,
@@ -239,7 +244,7 @@ struct CliReport<'a> {
 }
 
 impl<'a> CliReport<'a> {
-    fn new(
+    pub(super) fn new(
         out: Stdout,
         names: Vec<String>,
         progress: Option<Progress>,

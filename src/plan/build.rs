@@ -29,10 +29,7 @@ pub fn compile_source(text: &str) -> Result<(Plan, Warnings), SpecError> {
 /// `d` at least `decimals` and enough for every bound (see
 /// [`crate::syntax::parse_timed`]); also returns `d`, the precision at which
 /// the trace's time stamps are to be read.
-pub fn compile_source_timed(
-    text: &str,
-    decimals: u8,
-) -> Result<(Plan, Warnings, u8), SpecError> {
+pub fn compile_source_timed(text: &str, decimals: u8) -> Result<(Plan, Warnings, u8), SpecError> {
     let (checked, decimals) = crate::check::check_source_timed(text, decimals)?;
     let plan = compile(&checked)?;
     Ok((plan, checked.warnings, decimals))

@@ -25,6 +25,8 @@
 //! assert_eq!(outcome.verdict, Verdict::Violated);
 //! ```
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod names;
 mod outcome;
 mod parallel;

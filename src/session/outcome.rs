@@ -58,6 +58,14 @@ pub enum RunError {
         /// The message, with the likely cause.
         message: String,
     },
+    /// An error that a worker of a cluster run (possibly in another
+    /// process) met on `line`, as its message.
+    Worker {
+        /// The event's line.
+        line: u64,
+        /// The message.
+        message: String,
+    },
     /// No event of a non-empty trace is in the specification: the trace is
     /// likely in another shape than the specification expects.
     NothingUnderstood(NameReport),
@@ -81,7 +89,9 @@ impl RunError {
     pub fn line(&self) -> Option<u64> {
         match self {
             RunError::Trace(e) => Some(e.line),
-            RunError::Step { line, .. } | RunError::UnknownEvent { line, .. } => Some(*line),
+            RunError::Step { line, .. }
+            | RunError::UnknownEvent { line, .. }
+            | RunError::Worker { line, .. } => Some(*line),
             RunError::NothingUnderstood(_) => None,
         }
     }
@@ -99,7 +109,9 @@ impl fmt::Display for RunError {
                     None => Ok(()),
                 }
             }
-            RunError::UnknownEvent { line, message } => write!(f, "line {line}: {message}"),
+            RunError::UnknownEvent { line, message } | RunError::Worker { line, message } => {
+                write!(f, "line {line}: {message}")
+            }
             RunError::NothingUnderstood(names) => write!(f, "{}", names.lines.join("\n")),
         }
     }

@@ -69,7 +69,7 @@ impl Session {
 impl Session {
     /// Reports the violations of properties `violated` at event `number`
     /// (`Break` when the report failed).
-    fn report_each<P: Report + ?Sized>(
+    pub(super) fn report_each<P: Report + ?Sized>(
         &mut self,
         out: &mut P,
         ev: &Step<'_>,

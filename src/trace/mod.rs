@@ -92,8 +92,8 @@ mod tests;
 
 use std::path::Path;
 
-pub use error::{TraceError, TraceErrorKind};
 pub use diag::{MAX_TIME_DECIMALS, format_time};
+pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
 pub use fields::FieldNames;
 pub use input::Compression;

@@ -172,7 +172,11 @@ impl MonPoly {
         let time = parse_time(&stamp, self.decimals);
         self.stamp = stamp;
         let time = time.map_err(|e| {
-            TraceError::new(K::BadTime, self.line, e.replacen("timestamp", "time stamp", 1))
+            TraceError::new(
+                K::BadTime,
+                self.line,
+                e.replacen("timestamp", "time stamp", 1),
+            )
         })?;
         // The events.
         loop {
