@@ -13,7 +13,7 @@ use hindsight::session::{Collect, OnError, Session};
 
 use super::args::RunOptions;
 use super::report_to::Target;
-use super::run::{CliReport, exit_code, names};
+use super::run::{CliReport, exit_code};
 use super::{Interrupt, Output as Stdout, progress};
 
 /// Where a cluster run's trace comes from.
@@ -151,9 +151,7 @@ pub fn run(
     }
     let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
     let stdout = Stdout::new(progress::stdout(progress.as_ref()));
-    let names = names(&session);
-    let mut report = CliReport::new(stdout, names, progress, opts, target, &trace_name);
-    report.printer.time_decimals = session.options().time_decimals;
+    let mut report = CliReport::new(stdout, &session, progress, opts, target, &trace_name);
     match session.run_cluster(plan, input, &config, &mut report) {
         Ok(outcome) => exit_code(&outcome),
         Err(e) => fail(format!("cluster: {e}")),

@@ -94,15 +94,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             }
         };
         let stdout = Stdout::new(progress::stdout(progress.as_ref()));
-        let mut report = CliReport::new(
-            stdout,
-            names(&session),
-            progress,
-            opts,
-            &target,
-            &trace_name,
-        );
-        report.printer.time_decimals = time_decimals;
+        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return exit_code(&session.run_parallel(file, jobs, &mut report));
     }
     if let Some(path) = &opts.users.profile {
@@ -136,20 +128,12 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut report = CliReport::new(
-        stdout,
-        names(&session),
-        progress,
-        opts,
-        &target,
-        &trace_name,
-    );
-    report.printer.time_decimals = time_decimals;
+    let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
     exit_code(&session.run(input, &mut report))
 }
 
 /// The names of the session's properties.
-pub(super) fn names(session: &Session) -> Vec<String> {
+fn names(session: &Session) -> Vec<String> {
     session
         .monitor()
         .property_names()
@@ -236,7 +220,7 @@ pub(super) fn exit_code(outcome: &Outcome) -> ExitCode {
 /// The command line's report: the printer on standard output (or the
 /// report's file), messages on standard error, the progress indicator.
 pub(super) struct CliReport<'a> {
-    pub(super) printer: Reporter<Stdout>,
+    printer: Reporter<Stdout>,
     progress: Option<Progress>,
     quiet: bool,
     trace_name: &'a str,
@@ -244,16 +228,20 @@ pub(super) struct CliReport<'a> {
 }
 
 impl<'a> CliReport<'a> {
+    /// The report of `session`'s run (its properties' names, its precision
+    /// of time stamps).
     pub(super) fn new(
         out: Stdout,
-        names: Vec<String>,
+        session: &Session,
         progress: Option<Progress>,
         opts: &'a RunOptions,
         target: &Target,
         trace_name: &'a str,
     ) -> CliReport<'a> {
+        let mut printer = printer(out, names(session), opts, target);
+        printer.time_decimals = session.options().time_decimals;
         CliReport {
-            printer: printer(out, names, opts, target),
+            printer,
             progress,
             quiet: opts.quiet,
             trace_name,

@@ -6,7 +6,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Outcome, Report, RunError, Session, Step, StepError};
+use super::parallel::Merged;
+use super::{Outcome, Report, RunError, Session, StepError};
 
 use crate::cluster::{self, Config, FaultKind, Source, Stop};
 use crate::plan::Plan;
@@ -36,28 +37,10 @@ impl Session {
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = Box::new(move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
-        let mut events = 0u64;
-        let mut regressions = 0u64;
-        let mut last_time: Option<u64> = None;
-        let stop_at_first = self.options.stop_at_first;
+        let mut merged = Merged::default();
         let options = self.options.monitor.clone();
         let outcome = cluster::run(plan, source, config, &options, stop, |ev, violated| {
-            self.counts.add(ev.name);
-            events += 1;
-            regressions += u64::from(last_time.is_some_and(|t| ev.time < t));
-            last_time = Some(ev.time);
-            let step = Step {
-                name: ev.name,
-                args: ev.args,
-                time: ev.time,
-                line: ev.line,
-                timed: ev.timed,
-            };
-            if self.report_each(out, &step, ev.number, violated).is_break() {
-                return false;
-            }
-            out.progress(events, &|| ev.bytes_read);
-            !stop_at_first || violated.is_empty()
+            self.merged_event(&mut merged, out, ev, violated)
         })?;
         if let Some(Stop::Fault(f)) = outcome.stopped {
             let timed = self.options.trace.timed;
@@ -95,7 +78,7 @@ impl Session {
                 )),
             };
         }
-        self.parallel = Some((events, regressions, outcome.gc));
+        self.parallel = Some((merged.events, merged.regressions, outcome.gc));
         Ok(self.finish(out))
     }
 }

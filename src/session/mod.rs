@@ -167,6 +167,29 @@ struct Step<'a> {
     timed: bool,
 }
 
+impl<'a> Step<'a> {
+    /// The violation of `property` at this step, event `number`.
+    fn violation<'w>(
+        &self,
+        property: usize,
+        number: u64,
+        all_witnesses: Option<(&'w [crate::runtime::witness::Witness], u64)>,
+    ) -> Violation<'w>
+    where
+        'a: 'w,
+    {
+        Violation {
+            property,
+            event: number,
+            name: self.name,
+            args: self.args,
+            time: self.timed.then_some(self.time),
+            line: self.line,
+            all_witnesses,
+        }
+    }
+}
+
 impl Session {
     /// A session for a compiled plan; `spec` is the specification's text.
     /// Fails when the monitor cannot be built (a plan beyond its limits).
@@ -519,15 +542,11 @@ impl Session {
         for &property in monitor.violated() {
             let all =
                 (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
-            let v = Violation {
+            let v = ev.violation(
                 property,
-                event: number,
-                name: ev.name,
-                args: ev.args,
-                time: ev.timed.then_some(ev.time),
-                line: ev.line,
-                all_witnesses: all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
-            };
+                number,
+                all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
+            );
             let (count, first) = &mut self.tally[property];
             *count += 1;
             first.get_or_insert(number);

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Outcome, Report, RunError, Session, Step};
-use crate::parallel::{self, Stopped};
+use crate::parallel::{self, EventView, Stopped};
 
 impl Session {
     /// Monitors `input` with `jobs` worker threads (the session's plan
@@ -29,28 +29,10 @@ impl Session {
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        let mut events = 0u64;
-        let mut regressions = 0u64;
-        let mut last_time: Option<u64> = None;
-        let stop_at_first = self.options.stop_at_first;
+        let mut merged = Merged::default();
         let options = self.options.monitor.clone();
         let outcome = parallel::run(&plan, reader, &options, jobs, &stop, |ev, violated| {
-            self.counts.add(ev.name);
-            events += 1;
-            regressions += u64::from(last_time.is_some_and(|t| ev.time < t));
-            last_time = Some(ev.time);
-            let step = Step {
-                name: ev.name,
-                args: ev.args,
-                time: ev.time,
-                line: ev.line,
-                timed: ev.timed,
-            };
-            if self.report_each(out, &step, ev.number, violated).is_break() {
-                return false;
-            }
-            out.progress(events, &|| ev.bytes_read);
-            !stop_at_first || violated.is_empty()
+            self.merged_event(&mut merged, out, ev, violated)
         });
         match outcome.stopped {
             Some(Stopped::Trace(e)) => self.error = Some(RunError::Trace(e)),
@@ -61,15 +43,52 @@ impl Session {
             Some(Stopped::Interrupted) => self.interrupted = true,
             Some(Stopped::ByCaller) | None => {}
         }
-        self.parallel = Some((events, regressions, outcome.gc));
+        self.parallel = Some((merged.events, merged.regressions, outcome.gc));
         self.finish(out)
     }
 }
 
+/// The counts of a run merged from several workers' verdicts.
+#[derive(Default)]
+pub(super) struct Merged {
+    /// Events so far.
+    pub(super) events: u64,
+    /// Events whose time stamp was smaller than their predecessor's.
+    pub(super) regressions: u64,
+    last_time: Option<u64>,
+}
+
 impl Session {
+    /// One event `ev` of a parallel or cluster run, in order, with the
+    /// properties `violated` at it: counts and reports it; false to stop.
+    pub(super) fn merged_event<P: Report + ?Sized>(
+        &mut self,
+        merged: &mut Merged,
+        out: &mut P,
+        ev: &EventView<'_>,
+        violated: &[usize],
+    ) -> bool {
+        self.counts.add(ev.name);
+        merged.events += 1;
+        merged.regressions += u64::from(merged.last_time.is_some_and(|t| ev.time < t));
+        merged.last_time = Some(ev.time);
+        let step = Step {
+            name: ev.name,
+            args: ev.args,
+            time: ev.time,
+            line: ev.line,
+            timed: ev.timed,
+        };
+        if self.report_each(out, &step, ev.number, violated).is_break() {
+            return false;
+        }
+        out.progress(merged.events, &|| ev.bytes_read);
+        !self.options.stop_at_first || violated.is_empty()
+    }
+
     /// Reports the violations of properties `violated` at event `number`
     /// (`Break` when the report failed).
-    pub(super) fn report_each<P: Report + ?Sized>(
+    fn report_each<P: Report + ?Sized>(
         &mut self,
         out: &mut P,
         ev: &Step<'_>,
@@ -77,15 +96,7 @@ impl Session {
         violated: &[usize],
     ) -> ControlFlow<()> {
         for &property in violated {
-            let v = crate::report::Violation {
-                property,
-                event: number,
-                name: ev.name,
-                args: ev.args,
-                time: ev.timed.then_some(ev.time),
-                line: ev.line,
-                all_witnesses: None,
-            };
+            let v = ev.violation(property, number, None);
             let (count, first) = &mut self.tally[property];
             *count += 1;
             first.get_or_insert(number);
