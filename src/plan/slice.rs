@@ -37,6 +37,7 @@ use std::fmt::Write as _;
 
 use super::{Arg, Op, Plan, PropPlan, VarIx};
 use crate::syntax::Quant;
+use crate::syntax::walk::{Fold, Kids, Step, Walker};
 
 /// How a property can be sliced on one variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,22 +239,53 @@ impl PropPlan {
     /// Whether node `n` implies that an atom with `s` and a carrying
     /// variable matched at the current or an earlier event.
     fn guarded(&self, n: usize, s: VarIx, carrying: &BTreeSet<VarIx>) -> bool {
+        let mut guard = Guarded {
+            prop: self,
+            s,
+            carrying,
+        };
+        Walker::new().fold(&mut guard, n, ())
+    }
+}
+
+/// [`PropPlan::guarded`] as a fold over the plan's nodes (no recursion: a
+/// conjunction can be nested tens of thousands deep).
+struct Guarded<'p> {
+    prop: &'p PropPlan,
+    s: VarIx,
+    carrying: &'p BTreeSet<VarIx>,
+}
+
+impl Fold for Guarded<'_> {
+    type Node = usize;
+    type Ctx = ();
+    type Out = bool;
+
+    fn enter(&mut self, n: usize, _: &()) -> Step<usize, (), bool> {
         let var_in = |args: &[Arg], pred: &dyn Fn(VarIx) -> bool| {
             args.iter().any(|a| matches!(a, Arg::Var(v) if pred(*v)))
         };
-        match &self.nodes[n].op {
-            Op::Atom { args, .. } => {
-                var_in(args, &|v| v == s) && var_in(args, &|v| carrying.contains(&v))
-            }
-            Op::And(a, b) => self.guarded(*a, s, carrying) || self.guarded(*b, s, carrying),
-            Op::Or(a, b) => self.guarded(*a, s, carrying) && self.guarded(*b, s, carrying),
+        match &self.prop.nodes[n].op {
+            Op::Atom { args, .. } => Step::Done(
+                var_in(args, &|v| v == self.s) && var_in(args, &|v| self.carrying.contains(&v)),
+            ),
+            Op::And(a, b) | Op::Or(a, b) => Step::Into(Kids::two(*a, *b), ()),
             Op::Prev(a) | Op::Quant(Quant::Exists | Quant::ExistsSeen, _, a) => {
-                self.guarded(*a, s, carrying)
+                Step::Into(Kids::one(*a), ())
             }
             Op::Since(_, b) | Op::SinceTimed(_, _, b) | Op::Zince(_, _, b) => {
-                self.guarded(*b, s, carrying)
+                Step::Into(Kids::one(*b), ())
             }
-            _ => false,
+            _ => Step::Done(false),
+        }
+    }
+
+    /// A conjunction is guarded when one side is, a disjunction when both are.
+    fn leave(&mut self, n: usize, _: &(), [x, y]: [bool; 2]) -> bool {
+        match self.prop.nodes[n].op {
+            Op::And(..) => x || y,
+            Op::Or(..) => x && y,
+            _ => x,
         }
     }
 }
