@@ -24,6 +24,7 @@ use super::PropMonitor;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::ids::Code;
 use crate::syntax::Quant;
+use crate::syntax::walk::{Fold, Kids, Step, Walker};
 
 /// How (part of) the statement is evaluated at the bound codes.
 #[derive(Clone, Debug)]
@@ -99,6 +100,33 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
 /// for formulas nested a hundred thousand deep).
 const MAX_DEPTH: u32 = 500;
 
+/// [`Analyser::mark`] as a fold: marks each node once, following `@` and
+/// rule calls to the nodes they read.
+struct Marker<'a, 'b> {
+    plan: &'a PropPlan,
+    needs_set: &'b mut Vec<bool>,
+}
+
+impl Fold for Marker<'_, '_> {
+    type Node = NodeIx;
+    type Ctx = ();
+    type Out = ();
+
+    fn enter(&mut self, n: NodeIx, _: &()) -> Step<NodeIx, (), ()> {
+        if std::mem::replace(&mut self.needs_set[n], true) {
+            return Step::Done(());
+        }
+        let kids = match &self.plan.nodes[n].op {
+            Op::Prev(a) => Kids::one(*a),
+            Op::RuleCall { rule, .. } => Kids::one(self.plan.rules[*rule].body),
+            op => op.same_step_kids(),
+        };
+        Step::Into(kids, ())
+    }
+
+    fn leave(&mut self, _: NodeIx, _: &(), _: [(); 2]) {}
+}
+
 struct Analyser<'a> {
     plan: &'a PropPlan,
     needs_set: Vec<bool>,
@@ -109,17 +137,11 @@ struct Analyser<'a> {
 impl Analyser<'_> {
     /// Marks `n` and everything it reads within an event as computed as a set.
     fn mark(&mut self, n: NodeIx) {
-        let mut stack = vec![n];
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut self.needs_set[n], true) {
-                continue;
-            }
-            match &self.plan.nodes[n].op {
-                Op::Prev(a) => stack.push(*a),
-                Op::RuleCall { rule, .. } => stack.push(self.plan.rules[*rule].body),
-                op => stack.extend(op.same_step_children()),
-            }
-        }
+        let mut marker = Marker {
+            plan: self.plan,
+            needs_set: &mut self.needs_set,
+        };
+        Walker::new().fold(&mut marker, n, ());
     }
 
     fn set(&mut self, n: NodeIx) -> Point {
