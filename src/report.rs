@@ -480,6 +480,15 @@ impl EventCounts {
         }
     }
 
+    /// Counts `n` events named `name`.
+    pub fn add_n(&mut self, name: &[u8], n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.add(name);
+        self.run_len += n - 1;
+    }
+
     fn flush(&mut self) {
         if self.run_len > 0 {
             *self.totals.entry(self.run.clone()).or_insert(0) += self.run_len;

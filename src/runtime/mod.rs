@@ -384,6 +384,34 @@ impl Monitor {
         Ok(&self.violated)
     }
 
+    /// Whether one more step of the last event (same name, arguments and
+    /// time stamp) would be a no-op: the last step was a single event and
+    /// every property is at a fixed point for it with no time bound. Then
+    /// [`Monitor::step_repeats`] may stand for such steps.
+    pub fn repeat_is_noop(&self) -> bool {
+        self.events > 0
+            && !self.last_event.is_empty()
+            && self.props.iter().all(|p| p.repeat_is_noop())
+    }
+
+    /// Advances `n` steps of the last event again (same name, arguments
+    /// and time stamp) when [`Monitor::repeat_is_noop`], in O(properties):
+    /// exactly what `n` calls of [`Monitor::step`] with that event would do
+    /// (the same verdict, in [`Monitor::violated`], after each of them).
+    /// Returns `false`, changing nothing, when a repeat is not a no-op;
+    /// the caller steps the events one by one then.
+    pub fn step_repeats(&mut self, n: u64) -> bool {
+        if !self.repeat_is_noop() {
+            return false;
+        }
+        for p in &mut self.props {
+            p.skip_repeats();
+        }
+        // Same raw time: the clock stays, no regression.
+        self.events += n;
+        true
+    }
+
     /// Binds the step in every property with `bind`; if one refuses it,
     /// undoes the binding in those that took it.
     fn bind_all(

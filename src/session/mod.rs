@@ -150,6 +150,9 @@ pub struct Session {
     start: Instant,
     error: Option<RunError>,
     interrupted: bool,
+    /// Whether the last event was stepped and counted (a repeat of it may
+    /// then be stepped as in [`Session::repeats`]).
+    last_ok: bool,
     closed: bool,
     ended: bool,
     /// A parallel run's own count of events, time regressions and collections.
@@ -225,6 +228,7 @@ impl Session {
             start: Instant::now(),
             error: None,
             interrupted: false,
+            last_ok: false,
             closed: false,
             ended: false,
             parallel: None,
@@ -352,6 +356,9 @@ impl Session {
         let mut reader = self.reader(input);
         self.start = Instant::now();
         let skip = self.skip();
+        // Runs of repeated records go at once unless something needs every
+        // step (a time-point of several events, a profile's samples).
+        let runs = !self.options.timepoints && self.profile.is_none();
         loop {
             let next = reader.next_timepoint();
             // An event read after a cancellation may be cut short: not processed.
@@ -380,9 +387,53 @@ impl Session {
                 break;
             }
             self.after_event(out);
+            if runs && self.last_ok && self.monitor.repeat_is_noop() {
+                let n = reader.repeats(u64::MAX);
+                if n > 0
+                    && let Some(event) = reader.last_event()
+                    && self.repeats(&event, n, out).is_break()
+                {
+                    break;
+                }
+            }
             out.progress(self.monitor.events(), &|| reader.bytes_read());
         }
         self.finish(out)
+    }
+
+    /// `n` repeats of `event` (the last event stepped, at a fixed point:
+    /// [`Monitor::repeat_is_noop`]) on the lines after it, each counted and
+    /// its violations reported as its own step would be.
+    #[inline(never)]
+    fn repeats<P: Report + ?Sized>(
+        &mut self,
+        event: &crate::trace::EventRef<'_>,
+        n: u64,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        if self.monitor.violated().is_empty() {
+            // No verdict to report: the whole run at once.
+            self.monitor.step_repeats(n);
+            self.counts.add_n(event.name, n);
+            return ControlFlow::Continue(());
+        }
+        let args: Vec<&[u8]> = event.args().collect();
+        let timed = self.options.trace.timed;
+        for k in 1..=n {
+            self.monitor.step_repeats(1);
+            self.counts.add_n(event.name, 1);
+            let step = Step {
+                name: event.name,
+                args: &args,
+                time: event.time,
+                line: event.line + k,
+                timed,
+            };
+            let number = self.monitor.events();
+            let ts = if timed { event.time } else { number };
+            self.report_violated(out, &step, number, ts, true)?;
+        }
+        ControlFlow::Continue(())
     }
 
     /// The events of `point`, one step each.
@@ -451,6 +502,7 @@ impl Session {
     /// One event: steps the monitor, counts it, reports its violations.
     #[inline(always)]
     fn step<P: Report + ?Sized>(&mut self, ev: Step<'_>, out: &mut P) -> ControlFlow<()> {
+        self.last_ok = false;
         let skip = self.skip();
         if self.options.strict && self.monitor.arity_of(ev.name).is_none() {
             if skip {
@@ -479,6 +531,7 @@ impl Session {
             return ControlFlow::Break(());
         }
         self.counts.add(ev.name);
+        self.last_ok = true;
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());
         }

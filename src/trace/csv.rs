@@ -54,6 +54,9 @@ pub(super) struct Csv {
     /// Where the last record read in place starts in the input's buffer
     /// (for the columns of errors).
     record_start: usize,
+    /// Whether the last event read was a record read in place (its bytes
+    /// are `record_start..pos` of the input's buffer, line end included).
+    in_place: bool,
 }
 
 impl Csv {
@@ -66,6 +69,7 @@ impl Csv {
             limit,
             bad_event: false,
             record_start: 0,
+            in_place: false,
         }
     }
 
@@ -77,6 +81,7 @@ impl Csv {
         batch: &mut Batch,
     ) -> Result<bool, TraceError> {
         batch.clear();
+        self.in_place = false;
         loop {
             let line = self.line;
             let more = match self.record_in_place(input, batch)? {
@@ -116,8 +121,36 @@ impl Csv {
                 .check(batch, buf, line)
                 .inspect_err(|_| self.bad_event = true)?;
             batch.finish(time, line);
+            self.in_place = batch.borrowed;
             return Ok(true);
         }
+    }
+
+    /// Skips the records that follow the last event read (read in place,
+    /// a whole line) and are byte for byte the same line, as far as the
+    /// input's buffer holds them, up to `max`: their number. They are the
+    /// same event (name, arguments, time stamp) on the next lines; the
+    /// last event's spans stay valid (the buffer is not refilled).
+    pub(super) fn repeats<R: Read>(&mut self, input: &mut Input<R>, max: u64) -> u64 {
+        if !self.in_place {
+            return 0;
+        }
+        let (start, end) = (self.record_start, input.pos);
+        let buf = &input.buf[..input.filled];
+        if end <= start || buf[end - 1] != b'\n' {
+            return 0;
+        }
+        let record = &buf[start..end];
+        let len = record.len();
+        let mut at = end;
+        let mut n = 0;
+        while n < max && buf.get(at..at + len) == Some(record) {
+            at += len;
+            n += 1;
+        }
+        input.pos = at;
+        self.line += n;
+        n
     }
 
     /// Checks the record as an event; its time.

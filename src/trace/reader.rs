@@ -203,6 +203,33 @@ impl<R: Read> TraceReader<R> {
         }))
     }
 
+    /// After an event of a CSV trace read with
+    /// [`next_timepoint`](Self::next_timepoint): skips the records that
+    /// repeat it byte for byte on the next lines (up to `max`, as far as
+    /// the input's buffer holds them; 0 for other formats) and returns
+    /// their number. Each is an event like the last one, on the line after
+    /// the previous: see [`last_event`](Self::last_event).
+    pub fn repeats(&mut self, max: u64) -> u64 {
+        let Source::Csv(input, csv) = &mut self.source else {
+            return 0;
+        };
+        if self.failed || self.batch.len() != 1 || !self.batch.exhausted() {
+            return 0;
+        }
+        let n = csv.repeats(input, max);
+        self.events += n;
+        self.timepoints += n;
+        n
+    }
+
+    /// The last event read, numbered as read (a repeat counted by
+    /// [`repeats`](Self::repeats) is this event on a later line); `None`
+    /// unless it is the only event of its record.
+    pub fn last_event(&self) -> Option<EventRef<'_>> {
+        (self.batch.len() == 1 && self.batch.exhausted())
+            .then(|| self.batch.get(0, self.events, self.source.buffer()))
+    }
+
     /// Bytes of the input consumed so far (for progress reports): of the
     /// compressed stream if it is compressed.
     pub fn bytes_read(&self) -> u64 {

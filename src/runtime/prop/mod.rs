@@ -175,6 +175,24 @@ impl PropMonitor {
         self.bind(name, args)
     }
 
+    /// Whether the same event again would be a no-op here: the summaries
+    /// are at a fixed point and the property has no time bound (the test
+    /// of [`bind_event`](Self::bind_event)'s shortcut for a repeat).
+    #[inline]
+    pub(crate) fn repeat_is_noop(&self) -> bool {
+        self.state.fixed && self.compiled.untimed
+    }
+
+    /// Steps over repeats of the last event when
+    /// [`repeat_is_noop`](Self::repeat_is_noop): what `bind_event` and
+    /// `evaluate_bound` do for one such repeat, and so for any number of them.
+    #[inline]
+    pub(crate) fn skip_repeats(&mut self) {
+        let b = &mut self.scratch.binding;
+        b.fresh.clear();
+        b.repeat = true;
+    }
+
     /// The first phase of [`step_set`](Self::step_set).
     pub(crate) fn bind_set(&mut self, events: &[(&[u8], &[&[u8]])]) -> Result<(), StepError> {
         self.scratch.binding.clear();
