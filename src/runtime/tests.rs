@@ -108,3 +108,71 @@ fn a_repeated_event_is_skipped_only_at_a_fixed_point() {
         [2, 3, 6]
     );
 }
+
+/// Steps `runs` (event, repeats) one event at a time and, in a second
+/// monitor, with [`Monitor::step_repeats`] whenever a repeat is a no-op:
+/// the verdicts after every event and the counts are the same.
+fn compare_repeats(spec: &str, runs: &[(&str, &[&str], u64)]) -> u64 {
+    let mut each = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+    let mut runs_at_once =
+        Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+    let mut skipped = 0;
+    for &(name, args, n) in runs {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        let mut left = n;
+        while left > 0 {
+            if runs_at_once.repeat_is_noop() && runs_at_once.events() > 0 && left < n {
+                assert!(runs_at_once.step_repeats(left));
+                skipped += left;
+                for _ in 0..left {
+                    each.step(name.as_bytes(), &args, 0).expect("event");
+                    assert_eq!(each.violated(), runs_at_once.violated());
+                }
+                left = 0;
+            } else {
+                each.step(name.as_bytes(), &args, 0).expect("event");
+                runs_at_once.step(name.as_bytes(), &args, 0).expect("event");
+                assert_eq!(each.violated(), runs_at_once.violated());
+                left -= 1;
+            }
+            assert_eq!(each.events(), runs_at_once.events());
+        }
+    }
+    skipped
+}
+
+#[test]
+fn repeats_at_a_fixed_point_step_at_once_with_the_same_verdicts() {
+    let spec = "prop p : Forall f . close(f) -> @ [open(f), close(f))\n\
+                prop q : Forall f . close(f) -> P open(f)";
+    let skipped = compare_repeats(
+        spec,
+        &[
+            ("open", &["a"], 100),
+            ("close", &["a"], 100),
+            ("close", &["b"], 50),
+            ("open", &["b"], 3),
+            ("close", &["b"], 60),
+        ],
+    );
+    // Most of the repeats went at once.
+    assert!(skipped > 250, "{skipped}");
+}
+
+#[test]
+fn step_repeats_refuses_when_a_repeat_is_not_a_no_op() {
+    let mut m = Monitor::from_source(
+        "prop p : Forall m . complete(m) -> P[<=3] dispatch(m)",
+        MonitorOptions::default(),
+    )
+    .expect("well-formed");
+    // Before any event there is nothing to repeat.
+    assert!(!m.step_repeats(5));
+    for _ in 0..5 {
+        m.step(b"dispatch", &[b"c"], 0).expect("event");
+    }
+    // A property with a time bound steps every event.
+    assert!(!m.repeat_is_noop());
+    assert!(!m.step_repeats(5));
+    assert_eq!(m.events(), 5);
+}

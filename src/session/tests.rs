@@ -403,3 +403,121 @@ fn arity_hints_name_timed() {
     assert!(arity(2, 1, true, Some(b"x")).is_some_and(|h| h.contains("untimed")));
     assert!(arity(2, 3, true, Some(b"1")).is_none());
 }
+
+/// The trace of `runs` (record, how many times on consecutive lines).
+fn trace_of_runs(runs: &[(&str, usize)]) -> String {
+    runs.iter()
+        .map(|(r, n)| format!("{r}\n").repeat(*n))
+        .collect()
+}
+
+/// The violations (property, event, line, time, witness) of `trace` read
+/// whole by [`Session::run`], and of its events pushed one by one.
+fn run_and_push(
+    spec: &str,
+    trace: &str,
+    timed: bool,
+) -> (
+    Vec<(usize, u64, u64, Option<u64>, String)>,
+    Vec<(usize, u64, u64, Option<u64>, String)>,
+) {
+    let options = || SessionOptions {
+        witness: true,
+        trace: crate::trace::TraceOptions {
+            timed,
+            ..Default::default()
+        },
+        ..SessionOptions::default()
+    };
+    let mut whole = Mine::default();
+    let outcome = session(spec, options()).run(trace.as_bytes(), &mut whole);
+    let mut one = Mine::default();
+    let mut s = session(spec, options());
+    for record in trace.lines() {
+        let mut fields: Vec<&[u8]> = record.split(',').map(str::as_bytes).collect();
+        let time = timed.then(|| {
+            let t = fields.pop().expect("a time stamp");
+            std::str::from_utf8(t)
+                .expect("text")
+                .parse::<u64>()
+                .expect("a number")
+        });
+        assert!(
+            s.push(fields[0], &fields[1..], time, &mut one)
+                .is_continue()
+        );
+    }
+    let pushed = s.finish(&mut one);
+    assert_eq!(outcome.summary.events, pushed.summary.events);
+    assert_eq!(outcome.summary.counts, pushed.summary.counts);
+    assert_eq!(outcome.properties, pushed.properties);
+    (whole.seen, one.seen)
+}
+
+#[test]
+fn runs_of_repeated_records_give_the_per_event_results() {
+    // A violation inside a long run, a run broken by another event, runs of
+    // events that change nothing.
+    let trace = trace_of_runs(&[
+        ("open,a", 300),
+        ("close,a", 1),
+        ("close,a", 250),
+        ("open,b", 100),
+        ("close,a", 40),
+        ("open,a", 1),
+        ("close,a", 120),
+    ]);
+    let (whole, pushed) = run_and_push(FILES, &trace, false);
+    assert_eq!(whole, pushed);
+    // The first `close,a` after `open,a` holds, each repeat violates, at its own event and line.
+    let first: Vec<u64> = whole.iter().map(|v| v.1).take(3).collect();
+    assert_eq!(first, [302, 303, 304]);
+    assert_eq!(whole.len(), 250 + 40 + 119);
+    assert!(whole.iter().all(|v| v.1 == v.2 && v.4 == "f=a"));
+    assert_eq!(
+        whole.last().map(|v| v.1),
+        Some(300 + 1 + 250 + 100 + 40 + 1 + 120)
+    );
+}
+
+#[test]
+fn a_run_crossing_a_time_change_gives_the_per_event_results() {
+    let spec = "prop deadline : Forall m . complete(m) -> P[<=3] dispatch(m)\n\
+                prop seen : Forall m . complete(m) -> P dispatch(m)";
+    let trace = trace_of_runs(&[
+        ("dispatch,c1,0", 50),
+        ("complete,c1,1", 80),
+        ("complete,c1,4", 60),
+        ("complete,c2,4", 30),
+        ("complete,c1,4", 30),
+    ]);
+    let (whole, pushed) = run_and_push(spec, &trace, true);
+    assert_eq!(whole, pushed);
+    // From time 4 the dispatch at 0 is too old: every event from 131 on
+    // violates `deadline`, and `complete,c2` also `seen`.
+    assert_eq!(
+        whole.first().map(|v| (v.0, v.1, v.3)),
+        Some((0, 131, Some(4)))
+    );
+    assert_eq!(whole.iter().filter(|v| v.0 == 0).count(), 120);
+    assert_eq!(whole.iter().filter(|v| v.0 == 1).count(), 30);
+}
+
+#[test]
+fn runs_of_an_untimed_spec_in_a_timed_trace_keep_each_time_and_line() {
+    let trace = trace_of_runs(&[
+        ("open,a,1", 20),
+        ("close,a,2", 30),
+        ("close,a,3", 30),
+        ("open,a,3", 5),
+        ("close,a,3", 25),
+    ]);
+    let (whole, pushed) = run_and_push(FILES, &trace, true);
+    assert_eq!(whole, pushed);
+    assert_eq!(whole.len(), 29 + 30 + 24);
+    assert_eq!(whole.first().map(|v| (v.1, v.3)), Some((22, Some(2))));
+    assert_eq!(
+        whole.get(29).map(|v| (v.1, v.2, v.3)),
+        Some((51, 51, Some(3)))
+    );
+}

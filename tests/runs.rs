@@ -1,0 +1,142 @@
+//! End to end: a trace of long runs of identical records (read, stepped and
+//! counted a run at a time) gives exactly the per-event results, which a
+//! run with `--profile` (stepped one event at a time) shows.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+}
+
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("runs");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn runs(records: &[(&str, usize)]) -> String {
+    records
+        .iter()
+        .map(|(r, n)| format!("{r}\n").repeat(*n))
+        .collect()
+}
+
+/// Runs `hindsight run ARGS SPEC TRACE`, and again with a profile (one
+/// step per event): same exit status and standard output, but for the
+/// run's duration.
+fn run_both(args: &[&str], spec: &PathBuf, trace: &PathBuf) -> (Option<i32>, String) {
+    let go = |extra: &[&str]| -> Output {
+        bin()
+            .arg("run")
+            .args(args)
+            .args(extra)
+            .arg(spec)
+            .arg(trace)
+            .output()
+            .expect("runs")
+    };
+    let fast = go(&[]);
+    let profile = file("profile.csv", "");
+    let slow = go(&["--profile", profile.to_str().expect("utf-8 path")]);
+    let strip = |o: &Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("events processed") && !l.contains("\"kind\":\"summary\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(fast.status.code(), slow.status.code());
+    assert_eq!(strip(&fast), strip(&slow));
+    (fast.status.code(), strip(&fast))
+}
+
+#[test]
+fn violations_inside_runs_are_reported_at_each_event_and_line() {
+    let spec = file(
+        "files.qtl",
+        "prop p : Forall f . close(f) -> @ [open(f), close(f))\n",
+    );
+    let trace = file(
+        "files.csv",
+        &runs(&[
+            ("open,a", 500),
+            ("close,a", 300),
+            ("open,b", 200),
+            ("close,a", 2),
+            ("open,a", 1),
+            ("close,a", 400),
+        ]),
+    );
+    let (code, out) = run_both(&["--json", "--witness"], &spec, &trace);
+    assert_eq!(code, Some(1));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 299 + 2 + 399);
+    assert!(
+        lines[0].contains("\"event\":502") && lines[0].contains("\"line\":502"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].contains("\"f\":\"a\""), "{}", lines[0]);
+    assert!(lines[299].contains("\"event\":1001"), "{}", lines[299]);
+    assert!(lines[699].contains("\"event\":1403"), "{}", lines[699]);
+    let (code, text) = run_both(&["--stop-at-first"], &spec, &trace);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        text.lines().next(),
+        Some("property p violated at event 502: close(a)")
+    );
+}
+
+#[test]
+fn runs_crossing_a_time_change_and_broken_runs_match_per_event_stepping() {
+    let spec = file(
+        "deadline.qtl",
+        "prop deadline : Forall m . complete(m) -> P[<=3] dispatch(m)\n\
+         prop seen : Forall m . complete(m) -> P dispatch(m)\n",
+    );
+    let trace = file(
+        "deadline.timed.csv",
+        &runs(&[
+            ("dispatch,c1,0", 100),
+            ("complete,c1,2", 100),
+            ("complete,c1,5", 50),
+            ("complete,c2,5", 1),
+            ("complete,c1,5", 50),
+        ]),
+    );
+    let (code, out) = run_both(&["--json"], &spec, &trace);
+    assert_eq!(code, Some(1));
+    let lines: Vec<&str> = out.lines().collect();
+    // Every event at time 5 violates `deadline`; `complete,c2` also `seen`.
+    assert_eq!(lines.len(), 101 + 1);
+    assert!(
+        lines[0].contains("\"event\":201") && lines[0].contains("\"time\":5"),
+        "{}",
+        lines[0]
+    );
+    let untimed = file(
+        "files.qtl",
+        "prop p : Forall f . close(f) -> @ [open(f), close(f))\n",
+    );
+    let trace = file(
+        "files.timed.csv",
+        &runs(&[
+            ("open,a,1", 100),
+            ("close,a,1", 100),
+            ("close,a,2", 100),
+            ("other,x,2", 1),
+            ("close,a,2", 100),
+        ]),
+    );
+    let (code, out) = run_both(&[], &untimed, &trace);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.contains("violated at event"))
+            .count(),
+        99 + 100 + 100
+    );
+}
