@@ -411,16 +411,12 @@ fn trace_of_runs(runs: &[(&str, usize)]) -> String {
         .collect()
 }
 
+/// A violation as [`Mine`] keeps it: property, event, line, time, witness.
+type Seen = (usize, u64, u64, Option<u64>, String);
+
 /// The violations (property, event, line, time, witness) of `trace` read
 /// whole by [`Session::run`], and of its events pushed one by one.
-fn run_and_push(
-    spec: &str,
-    trace: &str,
-    timed: bool,
-) -> (
-    Vec<(usize, u64, u64, Option<u64>, String)>,
-    Vec<(usize, u64, u64, Option<u64>, String)>,
-) {
+fn run_and_push(spec: &str, trace: &str, timed: bool) -> (Vec<Seen>, Vec<Seen>) {
     let options = || SessionOptions {
         witness: true,
         trace: crate::trace::TraceOptions {
