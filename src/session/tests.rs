@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::*;
-use crate::report::{OutputFormat, Reporter, Summary};
+use crate::report::{OutputFormat, Reporter, Summary, Violation};
 use crate::runtime::witness::{WitnessValue, format_witness};
 
 const FILES: &str = "prop closeOnlyOpen : Forall f . close(f) -> @ [open(f), close(f))";
