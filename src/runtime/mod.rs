@@ -388,6 +388,7 @@ impl Monitor {
     /// time stamp) would be a no-op: the last step was a single event and
     /// every property is at a fixed point for it with no time bound. Then
     /// [`Monitor::step_repeats`] may stand for such steps.
+    #[inline]
     pub fn repeat_is_noop(&self) -> bool {
         self.events > 0
             && !self.last_event.is_empty()
