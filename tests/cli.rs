@@ -1,27 +1,13 @@
 //! End-to-end tests of `hindsight check` and `hindsight compile`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+mod common;
+use common::{bin, scratch_file, stderr, stdout};
 
 /// Writes `text` to a fresh file under the target directory and returns its path.
 fn spec_file(name: &str, text: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write spec");
-    path
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    scratch_file("cli", name, text)
 }
 
 #[test]

@@ -3,24 +3,23 @@
 //! of the specification's bounds or `--time-decimals`; never rounded.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{bin, scratch_file, stderr, stdout, violation_events};
 
 /// Every reply comes at most half a time unit after its request.
 const DEADLINE: &str = "prop deadline : Forall id . reply(id) -> P[<=0.5] request(id)\n";
 
 fn file(name: &str, text: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("decimal_time");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path
+    scratch_file("decimal_time", name, text)
 }
 
 /// `hindsight run ARGS... SPEC TRACE`, the files written under `name`.
 fn run(args: &[&str], name: &str, spec: &str, trace: &str) -> Output {
     let spec = file(&format!("{name}.qtl"), spec);
     let trace = file(name, trace);
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    bin()
         .arg("run")
         .args(args)
         .arg(&spec)
@@ -29,21 +28,9 @@ fn run(args: &[&str], name: &str, spec: &str, trace: &str) -> Output {
         .expect("runs")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// The events of the violation lines of a text report.
 fn violations(o: &Output) -> Vec<u64> {
-    stdout(o)
-        .lines()
-        .filter_map(|l| l.split(" at event ").nth(1))
-        .filter_map(|rest| rest.split([' ', ':']).next()?.parse().ok())
-        .collect()
+    violation_events(o)
 }
 
 const REPLIES: &str = "request,1,0\nreply,1,0.5\nrequest,2,1.0\nreply,2,1.6\nreply,1,1.7\n";
@@ -281,7 +268,7 @@ fn bad_time_bounds_are_errors_with_their_place() {
         );
     }
     // MFOTL bounds are whole numbers: the flag is refused.
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    let out = bin()
         .args(["run", "--time-decimals", "1", "--sig"])
         .arg(file("s.sig", "p(int)\n"))
         .arg(file("f.mfotl", "p(1)\n"))

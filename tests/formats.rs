@@ -5,19 +5,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+mod common;
+use common::{bin, scratch_file, stderr, stdout};
 
 /// Writes `bytes` to a fresh file under the target directory.
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("formats");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write");
-    path
+    scratch_file("formats", name, bytes)
 }
 
 fn run(args: &[&str], spec: &PathBuf, trace: &PathBuf) -> Output {
@@ -28,14 +23,6 @@ fn run(args: &[&str], spec: &PathBuf, trace: &PathBuf) -> Output {
         .arg(trace)
         .output()
         .expect("runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The violation lines of a run.

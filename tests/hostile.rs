@@ -9,25 +9,20 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::thread;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+mod common;
+use common::{bin, scratch_dir, scratch_file, stderr, stdout};
 
 /// The directory of the test files.
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile")
+    scratch_dir("hostile")
 }
 
 /// Writes `bytes` to a fresh file under the target directory; its path.
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = dir();
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write file");
-    path
+    scratch_file("hostile", name, bytes)
 }
 
 /// Runs `hindsight run NAME.qtl NAME.csv args...` in the test directory,
@@ -62,14 +57,6 @@ fn run_stdin(spec: &str, name: &str, feed: impl FnOnce(&mut dyn Write) + Send + 
     let out = child.wait_with_output().expect("waits");
     writer.join().expect("writer thread");
     out
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// No panic, no Rust runtime noise.
@@ -595,7 +582,7 @@ fn ctrl_c_prints_the_summary_so_far() {
         ]
     );
     // ...and Ctrl-C ends the run, the input still open and idle.
-    let status = Command::new("kill")
+    let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .expect("kill runs");

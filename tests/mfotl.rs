@@ -7,6 +7,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::{stderr, stdout};
+
 use hindsight::mfotl::{self, Reading};
 use hindsight::runtime::{Monitor, MonitorOptions};
 use proptest::prelude::*;
@@ -31,14 +34,6 @@ fn scratch(name: &str, contents: &str) -> String {
 
 fn hindsight(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The event numbers of the violation lines of a text report.

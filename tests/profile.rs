@@ -1,11 +1,10 @@
 //! End-to-end tests of `hindsight run --profile` and `hindsight plot`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+mod common;
+use common::{bin, scratch_dir, stderr};
 
 fn spec(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,13 +13,7 @@ fn spec(name: &str) -> PathBuf {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("profile");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    scratch_dir("profile").join(name)
 }
 
 /// Profiles `specs/EXAMPLE.csv` every `every` events into `out`.

@@ -3,18 +3,13 @@
 //! run with `--profile` (stepped one event at a time) shows.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+mod common;
+use common::{bin, scratch_file};
 
 fn file(name: &str, text: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("runs");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path
+    scratch_file("runs", name, text)
 }
 
 fn runs(records: &[(&str, usize)]) -> String {
