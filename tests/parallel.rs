@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 
 use hindsight::parallel;
 use hindsight::plan::compile_source;
+use hindsight::plan::slice::Parallel;
 use hindsight::runtime::{Monitor, MonitorOptions};
 use hindsight::trace::{Format, TraceOptions, TraceReader};
 use proptest::prelude::*;
@@ -117,7 +118,14 @@ fn spec(seed: u64) -> String {
     for i in 0..1 + rng.below(3) {
         let rules = rng.below(3) == 0;
         let depth = 1 + rng.below(4);
-        let statement = match rng.below(5) {
+        let statement = match rng.below(6) {
+            // A conjunction: monitored as its parts when that pays.
+            2 => format!(
+                "Forall x . (({}) & ({}(x) -> ({})))",
+                formula(&mut rng, depth, &mut vec!["x"], rules),
+                rng.pick(&["p", "s"]),
+                formula(&mut rng, depth, &mut vec!["x"], rules)
+            ),
             0 => format!(
                 "Exists x . (p(x) & ({}))",
                 formula(&mut rng, depth, &mut vec!["x"], rules)
@@ -165,8 +173,10 @@ fn trace(seed: u64, len: usize) -> String {
     out
 }
 
-/// `(event, property)` violations, sequential and with `jobs` threads.
-fn verdicts(spec: &str, trace: &str, jobs: usize) -> Vec<(u64, usize)> {
+/// `(event, property)` violations, sequential and with `jobs` threads
+/// (the properties spread as the trace suggests, or with `sample` false as
+/// the plan alone does: every property split and sliced where it can be).
+fn verdicts(spec: &str, trace: &str, jobs: usize, sample: bool) -> Vec<(u64, usize)> {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let options = TraceOptions {
         timed: true,
@@ -183,11 +193,12 @@ fn verdicts(spec: &str, trace: &str, jobs: usize) -> Vec<(u64, usize)> {
         }
     } else {
         let reader = TraceReader::new(trace.as_bytes(), options).allow_decreasing_time(true);
-        let outcome = parallel::run(
+        let outcome = parallel::run_sampled(
             &plan,
             reader,
             &MonitorOptions::default(),
             jobs,
+            if sample { 32 } else { 0 },
             &|| false,
             |ev, violated| {
                 out.extend(violated.iter().map(|&p| (ev.number, p)));
@@ -240,7 +251,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn the_generator_gives_sliced_and_unsliced_properties() {
-    let (mut sliced, mut whole) = (0, 0);
+    let (mut sliced, mut whole, mut split, mut skipping) = (0, 0, 0, 0);
     for seed in 0..300 {
         let (plan, _) = compile_source(&spec(seed))
             .unwrap_or_else(|e| panic!("seed {seed}: {}\n{e:?}", spec(seed)));
@@ -250,11 +261,13 @@ fn the_generator_gives_sliced_and_unsliced_properties() {
             } else {
                 whole += 1;
             }
+            split += usize::from(matches!(p.parallel(), Parallel::Split(_)));
+            skipping += usize::from(p.tick_invariant().is_ok());
         }
     }
     assert!(
-        sliced >= 100 && whole >= 100,
-        "{sliced} sliced, {whole} not"
+        sliced >= 100 && whole >= 100 && split >= 30 && skipping >= 30,
+        "{sliced} sliced, {whole} not, {split} split, {skipping} skipping ticks"
     );
 }
 
@@ -265,9 +278,10 @@ proptest! {
     fn parallel_verdicts_are_the_sequential_ones(seed in any::<u64>(), tseed in any::<u64>(), len in 0usize..60) {
         let spec = spec(seed);
         let trace = trace(tseed, len);
-        let expected = verdicts(&spec, &trace, 1);
+        let expected = verdicts(&spec, &trace, 1, true);
         for jobs in 2..=8 {
-            prop_assert_eq!(&verdicts(&spec, &trace, jobs), &expected, "jobs {}\n{}\n{}", jobs, spec, trace);
+            let sample = jobs % 2 == 0;
+            prop_assert_eq!(&verdicts(&spec, &trace, jobs, sample), &expected, "jobs {} sample {}\n{}\n{}", jobs, sample, spec, trace);
         }
     }
 }

@@ -82,20 +82,15 @@ impl Units {
         'events: for (index, ev) in piece.events.iter().enumerate() {
             piece.fields_of(ev, &mut fields);
             for (monitor, global, route) in &mut self.monitors {
-                let result = if route.delivers(&fields) {
-                    monitor.step(fields[0], &fields[1..], ev.time)
-                } else {
-                    monitor.step(b"", &[], ev.time)
-                };
+                let delivered = route.delivers(&fields);
+                let result = route.step(monitor, delivered, &fields, ev.time, |i| {
+                    give(Msg::Violated {
+                        index: index as u32,
+                        property: global[i] as u32,
+                    });
+                });
                 match result {
-                    Ok(violated) => {
-                        for &i in violated {
-                            give(Msg::Violated {
-                                index: index as u32,
-                                property: global[i] as u32,
-                            });
-                        }
-                    }
+                    Ok(()) => {}
                     Err(e) => {
                         let message = e.to_string();
                         give(Msg::Refused {

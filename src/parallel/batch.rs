@@ -43,6 +43,9 @@ pub struct Ev {
     pub line: u64,
     /// Its time stamp (0 untimed).
     pub time: u64,
+    /// Its name's index in the plan's events (`u32::MAX`: a name the plan
+    /// does not know).
+    pub name: u32,
     first: u32,
     count: u32,
 }
@@ -77,6 +80,7 @@ impl Batch {
         number: u64,
         line: u64,
         time: u64,
+        name: u32,
         fields: impl Iterator<Item = &'a [u8]>,
     ) {
         let first = self.fields.len() as u32;
@@ -90,6 +94,7 @@ impl Batch {
             number,
             line,
             time,
+            name,
             first,
             count,
         });
@@ -100,66 +105,110 @@ impl Batch {
     }
 }
 
-/// Reads `reader` to its end (or first error, or until `stop()` says so),
-/// sending every batch to each of `to` in order; the last batch may carry an
-/// [`End`]. Events of a known name with another arity end the stream, as the
-/// monitor would refuse them. Returns when done or when a receiver is gone.
-pub fn read_batches<R: Read>(
-    mut reader: TraceReader<R>,
-    arity: &HashMap<Box<[u8]>, usize>,
-    stop: &(dyn Fn() -> bool + Sync),
-    to: &[SyncSender<Arc<Batch>>],
-) {
-    let mut batch = Batch::default();
-    loop {
-        let next = reader.next_event();
-        if stop() {
-            batch.end = Some(End::Interrupted);
-            break;
-        }
-        let event = match next {
-            Ok(Some(e)) => e,
-            Ok(None) => break,
-            Err(e) => {
-                batch.end = Some(End::Trace(e));
-                break;
-            }
-        };
-        if let Some(&expected) = arity.get(event.name)
-            && expected != event.arity()
-        {
-            batch.end = Some(End::Arity {
-                line: event.line,
-                error: StepError::Arity {
-                    event: String::from_utf8_lossy(event.name).into_owned(),
-                    expected,
-                    found: event.arity(),
-                },
-                last: event.arity().checked_sub(1).map(|i| event.arg(i).into()),
-            });
-            break;
-        }
-        batch.push(
-            event.number,
-            event.line,
-            event.time,
-            std::iter::once(event.name).chain(event.args()),
-        );
-        if batch.full() {
-            batch.bytes_read = reader.bytes_read();
-            batch.timed = reader.has_time();
-            batch.timed = reader.has_time();
-            if !send(std::mem::take(&mut batch), to) {
-                return;
-            }
-        }
-    }
-    batch.bytes_read = reader.bytes_read();
-    batch.timed = reader.has_time();
-    send(batch, to);
+/// The batches of a trace, read on demand: see [`read_batches`].
+pub struct Batches<'a, R: Read> {
+    reader: TraceReader<R>,
+    arity: &'a HashMap<Box<[u8]>, (u32, usize)>,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    done: bool,
 }
 
-fn send(batch: Batch, to: &[SyncSender<Arc<Batch>>]) -> bool {
-    let batch = Arc::new(batch);
+impl<'a, R: Read> Batches<'a, R> {
+    /// The batches of `reader`; `arity` gives per event name its index in
+    /// the plan's events and its arity; `stop()` ends the stream early.
+    pub fn new(
+        reader: TraceReader<R>,
+        arity: &'a HashMap<Box<[u8]>, (u32, usize)>,
+        stop: &'a (dyn Fn() -> bool + Sync),
+    ) -> Self {
+        Batches {
+            reader,
+            arity,
+            stop,
+            done: false,
+        }
+    }
+
+    /// The next batch; after the last one (which may be empty, and may
+    /// carry an [`End`]), `None`.
+    pub fn next_batch(&mut self) -> Option<Batch> {
+        if self.done {
+            return None;
+        }
+        let mut batch = Batch::default();
+        loop {
+            let next = self.reader.next_event();
+            if (self.stop)() {
+                batch.end = Some(End::Interrupted);
+                break;
+            }
+            let event = match next {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                Err(e) => {
+                    batch.end = Some(End::Trace(e));
+                    break;
+                }
+            };
+            let (name, expected) = self
+                .arity
+                .get(event.name)
+                .copied()
+                .unwrap_or((u32::MAX, event.arity()));
+            if expected != event.arity() {
+                batch.end = Some(End::Arity {
+                    line: event.line,
+                    error: StepError::Arity {
+                        event: String::from_utf8_lossy(event.name).into_owned(),
+                        expected,
+                        found: event.arity(),
+                    },
+                    last: event.arity().checked_sub(1).map(|i| event.arg(i).into()),
+                });
+                break;
+            }
+            batch.push(
+                event.number,
+                event.line,
+                event.time,
+                name,
+                std::iter::once(event.name).chain(event.args()),
+            );
+            if batch.full() {
+                batch.bytes_read = self.reader.bytes_read();
+                batch.timed = self.reader.has_time();
+                return Some(batch);
+            }
+        }
+        self.done = true;
+        batch.bytes_read = self.reader.bytes_read();
+        batch.timed = self.reader.has_time();
+        Some(batch)
+    }
+}
+
+/// Sends every batch of `batches` that follows the ones already in `first`
+/// (all sent first) to each of `to` in order; the last batch may carry an
+/// [`End`]. Events of a known name with another arity end the stream, as
+/// the monitor would refuse them. Returns when done or when a receiver is
+/// gone.
+pub fn read_batches<R: Read>(
+    first: Vec<Arc<Batch>>,
+    mut batches: Batches<'_, R>,
+    to: &[SyncSender<Arc<Batch>>],
+) {
+    for batch in first {
+        if !send(batch, to) {
+            return;
+        }
+    }
+    while let Some(batch) = batches.next_batch() {
+        if !send(Arc::new(batch), to) {
+            return;
+        }
+    }
+}
+
+fn send(batch: Arc<Batch>, to: &[SyncSender<Arc<Batch>>]) -> bool {
     to.iter().all(|tx| tx.send(Arc::clone(&batch)).is_ok())
 }

@@ -20,21 +20,28 @@
 //! whose kept summaries stopped changing costs no BDD work (a timed property
 //! evaluates each tick).
 
+mod assign;
 pub mod batch;
 pub mod simulate;
 pub mod worker;
 
-use std::collections::BTreeMap;
 use std::io::Read;
+use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 
-use crate::plan::{Op, Plan, PropPlan};
+use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
-use batch::{Batch, End, read_batches};
-use worker::{Found, Route, Unit, work};
+use batch::{Batch, Batches, End, read_batches};
+use worker::{Found, work};
+
+pub use assign::{distribute, distribute_sampled};
+
+/// Batches read before the workers start, to choose how to spread the
+/// properties over them (see [`assign`]).
+const SAMPLE_BATCHES: usize = 32;
 
 /// Batches in flight per channel.
 const QUEUE: usize = 4;
@@ -87,90 +94,14 @@ pub struct Outcome {
     pub gc: (u64, u64),
 }
 
-/// How the properties of `plan` are spread over `jobs` workers: per worker,
-/// its units.
-pub fn distribute(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
-    let jobs = jobs.max(1);
-    // Sliced properties grouped by their routes: one monitor per group and slice.
-    let mut sliced: BTreeMap<Vec<(String, usize)>, Vec<usize>> = BTreeMap::new();
-    let mut whole = Vec::new();
-    for (i, p) in plan.props.iter().enumerate() {
-        match p.slicing().chosen {
-            Some(s) if jobs > 1 => sliced
-                .entry(s.routes.into_iter().collect())
-                .or_default()
-                .push(i),
-            _ => whole.push(i),
-        }
-    }
-    let workers = if sliced.is_empty() {
-        jobs.min(whole.len()).max(1)
-    } else {
-        jobs
-    };
-    let mut out: Vec<Vec<Unit>> = vec![Vec::new(); workers];
-    for (routes, props) in &sliced {
-        let routes: HashMap<Box<[u8]>, usize> = routes
-            .iter()
-            .map(|(e, k)| (e.as_bytes().into(), *k))
-            .collect();
-        for (slice, units) in out.iter_mut().enumerate() {
-            units.push(unit(plan, props, routes.clone(), slice, workers));
-        }
-    }
-    // Properties that cannot be sliced, round robin, the first ones on the
-    // workers with the fewest sliced groups (all have the same number).
-    let mut per_worker: Vec<Vec<usize>> = vec![Vec::new(); workers];
-    for (k, &i) in whole.iter().enumerate() {
-        per_worker[k % workers].push(i);
-    }
-    for (units, props) in out.iter_mut().zip(per_worker) {
-        if !props.is_empty() {
-            units.push(unit(plan, &props, HashMap::new(), 0, 1));
-        }
-    }
-    out
-}
-
-fn unit(
-    plan: &Plan,
-    props: &[usize],
-    routes: HashMap<Box<[u8]>, usize>,
-    slice: usize,
-    slices: usize,
-) -> Unit {
-    let mentioned: HashSet<Box<[u8]>> = props
-        .iter()
-        .flat_map(|&i| atoms(&plan.props[i]))
-        .map(|e| e.as_bytes().into())
-        .collect();
-    Unit {
-        plan: Plan {
-            props: props.iter().map(|&i| plan.props[i].clone()).collect(),
-            events: plan.events.clone(),
-        },
-        global: props.to_vec(),
-        route: Route {
-            mentioned,
-            routes,
-            slice: slice as u64,
-            slices: slices as u64,
-        },
-    }
-}
-
-fn atoms(p: &PropPlan) -> impl Iterator<Item = &str> {
-    p.nodes.iter().filter_map(|n| match &n.op {
-        Op::Atom { event, .. } => Some(event.as_str()),
-        _ => None,
-    })
-}
-
 /// Monitors the trace of `reader` against `plan` on `jobs` threads (plus the
 /// reader's). For every event, in order, calls `on_event` with the indices of
 /// the properties violated at it (ascending, as [`Monitor::step`] gives
 /// them); `on_event` returns false to end the run. `stop` is checked after
 /// reading each event (Ctrl-C): when set, the run ends before that event.
+///
+/// How the properties are spread over the workers is chosen on the first
+/// batches of the trace (see [`distribute_sampled`]).
 ///
 /// [`Monitor::step`]: crate::runtime::Monitor::step
 pub fn run<R: Read + Send>(
@@ -179,14 +110,42 @@ pub fn run<R: Read + Send>(
     options: &MonitorOptions,
     jobs: usize,
     stop: &(dyn Fn() -> bool + Sync),
+    on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    run_sampled(plan, reader, options, jobs, SAMPLE_BATCHES, stop, on_event)
+}
+
+/// [`run`], with the properties spread over the workers as the first
+/// `sample` batches of the trace suggest, or, with `sample` 0, as the plan
+/// alone does ([`distribute`]: every property that can be split or sliced
+/// is).
+pub fn run_sampled<R: Read + Send>(
+    plan: &Plan,
+    reader: TraceReader<R>,
+    options: &MonitorOptions,
+    jobs: usize,
+    sample: usize,
+    stop: &(dyn Fn() -> bool + Sync),
     mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
-    let arity: HashMap<Box<[u8]>, usize> = plan
+    // Per event name: its index in the plan's events (as routes number
+    // them) and its arity.
+    let arity: HashMap<Box<[u8]>, (u32, usize)> = plan
         .events
         .iter()
-        .map(|(e, &n)| (e.as_bytes().into(), n))
+        .enumerate()
+        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
         .collect();
-    let workers = distribute(plan, jobs);
+    // The first batches, read before the workers start: a sample of the
+    // trace for choosing how to spread the properties.
+    let mut source = Batches::new(reader, &arity, stop);
+    let mut first = Vec::new();
+    while first.len() < sample
+        && let Some(batch) = source.next_batch()
+    {
+        first.push(Arc::new(batch));
+    }
+    let workers = distribute_sampled(plan, jobs, &first);
     let mut outcome = Outcome::default();
     std::thread::scope(|scope| {
         let mut to_workers = Vec::new();
@@ -201,8 +160,7 @@ pub fn run<R: Read + Send>(
         }
         let (tx, batches) = sync_channel(QUEUE);
         to_workers.push(tx);
-        let arity = &arity;
-        scope.spawn(move || read_batches(reader, arity, stop, &to_workers));
+        scope.spawn(move || read_batches(first, source, &to_workers));
         outcome = merge(&batches, &from_workers, &mut on_event);
         // Dropping the receivers ends the reader and the workers.
         drop(batches);

@@ -61,15 +61,17 @@ pub fn simulate_worker<R: Read>(
         fields.extend(e.args());
         let start = Instant::now();
         for (m, route) in &mut monitors {
-            let violated = if route.delivers(&fields) {
+            let delivered = route.delivers(&fields);
+            if delivered {
                 stats.delivered += 1;
-                m.step(fields[0], &fields[1..], e.time)
             } else {
                 stats.ticks += 1;
-                m.step(b"", &[], e.time)
             }
-            .map_err(SimError::Monitor)?;
-            stats.violations += violated.len() as u64;
+            let mut violations = 0;
+            route
+                .step(m, delivered, &fields, e.time, |_| violations += 1)
+                .map_err(SimError::Monitor)?;
+            stats.violations += violations;
         }
         stats.monitoring += start.elapsed();
     }

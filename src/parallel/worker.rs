@@ -7,7 +7,8 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use hashbrown::{HashMap, HashSet};
 
 use super::batch::Batch;
-use crate::plan::Plan;
+use crate::plan::ticks::TickVerdict;
+use crate::plan::{Op, Plan};
 use crate::runtime::{Monitor, MonitorOptions, StepError};
 
 /// Which events a unit's monitor receives as they are; it gets a tick (an
@@ -22,9 +23,127 @@ pub struct Route {
     pub slice: u64,
     /// The number of slices (1: not sliced).
     pub slices: u64,
+    /// Whether the unit's properties are all tick invariant (see
+    /// [`PropPlan::tick_invariant`](crate::plan::PropPlan::tick_invariant)):
+    /// then it skips the events it does not receive instead of stepping a
+    /// tick for each.
+    pub skip_ticks: bool,
+    /// Per property of the unit, when it skips ticks: whether a tick has the
+    /// verdict of the step before ([`TickVerdict::AsBefore`]), else it holds
+    /// at every tick.
+    pub as_before: Vec<bool>,
+    /// Per event name of the plan (in [`Plan::events`] order, see
+    /// [`Route::index`]): how an event of that name is delivered.
+    pub by_name: Vec<Delivery>,
+}
+
+/// How a unit receives an event of one name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// As a tick: its properties do not mention the name.
+    Tick,
+    /// As it is, whatever its arguments.
+    All,
+    /// As it is when its argument at this position is of the unit's slice.
+    Arg(usize),
 }
 
 impl Route {
+    /// The route of a unit monitoring `plan` (a subset of the properties of
+    /// a run over `events`) on slice `slice` of `slices`.
+    pub fn new(
+        events: &std::collections::BTreeMap<String, usize>,
+        plan: &Plan,
+        routes: HashMap<Box<[u8]>, usize>,
+        slice: u64,
+        slices: u64,
+    ) -> Route {
+        let mentioned: HashSet<Box<[u8]>> = plan
+            .props
+            .iter()
+            .flat_map(|p| p.nodes.iter())
+            .filter_map(|n| match &n.op {
+                Op::Atom { event, .. } => Some(event.as_bytes().into()),
+                _ => None,
+            })
+            .collect();
+        let verdicts: Vec<_> = plan.props.iter().map(|p| p.tick_invariant()).collect();
+        let by_name = events
+            .keys()
+            .map(|e| {
+                let e = e.as_bytes();
+                if !mentioned.contains(e) {
+                    Delivery::Tick
+                } else if let Some(&k) = routes.get(e) {
+                    Delivery::Arg(k)
+                } else {
+                    Delivery::All
+                }
+            })
+            .collect();
+        Route {
+            mentioned,
+            routes,
+            slice,
+            slices,
+            skip_ticks: verdicts.iter().all(Result::is_ok),
+            as_before: verdicts
+                .iter()
+                .map(|v| v == &Ok(TickVerdict::AsBefore))
+                .collect(),
+            by_name,
+        }
+    }
+
+    /// Whether an event of name number `name` (its index in the plan's
+    /// events, `u32::MAX` for a name the plan does not know) with arguments
+    /// `args` is delivered as it is: [`Route::delivers`] without hashing
+    /// the name.
+    #[inline]
+    pub fn delivers_named(&self, name: u32, args: &[&[u8]]) -> bool {
+        match self.by_name.get(name as usize) {
+            None | Some(Delivery::Tick) => false,
+            Some(Delivery::All) => true,
+            Some(&Delivery::Arg(k)) => args
+                .get(k)
+                .is_none_or(|v| slice_of(v, self.slices) == self.slice),
+        }
+    }
+
+    /// Steps `monitor`, this unit's, through the event `fields` (name, then
+    /// arguments) at `time`: as it is when `delivered`, else as a tick, or
+    /// not at all when the unit may skip ticks (and has stepped an event
+    /// before: see [`crate::plan::ticks`]). Calls `violated` with the index
+    /// of each property of the unit violated at the event.
+    #[inline]
+    pub fn step(
+        &self,
+        monitor: &mut Monitor,
+        delivered: bool,
+        fields: &[&[u8]],
+        time: u64,
+        mut violated: impl FnMut(usize),
+    ) -> Result<(), StepError> {
+        let found = if delivered {
+            monitor.step(fields[0], &fields[1..], time)?
+        } else if self.skip_ticks && monitor.events() > 0 {
+            // A skipped tick: violated where the step before was, for the
+            // properties whose verdict at a tick is that one.
+            for &i in monitor.violated() {
+                if self.as_before[i] {
+                    violated(i);
+                }
+            }
+            return Ok(());
+        } else {
+            monitor.step_tick(time)?
+        };
+        for &i in found {
+            violated(i);
+        }
+        Ok(())
+    }
+
     /// Whether the event `fields` (name, then arguments) is delivered as it is.
     pub fn delivers(&self, fields: &[&[u8]]) -> bool {
         let name = fields[0];
@@ -103,19 +222,14 @@ pub fn work(
         'events: for ev in &batch.events {
             batch.fields_of(ev, &mut fields);
             for (monitor, global, route) in &mut monitors {
-                let result = if route.delivers(&fields) {
-                    monitor.step(fields[0], &fields[1..], ev.time)
-                } else {
-                    monitor.step(b"", &[], ev.time)
-                };
-                match result {
-                    Ok(violated) => found
-                        .violations
-                        .extend(violated.iter().map(|&i| (ev.number, global[i]))),
-                    Err(e) => {
-                        found.error = Some((ev.number, ev.line, e));
-                        break 'events;
-                    }
+                let delivered = route.delivers_named(ev.name, &fields[1..]);
+                let number = ev.number;
+                let out = &mut found.violations;
+                if let Err(e) = route.step(monitor, delivered, &fields, ev.time, |i| {
+                    out.push((number, global[i]));
+                }) {
+                    found.error = Some((ev.number, ev.line, e));
+                    break 'events;
                 }
             }
         }

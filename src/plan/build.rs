@@ -514,7 +514,7 @@ fn modulus_bound(t: &TimeBound) -> u64 {
     t.hi.unwrap_or(t.lo.saturating_sub(1))
 }
 
-fn remap(op: &Op, ix: &[NodeIx]) -> Op {
+pub(super) fn remap(op: &Op, ix: &[NodeIx]) -> Op {
     match op.clone() {
         Op::Not(a) => Op::Not(ix[a]),
         Op::Prev(a) => Op::Prev(ix[a]),

@@ -15,6 +15,8 @@ mod dot;
 mod layout;
 mod show;
 pub mod slice;
+pub mod split;
+pub mod ticks;
 
 pub use build::{compile, compile_source, compile_source_timed};
 

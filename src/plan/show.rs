@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{Arg, Op, Plan, PropPlan, VarKind};
+use crate::syntax::walk::{Fold, Kids, Step, Walker};
 
 impl PropPlan {
     /// How a node is written in the plan listing (children as `nK`).
@@ -37,6 +38,41 @@ impl PropPlan {
             Op::Quant(q, v, a) => format!("{} {} . n{a}", q.keyword(), var(*v)),
             Op::RuleCall { rule, args: a } => format!("{}{}", self.rules[*rule].name, args(a)),
         }
+    }
+
+    /// Node `n` as one formula, binary operators in parentheses (for
+    /// `hindsight compile --explain`; a rule call shows as the call).
+    pub fn formula(&self, n: usize) -> String {
+        struct Text<'p>(&'p PropPlan);
+        impl Fold for Text<'_> {
+            type Node = usize;
+            type Ctx = ();
+            type Out = String;
+            fn enter(&mut self, n: usize, _: &()) -> Step<usize, (), String> {
+                match &self.0.nodes[n].op {
+                    Op::Prev(a) => Step::Into(Kids::one(*a), ()),
+                    op if op.same_step_kids().is_empty() => Step::Done(self.0.describe(n)),
+                    op => Step::Into(op.same_step_kids(), ()),
+                }
+            }
+            fn leave(&mut self, n: usize, _: &(), [a, b]: [String; 2]) -> String {
+                let p = self.0;
+                match &p.nodes[n].op {
+                    Op::Not(_) => format!("!{a}"),
+                    Op::Prev(_) => format!("@{a}"),
+                    Op::And(..) => format!("({a} & {b})"),
+                    Op::Or(..) => format!("({a} | {b})"),
+                    Op::Implies(..) => format!("({a} -> {b})"),
+                    Op::Iff(..) => format!("({a} <-> {b})"),
+                    Op::Since(..) => format!("({a} S {b})"),
+                    Op::SinceTimed(t, ..) => format!("({a} S{t} {b})"),
+                    Op::Zince(d, ..) => format!("({a} Z[<={d}] {b})"),
+                    Op::Quant(q, v, _) => format!("({} {} . {a})", q.keyword(), p.vars[*v].label),
+                    _ => p.describe(n),
+                }
+            }
+        }
+        Walker::new().fold(&mut Text(self), n, ())
     }
 
     /// The listing of this property's monitor: variables, rules and the

@@ -290,58 +290,120 @@ impl Fold for Guarded<'_> {
     }
 }
 
+/// How a parallel run monitors a property: whole, or as the parts of
+/// [`PropPlan::parts`], each with its slicing analysis.
+#[derive(Clone, Debug)]
+pub enum Parallel {
+    /// The property as it is.
+    Whole(SliceAnalysis),
+    /// Its parts, monitored apart (a violation of one is a violation of the
+    /// property); its parts slice with fewer events sent to every slice.
+    Split(Vec<(PropPlan, SliceAnalysis)>),
+}
+
+impl PropPlan {
+    /// Whether a parallel run monitors this property whole or as its parts:
+    /// as parts when some part slices with fewer events sent to every slice
+    /// than the whole property (`access(u,f) -> A(u) & B(f)`), or slices
+    /// where the whole does not.
+    pub fn parallel(&self) -> Parallel {
+        let whole = self.slicing();
+        let cost = |a: &SliceAnalysis| a.chosen.as_ref().map_or(usize::MAX, |s| s.broadcast.len());
+        let whole_cost = cost(&whole);
+        if whole_cost == 0 {
+            return Parallel::Whole(whole);
+        }
+        let Ok(parts) = self.parts() else {
+            return Parallel::Whole(whole);
+        };
+        let parts: Vec<(PropPlan, SliceAnalysis)> = parts
+            .into_iter()
+            .map(|p| {
+                let a = p.slicing();
+                (p, a)
+            })
+            .collect();
+        if parts.iter().any(|(_, a)| cost(a) < whole_cost) {
+            Parallel::Split(parts)
+        } else {
+            Parallel::Whole(whole)
+        }
+    }
+}
+
 impl Plan {
     /// The slicing decision of every property, as `hindsight compile --explain`
     /// prints it.
     pub fn explain_slicing(&self) -> String {
         let mut out = String::new();
         for p in &self.props {
-            let a = p.slicing();
-            match &a.chosen {
-                Some(s) => {
-                    let routes: Vec<String> = s
-                        .routes
-                        .iter()
-                        .map(|(e, k)| format!("{e}#{}", k + 1))
-                        .collect();
+            match p.parallel() {
+                Parallel::Whole(a) => explain(&mut out, &format!("property {}", p.name), &a, ""),
+                Parallel::Split(parts) => {
                     let _ = writeln!(
                         out,
-                        "property {}: sliced on {} (routed by argument: {}; to every slice: {})",
+                        "property {}: split into {} parts, monitored apart (its statement is a conjunction under `Forall`)",
                         p.name,
-                        s.var_name,
-                        routes.join(", "),
-                        if s.broadcast.is_empty() {
-                            "none".to_string()
-                        } else {
-                            s.broadcast.iter().cloned().collect::<Vec<_>>().join(", ")
-                        }
+                        parts.len()
                     );
-                    let others: Vec<&str> = a
-                        .options
-                        .iter()
-                        .filter(|o| o.var != s.var)
-                        .map(|o| o.var_name.as_str())
-                        .collect();
-                    if !others.is_empty() {
-                        let _ = writeln!(out, "  could also be sliced on: {}", others.join(", "));
-                    }
-                }
-                None => {
-                    let _ = writeln!(out, "property {}: not sliced", p.name);
-                }
-            }
-            for (var, why) in &a.refused {
-                match var {
-                    Some(v) => {
-                        let _ = writeln!(out, "  not on {v}: {why}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "  {why}");
+                    for (k, (part, a)) in parts.iter().enumerate() {
+                        let _ = writeln!(out, "  part {}: {}", k + 1, part.formula(part.root));
+                        explain(&mut out, &format!("  part {}", k + 1), a, "  ");
                     }
                 }
             }
         }
         out
+    }
+}
+
+/// One slicing decision: `what` is sliced or not, then the reasons.
+fn explain(out: &mut String, what: &str, a: &SliceAnalysis, indent: &str) {
+    match &a.chosen {
+        Some(s) => {
+            let routes: Vec<String> = s
+                .routes
+                .iter()
+                .map(|(e, k)| format!("{e}#{}", k + 1))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{what}: sliced on {} (routed by argument: {}; to every slice: {})",
+                s.var_name,
+                routes.join(", "),
+                if s.broadcast.is_empty() {
+                    "none".to_string()
+                } else {
+                    s.broadcast.iter().cloned().collect::<Vec<_>>().join(", ")
+                }
+            );
+            let others: Vec<&str> = a
+                .options
+                .iter()
+                .filter(|o| o.var != s.var)
+                .map(|o| o.var_name.as_str())
+                .collect();
+            if !others.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "{indent}  could also be sliced on: {}",
+                    others.join(", ")
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(out, "{what}: not sliced");
+        }
+    }
+    for (var, why) in &a.refused {
+        match var {
+            Some(v) => {
+                let _ = writeln!(out, "{indent}  not on {v}: {why}");
+            }
+            None => {
+                let _ = writeln!(out, "{indent}  {why}");
+            }
+        }
     }
 }
 

@@ -161,3 +161,86 @@ fn exists_over_seen_values_is_sliced_when_its_body_needs_an_event_of_the_slice()
         "property p: sliced on x (routed by argument: q#2, s#1; to every slice: none)",
     );
 }
+
+#[test]
+fn a_conjunction_is_split_into_parts_sliced_apart() {
+    split("u1", "u2");
+    // Part 1 slices on u, part 2 on f: `open`/`close` go to one slice each.
+    // u2 accesses f1 while logged in but f1 is closed at 6; u1 is logged out
+    // at 8.
+    check(
+        "split",
+        "prop access : Forall u . Forall f . access(u,f) -> \
+         [login(u),logout(u)) & [open(f),close(f))\n",
+        "login,u1\nlogin,u2\nopen,f1\naccess,u1,f1\naccess,u2,f1\nclose,f1\naccess,u2,f1\n\
+         logout,u1\naccess,u1,f2\nopen,f2\naccess,u2,f2\n",
+        &[7, 9],
+        "split into 2 parts",
+    );
+}
+
+#[test]
+fn a_conjunction_with_a_comparison_is_not_split() {
+    // The parts would each see fewer values of x for `x < y`.
+    check(
+        "split-cmp",
+        "prop p : Forall x . Forall y . (P a(x) & b(y) & x < y) -> (P c(x) & P c(y))\n",
+        "c,1\na,2\nb,3\na,1\nb,3\nc,3\nb,3\n",
+        &[3, 5, 7],
+        "property p: not sliced",
+    );
+}
+
+#[test]
+fn a_negated_disjunction_is_split() {
+    // `!(bad(x) | (use(x,y) & !P init(y)))` is `!bad(x) & (use(x,y) -> P
+    // init(y))`: sliced on x and on y.
+    check(
+        "split-neg",
+        "prop p : Forall x . Forall y . !(bad(x) | (use(x,y) & !P init(y)))\n",
+        "init,a\nuse,u,a\nuse,u,b\nbad,u\ninit,b\nuse,v,b\n",
+        &[3, 4],
+        "split into 2 parts",
+    );
+}
+
+#[test]
+fn the_first_tick_of_a_slice_is_stepped() {
+    split("a", "b");
+    // At event 2, `@!P p(b)` reads event 1 (another slice's): `!P p(b)` was
+    // true there. A slice that skipped event 1 would see no previous step.
+    check(
+        "first-tick",
+        "prop p : Forall x . q(x) -> @ !P p(x)\n",
+        "p,a\nq,b\nq,a\np,b\nq,b\n",
+        &[3, 5],
+        "sliced on x",
+    );
+}
+
+#[test]
+fn a_skipped_tick_keeps_the_verdict_of_the_step_before() {
+    split("a", "b");
+    // Violated from event 3 on for x = a (w(a) with no lock held), also at
+    // the events of slice b, which slice a skips.
+    check(
+        "as-before",
+        "prop race : Forall x . P w(x) -> Exists l . H (w(x) -> [acq(l),rel(l)))\n",
+        "acq,m\nw,a\nrel,m\nw,a\nw,b\nw,b\n",
+        &[4, 5, 6],
+        "sliced on x",
+    );
+}
+
+#[test]
+fn at_a_step_of_another_slice_an_unstable_previous_value_is_stepped() {
+    split("a", "b");
+    // `@p(x)` is false after a tick: slices step their ticks here.
+    check(
+        "unstable-prev",
+        "prop p : Forall x . q(x) -> @ p(x)\n",
+        "p,a\nq,a\np,a\np,b\nq,a\n",
+        &[5],
+        "sliced on x",
+    );
+}

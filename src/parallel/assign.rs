@@ -1,0 +1,171 @@
+//! How the properties of a run are spread over the workers: each property
+//! whole or as its parts ([`PropPlan::parallel`]), sliced where the plan
+//! allows, the sliced ones grouped by route into one monitor per slice, the
+//! others spread round robin.
+//!
+//! Whether a property is better monitored whole or as its parts depends on
+//! the trace: `access(u,f) -> [login(u),logout(u)) & [open(f),close(f))`
+//! sliced on `u` sends every `open` and `close` to every slice, while its two
+//! parts, sliced on `u` and on `f`, each step every `access`. With a sample
+//! of the trace (its first events), [`distribute_sampled`] counts the steps
+//! each worker would take both ways and keeps the way whose busiest worker
+//! takes fewer, unless even that one steps more than three quarters of the
+//! events (most of them sent to every slice): then the property is monitored
+//! whole, unsliced, by one worker. Without a sample, a property is split when
+//! its parts slice with fewer events sent to every slice.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use hashbrown::HashMap;
+
+use super::batch::Batch;
+use super::worker::{Route, Unit};
+use crate::plan::slice::{Parallel, Slicing};
+use crate::plan::{Plan, PropPlan};
+
+/// One way to monitor a property: its units' plans (the property, or its
+/// parts), each with its slicing.
+type Way = Vec<(PropPlan, Option<Slicing>)>;
+
+/// Properties (or parts) monitored together, each with its index in the run.
+type Group = Vec<(usize, PropPlan)>;
+
+/// How the properties of `plan` are spread over `jobs` workers: per worker,
+/// its units (see [`assign`](self); no sample of the trace).
+pub fn distribute(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
+    distribute_sampled(plan, jobs, &[])
+}
+
+/// [`distribute`], choosing per property between monitoring it whole and as
+/// its parts by the steps each way takes on `sample` (the trace's first
+/// batches) when it is not empty.
+pub fn distribute_sampled(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Vec<Vec<Unit>> {
+    let jobs = jobs.max(1);
+    // Sliced properties (or parts) grouped by their routes: one monitor per
+    // group and slice.
+    let mut sliced: BTreeMap<Vec<(String, usize)>, Group> = BTreeMap::new();
+    let mut whole = Vec::new();
+    for (i, p) in plan.props.iter().enumerate() {
+        for (q, chosen) in way(plan, p, jobs, sample) {
+            match chosen {
+                Some(s) => sliced
+                    .entry(s.routes.into_iter().collect())
+                    .or_default()
+                    .push((i, q)),
+                None => whole.push((i, q)),
+            }
+        }
+    }
+    let workers = if sliced.is_empty() {
+        jobs.min(whole.len()).max(1)
+    } else {
+        jobs
+    };
+    let mut out: Vec<Vec<Unit>> = vec![Vec::new(); workers];
+    for (routes, props) in &sliced {
+        let routes = route_map(routes.iter().map(|(e, k)| (e.as_str(), *k)));
+        for (slice, units) in out.iter_mut().enumerate() {
+            units.push(unit(plan, props, routes.clone(), slice, workers));
+        }
+    }
+    // Properties that cannot be sliced, round robin, the first ones on the
+    // workers with the fewest sliced groups (all have the same number).
+    let mut per_worker: Vec<Group> = vec![Vec::new(); workers];
+    for (k, p) in whole.into_iter().enumerate() {
+        per_worker[k % workers].push(p);
+    }
+    for (units, props) in out.iter_mut().zip(per_worker) {
+        if !props.is_empty() {
+            units.push(unit(plan, &props, HashMap::new(), 0, 1));
+        }
+    }
+    out
+}
+
+/// How property `p` is monitored with `jobs` workers.
+fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
+    let unsliced = || vec![(p.clone(), None)];
+    if jobs == 1 {
+        return unsliced();
+    }
+    let (whole, split) = match p.parallel() {
+        Parallel::Whole(a) => (a.chosen, None),
+        Parallel::Split(parts) => {
+            let split: Way = parts.into_iter().map(|(q, a)| (q, a.chosen)).collect();
+            (p.slicing().chosen, Some(split))
+        }
+    };
+    let whole = whole.map(|s| vec![(p.clone(), Some(s))]);
+    let events: u64 = sample.iter().map(|b| b.events.len() as u64).sum();
+    if events == 0 {
+        // No sample: the plan's choice.
+        return split.or(whole).unwrap_or_else(unsliced);
+    }
+    [whole, split]
+        .into_iter()
+        .flatten()
+        .map(|w| (busiest(plan, &w, jobs, sample), w))
+        .min_by_key(|(load, _)| *load)
+        // Slices that step most events anyway (those sent to every slice)
+        // cost more than they save: the property is monitored whole then.
+        .filter(|(load, _)| load * 4 <= events * 3)
+        .map_or_else(unsliced, |(_, w)| w)
+}
+
+/// The steps the busiest of `jobs` workers takes on `sample` when the
+/// units of `way` run alone: a delivered event is a step, and so is
+/// every other event for a unit that cannot skip its ticks.
+fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>]) -> u64 {
+    let mut load = vec![0u64; jobs];
+    let mut whole_at = 0;
+    for (q, chosen) in way {
+        let props = [(0, q.clone())];
+        let routes: Vec<(usize, Route)> = match chosen {
+            Some(s) => (0..jobs)
+                .map(|w| {
+                    let routes = route_map(s.routes.iter().map(|(e, k)| (e.as_str(), *k)));
+                    (w, unit(plan, &props, routes, w, jobs).route)
+                })
+                .collect(),
+            None => {
+                whole_at = (whole_at + 1) % jobs;
+                vec![(whole_at, unit(plan, &props, HashMap::new(), 0, 1).route)]
+            }
+        };
+        let mut fields = Vec::new();
+        for batch in sample {
+            for ev in &batch.events {
+                batch.fields_of(ev, &mut fields);
+                for (w, route) in &routes {
+                    load[*w] +=
+                        u64::from(route.delivers_named(ev.name, &fields[1..]) || !route.skip_ticks);
+                }
+            }
+        }
+    }
+    load.into_iter().max().unwrap_or(0)
+}
+
+fn route_map<'a>(routes: impl Iterator<Item = (&'a str, usize)>) -> HashMap<Box<[u8]>, usize> {
+    routes.map(|(e, k)| (e.as_bytes().into(), k)).collect()
+}
+
+fn unit(
+    plan: &Plan,
+    props: &[(usize, PropPlan)],
+    routes: HashMap<Box<[u8]>, usize>,
+    slice: usize,
+    slices: usize,
+) -> Unit {
+    let part = Plan {
+        props: props.iter().map(|(_, p)| p.clone()).collect(),
+        events: plan.events.clone(),
+    };
+    let route = Route::new(&plan.events, &part, routes, slice as u64, slices as u64);
+    Unit {
+        plan: part,
+        global: props.iter().map(|&(i, _)| i).collect(),
+        route,
+    }
+}
