@@ -407,13 +407,6 @@ impl<W: Write> Reporter<W> {
                             None => writeln!(self.out, "property {p}: no violation")?,
                         }
                     }
-                    if s.gc.0 > 0 {
-                        writeln!(
-                            self.out,
-                            "garbage collections: {} ({} value codes reclaimed)",
-                            s.gc.0, s.gc.1
-                        )?;
-                    }
                     if s.skipped.0 > 0 {
                         let lines: Vec<String> = s.skipped.1.iter().map(u64::to_string).collect();
                         writeln!(

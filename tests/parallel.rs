@@ -372,3 +372,49 @@ fn options_that_end_or_shape_the_output_give_the_sequential_output() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.starts_with("property open violated at event 1: close(a)\nproperty any violated at event 1: close(a)\n---\nevents processed: 1 in"), "{text}");
 }
+
+#[test]
+fn runs_of_repeated_records_give_the_sequential_output() {
+    let dir = temp_dir("runs");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop t : Forall x . closed(x) -> !telem(x) where closed(x) := toggle(x) <-> @!closed(x)\n\
+         prop u : Forall x . use(x) -> [open(x),close(x))\n\
+         prop h : Forall x . P use(x) -> !P bad(x)\n",
+    );
+    // Runs delivered to one slice and ticks for the other, runs that are
+    // violated at every repeat (telem(b) while b is closed, use(z) while z
+    // is not open, every event after bad(a) for h), runs broken by others.
+    let mut trace = String::new();
+    for (line, n) in [
+        ("toggle,a", 1),
+        ("telem,a", 5),
+        ("telem,b", 4),
+        ("open,y", 1),
+        ("use,y", 6),
+        ("use,z", 3),
+        ("toggle,b", 1),
+        ("telem,b", 3),
+        ("bad,a", 1),
+        ("use,a", 4),
+        ("close,y", 2),
+        ("use,y", 3),
+    ] {
+        for _ in 0..n {
+            trace.push_str(line);
+            trace.push('\n');
+        }
+    }
+    let trace = write(&dir, "trace.csv", &trace);
+    let first = run(&spec, &trace, 1, &[]);
+    let out = comparable(&first);
+    assert!(out.contains("property t: 4 violations (first at event 7)"), "{out}");
+    assert!(out.contains("property u: 10 violations (first at event 18)"), "{out}");
+    assert!(out.contains("property h: 9 violations (first at event 26)"), "{out}");
+    for jobs in 2..=4 {
+        let o = run(&spec, &trace, jobs, &[]);
+        assert_eq!(comparable(&o), out, "jobs {jobs}");
+        assert_eq!(o.status.code(), first.status.code());
+    }
+}

@@ -223,8 +223,7 @@ pub struct RunOptions {
     pub max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
-    /// input and with --witness or --profile [default: 1; slicing is a gain
-    /// on some properties and a loss on others, see docs/PARALLEL.md].
+    /// input and with --witness or --profile [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,

@@ -189,9 +189,9 @@ fn session_options(
 fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<usize> {
     let jobs = match opts.jobs {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        // Not the number of cores: slicing pays on some properties and costs
-        // on others (docs/PARALLEL.md), so it is asked for, not assumed.
-        None => 1,
+        // The number of cores: a property that would not gain from slices
+        // is monitored whole (docs/PARALLEL.md).
+        None => std::thread::available_parallelism().map_or(1, usize::from),
     };
     let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     let sequential_only = opts.users.witness

@@ -229,6 +229,7 @@ pub fn run(
                 line: offset + ev.line,
                 time: ev.time,
                 name: fields[0],
+                repeats: 0,
                 args: &fields[1..],
                 bytes_read: d.piece.bytes_read,
                 timed: d.piece.timed,

@@ -46,6 +46,9 @@ pub struct Ev {
     /// Its name's index in the plan's events (`u32::MAX`: a name the plan
     /// does not know).
     pub name: u32,
+    /// How many events repeat it byte for byte on the lines after it:
+    /// events `number + 1 ..= number + repeats`, on the lines after `line`.
+    pub repeats: u64,
     first: u32,
     count: u32,
 }
@@ -95,6 +98,7 @@ impl Batch {
             line,
             time,
             name,
+            repeats: 0,
             first,
             count,
         });
@@ -174,6 +178,11 @@ impl<'a, R: Read> Batches<'a, R> {
                 name,
                 std::iter::once(event.name).chain(event.args()),
             );
+            // A run of the same record: one event of the batch.
+            let repeats = self.reader.repeats(u64::MAX);
+            if let Some(last) = batch.events.last_mut() {
+                last.repeats = repeats;
+            }
             if batch.full() {
                 batch.bytes_read = self.reader.bytes_read();
                 batch.timed = self.reader.has_time();

@@ -59,6 +59,11 @@ pub struct EventView<'a> {
     pub name: &'a [u8],
     /// Its arguments.
     pub args: &'a [&'a [u8]],
+    /// How many events after it are the same (numbers `number + 1 ..=
+    /// number + repeats`, one line each after `line`, at the same time):
+    /// a view stands for `1 + repeats` events, and only a view of one
+    /// event (`repeats` 0) can have violations.
+    pub repeats: u64,
     /// Bytes of the input read so far (at least up to this event).
     pub bytes_read: u64,
     /// Whether the trace has time stamps.
@@ -220,24 +225,38 @@ fn merge(
                 });
                 return outcome;
             }
-            violated.clear();
-            while next < all.len() && all[next].0 == ev.number {
-                violated.push(all[next].1);
-                next += 1;
-            }
             batch.fields_of(ev, &mut fields);
-            let view = EventView {
+            let mut view = EventView {
                 number: ev.number,
                 line: ev.line,
                 time: ev.time,
                 name: fields[0],
                 args: &fields[1..],
+                repeats: 0,
                 bytes_read: batch.bytes_read,
                 timed: batch.timed,
             };
-            if !on_event(&view, &violated) {
-                outcome.stopped = Some(Stopped::ByCaller);
-                return outcome;
+            // The event, then its repeats: each violated one on its own, the
+            // others in stretches.
+            let last = ev.number + ev.repeats;
+            while view.number <= last {
+                violated.clear();
+                while next < all.len() && all[next].0 == view.number {
+                    violated.push(all[next].1);
+                    next += 1;
+                }
+                view.repeats = if violated.is_empty() {
+                    let end = all.get(next).map_or(last, |v| v.0.saturating_sub(1).min(last));
+                    end - view.number
+                } else {
+                    0
+                };
+                view.line = ev.line + (view.number - ev.number);
+                if !on_event(&view, &violated) {
+                    outcome.stopped = Some(Stopped::ByCaller);
+                    return outcome;
+                }
+                view.number += view.repeats + 1;
             }
         }
         match &batch.end {

@@ -144,6 +144,36 @@ impl Route {
         Ok(())
     }
 
+    /// After [`Route::step`] of an event, steps `monitor` through `n`
+    /// repeats of it (the same record, at the same time), at once when a
+    /// repeat is a no-op ([`Monitor::step_repeats`]). Calls `violated` with
+    /// `k` (1 to `n`: the `k`-th repeat) and a property's index for each
+    /// violation.
+    pub fn step_repeats(
+        &self,
+        monitor: &mut Monitor,
+        delivered: bool,
+        fields: &[&[u8]],
+        time: u64,
+        n: u64,
+        mut violated: impl FnMut(u64, usize),
+    ) -> Result<(), StepError> {
+        let skipped = !delivered && self.skip_ticks && monitor.events() > 0;
+        if skipped || monitor.step_repeats(n) {
+            // The verdict of the step before, at each repeat.
+            for &i in monitor.violated() {
+                if !skipped || self.as_before[i] {
+                    (1..=n).for_each(|k| violated(k, i));
+                }
+            }
+            return Ok(());
+        }
+        for k in 1..=n {
+            self.step(monitor, delivered, fields, time, |i| violated(k, i))?;
+        }
+        Ok(())
+    }
+
     /// Whether the event `fields` (name, then arguments) is delivered as it is.
     pub fn delivers(&self, fields: &[&[u8]]) -> bool {
         let name = fields[0];
@@ -225,9 +255,19 @@ pub fn work(
                 let delivered = route.delivers_named(ev.name, &fields[1..]);
                 let number = ev.number;
                 let out = &mut found.violations;
-                if let Err(e) = route.step(monitor, delivered, &fields, ev.time, |i| {
-                    out.push((number, global[i]));
-                }) {
+                let stepped = route
+                    .step(monitor, delivered, &fields, ev.time, |i| {
+                        out.push((number, global[i]));
+                    })
+                    .and_then(|()| {
+                        if ev.repeats == 0 {
+                            return Ok(());
+                        }
+                        route.step_repeats(monitor, delivered, &fields, ev.time, ev.repeats, |k, i| {
+                            out.push((number + k, global[i]));
+                        })
+                    });
+                if let Err(e) = stepped {
                     found.error = Some((ev.number, ev.line, e));
                     break 'events;
                 }

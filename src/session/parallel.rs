@@ -68,8 +68,9 @@ impl Session {
         ev: &EventView<'_>,
         violated: &[usize],
     ) -> bool {
-        self.counts.add(ev.name);
-        merged.events += 1;
+        self.counts.add_n(ev.name, 1 + ev.repeats);
+        merged.events += 1 + ev.repeats;
+        // Repeats are at the same time: no regression among them.
         merged.regressions += u64::from(merged.last_time.is_some_and(|t| ev.time < t));
         merged.last_time = Some(ev.time);
         let step = Step {
