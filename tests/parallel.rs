@@ -409,9 +409,18 @@ fn runs_of_repeated_records_give_the_sequential_output() {
     let trace = write(&dir, "trace.csv", &trace);
     let first = run(&spec, &trace, 1, &[]);
     let out = comparable(&first);
-    assert!(out.contains("property t: 4 violations (first at event 7)"), "{out}");
-    assert!(out.contains("property u: 10 violations (first at event 18)"), "{out}");
-    assert!(out.contains("property h: 9 violations (first at event 26)"), "{out}");
+    assert!(
+        out.contains("property t: 4 violations (first at event 7)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("property u: 10 violations (first at event 18)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("property h: 9 violations (first at event 26)"),
+        "{out}"
+    );
     for jobs in 2..=4 {
         let o = run(&spec, &trace, jobs, &[]);
         assert_eq!(comparable(&o), out, "jobs {jobs}");

@@ -133,13 +133,11 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>]) -> u64 {
                 vec![(whole_at, unit(plan, &props, HashMap::new(), 0, 1).route)]
             }
         };
-        let mut fields = Vec::new();
         for batch in sample {
             for ev in &batch.events {
-                batch.fields_of(ev, &mut fields);
                 for (w, route) in &routes {
-                    load[*w] +=
-                        u64::from(route.delivers_named(ev.name, &fields[1..]) || !route.skip_ticks);
+                    let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
+                    load[*w] += u64::from(delivered || !route.skip_ticks);
                 }
             }
         }

@@ -78,6 +78,15 @@ impl Batch {
         out.extend(self.fields[range].iter().map(|&(a, b)| &self.bytes[a..b]));
     }
 
+    /// Argument `k` (0-based) of `ev`, if it has one.
+    #[inline]
+    pub fn arg(&self, ev: &Ev, k: usize) -> Option<&[u8]> {
+        (k + 1 < ev.count as usize).then(|| {
+            let (a, b) = self.fields[ev.first as usize + 1 + k];
+            &self.bytes[a..b]
+        })
+    }
+
     fn push<'a>(
         &mut self,
         number: u64,

@@ -246,7 +246,9 @@ fn merge(
                     next += 1;
                 }
                 view.repeats = if violated.is_empty() {
-                    let end = all.get(next).map_or(last, |v| v.0.saturating_sub(1).min(last));
+                    let end = all
+                        .get(next)
+                        .map_or(last, |v| v.0.saturating_sub(1).min(last));
                     end - view.number
                 } else {
                     0

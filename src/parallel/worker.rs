@@ -96,17 +96,21 @@ impl Route {
     }
 
     /// Whether an event of name number `name` (its index in the plan's
-    /// events, `u32::MAX` for a name the plan does not know) with arguments
-    /// `args` is delivered as it is: [`Route::delivers`] without hashing
-    /// the name.
+    /// events, `u32::MAX` for a name the plan does not know) whose argument
+    /// `k` is `arg(k)` is delivered as it is: [`Route::delivers`] without
+    /// hashing the name.
     #[inline]
-    pub fn delivers_named(&self, name: u32, args: &[&[u8]]) -> bool {
+    pub fn delivers_named<'a>(
+        &self,
+        name: u32,
+        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
+    ) -> bool {
         match self.by_name.get(name as usize) {
             None | Some(Delivery::Tick) => false,
             Some(Delivery::All) => true,
-            Some(&Delivery::Arg(k)) => args
-                .get(k)
-                .is_none_or(|v| slice_of(v, self.slices) == self.slice),
+            Some(&Delivery::Arg(k)) => {
+                arg(k).is_none_or(|v| slice_of(v, self.slices) == self.slice)
+            }
         }
     }
 
@@ -250,9 +254,21 @@ pub fn work(
         let mut fields: Vec<&[u8]> = Vec::new();
         let mut found = Found::default();
         'events: for ev in &batch.events {
-            batch.fields_of(ev, &mut fields);
+            // The fields are looked up once, when a unit steps the event.
+            fields.clear();
             for (monitor, global, route) in &mut monitors {
-                let delivered = route.delivers_named(ev.name, &fields[1..]);
+                let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
+                if !delivered
+                    && route.skip_ticks
+                    && monitor.events() > 0
+                    && monitor.violated().is_empty()
+                {
+                    // A skipped tick with nothing to report.
+                    continue;
+                }
+                if fields.is_empty() {
+                    batch.fields_of(ev, &mut fields);
+                }
                 let number = ev.number;
                 let out = &mut found.violations;
                 let stepped = route
@@ -263,9 +279,16 @@ pub fn work(
                         if ev.repeats == 0 {
                             return Ok(());
                         }
-                        route.step_repeats(monitor, delivered, &fields, ev.time, ev.repeats, |k, i| {
-                            out.push((number + k, global[i]));
-                        })
+                        route.step_repeats(
+                            monitor,
+                            delivered,
+                            &fields,
+                            ev.time,
+                            ev.repeats,
+                            |k, i| {
+                                out.push((number + k, global[i]));
+                            },
+                        )
                     });
                 if let Err(e) = stepped {
                     found.error = Some((ev.number, ev.line, e));
