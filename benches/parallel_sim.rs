@@ -5,7 +5,8 @@
 //! `cargo bench --bench parallel_sim -- SPEC TRACE N [N...]` prints a table.
 //! Times are the CPU time of this thread (from `/proc/thread-self/schedstat`,
 //! so that other processes on a busy machine do not count), minus the time
-//! of reading the trace alone (measured once, with no monitor).
+//! of the same worker reading and routing the trace without monitoring it
+//! (which a run with more cores does once, upstream of the workers).
 
 use std::fs::File;
 use std::time::Duration;
@@ -34,17 +35,22 @@ fn main() {
     };
     let reader =
         || TraceReader::new(File::open(trace).expect("trace"), options).allow_decreasing_time(true);
-    let cpu = |jobs: usize, worker: usize| {
+    let cpu = |jobs: usize, worker: usize, step: bool| {
         let start = thread_cpu();
-        let stats = simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker)
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let stats =
+            simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker, step)
+                .unwrap_or_else(|e| panic!("{e:?}"));
         (stats, thread_cpu().saturating_sub(start))
     };
     // Reading alone: a worker with no monitor.
-    let (_, reading) = cpu(1, usize::MAX);
+    let (_, reading) = cpu(1, usize::MAX, true);
+    // A worker's monitoring: its run less the same run reading and routing
+    // the events without stepping them (in a run with more cores, a
+    // router upstream does that once for all workers).
     let run = |jobs: usize, worker: usize| {
-        let (mut stats, total) = cpu(jobs, worker);
-        stats.monitoring = total.saturating_sub(reading);
+        let (mut stats, total) = cpu(jobs, worker, true);
+        let (_, routing) = cpu(jobs, worker, false);
+        stats.monitoring = total.saturating_sub(routing);
         stats
     };
     let sequential = run(1, 0);

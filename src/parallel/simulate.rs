@@ -35,13 +35,17 @@ pub enum SimError {
 
 /// Runs worker `worker` of a run of `plan` on `jobs` workers over the trace,
 /// alone, and measures it. `jobs` is the number of slices of every sliced
-/// property; the run has fewer workers when nothing is sliced.
+/// property; the run has fewer workers when nothing is sliced. With `step`
+/// false the worker only reads and routes the events (which of its units
+/// receives each), without monitoring them: the cost that a run with a
+/// router upstream does not charge to the worker.
 pub fn simulate_worker<R: Read>(
     plan: &Plan,
     mut reader: TraceReader<R>,
     options: &MonitorOptions,
     jobs: usize,
     worker: usize,
+    step: bool,
 ) -> Result<WorkerStats, SimError> {
     let mut workers = distribute(plan, jobs);
     let units = if worker < workers.len() {
@@ -66,6 +70,9 @@ pub fn simulate_worker<R: Read>(
                 stats.delivered += 1;
             } else {
                 stats.ticks += 1;
+            }
+            if !step {
+                continue;
             }
             let mut violations = 0;
             route
