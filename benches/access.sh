@@ -7,6 +7,7 @@
 #   benches/access.sh                 # 1M and 10M events
 #   benches/access.sh 100000 1000000  # other sizes
 #   KEEP=/tmp/logs benches/access.sh  # keep (and reuse) the generated logs
+#   JOBS=2 benches/access.sh          # run --jobs 2 (default 1: the sequential engine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -28,7 +29,7 @@ sizes=("$@")
 for n in "${sizes[@]}"; do
   log="$dir/access-$n.csv"
   [ -s "$log" ] || python3 benches/gen_access.py "$n" --users 1000 --files 200 > "$log"
-  out=$(/usr/bin/time -f 'TIME %e %U %M' target/release/hindsight run "$spec" "$log" 2>&1 || true)
+  out=$(/usr/bin/time -f 'TIME %e %U %M' target/release/hindsight run --jobs "${JOBS:-1}" "$spec" "$log" 2>&1 || true)
   read -r wall user rss <<< "$(grep '^TIME' <<< "$out" | cut -d' ' -f2-)"
   viol=$(grep -o 'violated at event [0-9]*' <<< "$out" | head -1 | grep -o '[0-9]*$' || echo none)
   growth=-

@@ -3,14 +3,16 @@
 their shared logs, with ratios to the reference's analysis times in
 ../shared/bench/REFERENCE.md.
 
-usage: benches/fmsd.py [--bin PATH] [--log log-100k.csv] [--runs N] [--only access,file]
+usage: benches/fmsd.py [--bin PATH] [--log log-100k.csv] [--runs N] [--only access,file] [--jobs N]
 
 Each row: property, events, seconds (wall, whole process, best of --runs),
 user CPU seconds of that run, peak RSS, violations and the violating event
 numbers, the reference's analysis time and the ratio reference / ours
 (higher is better; the issue's target is 20x), and whether the run met
 the targets (ratio >= 20 and RSS <= 40 MB). The wall time is the figure
-to compare; on a busy machine user time is the steadier one.
+to compare; on a busy machine user time is the steadier one. --jobs is
+passed to `hindsight run` (default 1: the sequential engine; `--jobs 0`
+passes none, so the run takes its default, the number of cores).
 """
 import argparse
 import json
@@ -56,6 +58,7 @@ def main():
     ap.add_argument("--log", default="log-100k.csv", help="log file name in each property's directory")
     ap.add_argument("--runs", type=int, default=3, help="runs per property (best wall time is kept)")
     ap.add_argument("--only", help="comma-separated properties")
+    ap.add_argument("--jobs", type=int, default=1, help="hindsight run --jobs (0: its default)")
     args = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         sys.exit("GNU time (/usr/bin/time) is needed for the peak RSS")
@@ -72,7 +75,8 @@ def main():
         log = os.path.join(FMSD, p, args.log)
         with open(log, "rb") as f:
             events = sum(1 for _ in f)
-        cmd = [args.bin, "run", "--output", "json", spec, log]
+        jobs = [f"--jobs={args.jobs}"] if args.jobs > 0 else []
+        cmd = [args.bin, "run", "--json"] + jobs + [spec, log]
         best = None
         for _ in range(args.runs):
             wall, user, rss, code, out = run_once(cmd)

@@ -2,7 +2,7 @@
 """Table 1 of the rules paper, reproduced: telemetry1/telemetry2 on T1-T3 and
 spawning on T4-T6, with ratios to ../shared/bench/REFERENCE.md.
 
-usage: benches/table1.py [--bin PATH]... [--bdd PACKAGE]... [--only T1,T4,...] [--runs N] [--keep DIR]
+usage: benches/table1.py [--bin PATH]... [--bdd PACKAGE]... [--only T1,T4,...] [--runs N] [--keep DIR] [--jobs N]
 
 Each row: property, trace, events, wall time (best of --runs), events per
 second, peak RSS, and the reference's "analysis" and "process" times divided
@@ -88,6 +88,8 @@ def main():
     ap.add_argument("--only", help="comma-separated traces, e.g. T1,T4")
     ap.add_argument("--runs", type=int, default=3, help="runs per row (best is kept)")
     ap.add_argument("--keep", help="directory for the generated traces (kept)")
+    ap.add_argument("--jobs", type=int, default=0,
+                    help="hindsight run --jobs N (default 0: none given, the run's default)")
     args = ap.parse_args()
     bins = args.bin or [os.path.join(ROOT, "target", "release", "hindsight")]
     only = set(args.only.split(",")) if args.only else set(TRACES)
@@ -117,6 +119,8 @@ def main():
         spec, name = SPECS[prop]
         for b, package in [(b, p) for b in bins for p in (args.bdd or [None])]:
             extra = ["--bdd", package] if package else []
+            if args.jobs > 0:
+                extra.append(f"--jobs={args.jobs}")
             cmd = [b, "run", *extra, "-q", "--prop", name, os.path.join(ROOT, spec), paths[t]]
             best = None
             for _ in range(args.runs):
