@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::point;
+use super::{fuse, point};
 use crate::plan::{NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
 
@@ -31,7 +31,11 @@ pub struct CompiledProp {
     pub(super) untimed: bool,
     /// The statement's point form and the nodes computed as sets.
     pub(super) point: point::Analysis,
-    /// The nodes computed at every event with point evaluation on.
+    /// Per node: whether it is a negation fused into the sinces that read
+    /// it (with point evaluation on; see [`fuse`]).
+    pub(super) fused: Vec<bool>,
+    /// The nodes computed at every event with point evaluation on (fused
+    /// negations included: only whether they changed is kept up to date).
     pub(super) point_order: Vec<NodeIx>,
     /// Every node (the order with point evaluation off).
     pub(super) all_order: Vec<NodeIx>,
@@ -59,6 +63,7 @@ impl CompiledProp {
             }
         }
         let point = point::analyse(&plan);
+        let fused = fuse::fused(&plan, &point);
         CompiledProp {
             clock: Clock::new(plan.time_bits.clone()),
             kept_nodes: (0..n).filter(|&i| keeps_pre[i]).collect(),
@@ -69,6 +74,7 @@ impl CompiledProp {
             untimed,
             point_order: (0..n).filter(|&i| point.needs_set[i]).collect(),
             all_order: (0..n).collect(),
+            fused,
             point,
             plan,
         }
