@@ -23,6 +23,10 @@ impl PropMonitor {
             return Ok(());
         };
         let b = &mut self.scratch.binding;
+        // The codes looked up for this event, by class and argument position:
+        // atoms that bind the same argument in one class share the lookup.
+        let looked = &mut self.scratch.looked_up;
+        looked.clear();
         for &n in atoms {
             let Op::Atom { args: pattern, .. } = &c.plan.nodes[n].op else {
                 continue;
@@ -31,28 +35,35 @@ impl PropMonitor {
                 continue;
             }
             let start = b.codes.len();
-            for (p, value) in pattern.iter().zip(args) {
+            for (i, (p, value)) in pattern.iter().zip(args).enumerate() {
                 let Arg::Var(v) = p else { continue };
                 if b.codes[start..].iter().any(|&(w, _)| w == *v) {
                     continue;
                 }
                 let class = c.plan.vars[*v].class;
-                let found = self.state.classes[class]
-                    .get_or_insert(value, self.max_bits)
-                    .map_err(|_| StepError::out_of_codes(&c.plan, self.max_bits))?;
-                if found.fresh {
-                    b.fresh.push((class, found));
-                }
-                if found.grew {
-                    b.grown.push((class, self.state.classes[class].width()));
-                }
+                let code = match looked.iter().find(|l| l.0 == class && l.1 == i) {
+                    Some(&(_, _, code)) => code,
+                    None => {
+                        let found = self.state.classes[class]
+                            .get_or_insert(value, self.max_bits)
+                            .map_err(|_| StepError::out_of_codes(&c.plan, self.max_bits))?;
+                        if found.fresh {
+                            b.fresh.push((class, found));
+                        }
+                        if found.grew {
+                            b.grown.push((class, self.state.classes[class].width()));
+                        }
+                        looked.push((class, i, found.code));
+                        found.code
+                    }
+                };
                 if self.state.seen[*v]
                     .as_ref()
-                    .is_some_and(|s| !s.contains(found.code))
+                    .is_some_and(|s| !s.contains(code))
                 {
-                    b.newly_seen.push((*v, found.code));
+                    b.newly_seen.push((*v, code));
                 }
-                b.codes.push((*v, found.code));
+                b.codes.push((*v, code));
             }
             b.matched.push((n, start..b.codes.len()));
         }

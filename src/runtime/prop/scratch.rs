@@ -27,6 +27,8 @@ pub(super) struct Scratch {
     pub atom_previous: Vec<(NodeIx, Bdd)>,
     /// For point evaluation.
     pub point_env: point::Env,
+    /// The codes the event being bound got, as (class, argument position, code).
+    pub looked_up: Vec<(usize, usize, Code)>,
 }
 
 impl Scratch {
