@@ -19,7 +19,7 @@
 //! (A witness, which reads every node of the statement, computes them
 //! afterwards, like the nodes of the point form.)
 
-use super::point::{Analysis, Point};
+use super::point::{Analysis, Point, SetExpr};
 use crate::plan::{NodeIx, Op, PropPlan};
 
 /// Per node: whether it is a negation fused into the sinces that read it.
@@ -59,11 +59,25 @@ fn unfuse_leaves(p: &Point, fused: &mut [bool]) {
         match p {
             Point::Set(n) | Point::Quant { set: n, .. } => fused[*n] = false,
             Point::Atom(_) => {}
+            Point::Expr { expr, .. } => unfuse_expr(expr, fused, &mut stack),
             Point::Not(a) | Point::Guarded { body: a, .. } => stack.push(a),
             Point::And(a, b) | Point::Or(a, b) | Point::Implies(a, b) | Point::Iff(a, b) => {
                 stack.push(a);
                 stack.push(b);
             }
+        }
+    }
+}
+
+/// Clears the sets of `e`; pushes its point forms.
+fn unfuse_expr<'a>(e: &'a SetExpr, fused: &mut [bool], points: &mut Vec<&'a Point>) {
+    match e {
+        SetExpr::Set(n) => fused[*n] = false,
+        SetExpr::Point(p) => points.push(p),
+        SetExpr::Not(a) => unfuse_expr(a, fused, points),
+        SetExpr::And(a, b) | SetExpr::Or(a, b) | SetExpr::Implies(a, b) | SetExpr::Iff(a, b) => {
+            unfuse_expr(a, fused, points);
+            unfuse_expr(b, fused, points);
         }
     }
 }
