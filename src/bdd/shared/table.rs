@@ -43,6 +43,8 @@ pub(super) struct Manager {
     /// Scratch for traversals: the stamp of the traversal that last visited a node.
     pub(super) visited: Vec<u32>,
     pub(super) stamp: u32,
+    /// Scratch for traversals: a stack kept from one walk to the next.
+    pub(super) stack: Vec<Id>,
     pub(super) collections: u64,
 }
 
@@ -79,6 +81,7 @@ impl Manager {
             map_targets: Vec::new(),
             visited: vec![0, 0],
             stamp: 0,
+            stack: Vec::new(),
             collections: 0,
         }
     }

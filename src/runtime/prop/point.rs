@@ -21,7 +21,7 @@
 //! disjunction, so that each part can find its own guard.
 
 use super::PropMonitor;
-use crate::bdd::Bdd;
+use crate::bdd::{Bdd, BddVar};
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::ids::Code;
 use crate::syntax::Quant;
@@ -405,6 +405,8 @@ pub(super) struct Env {
     bits: Vec<bool>,
     /// The bits fixed for a quantified set (`None`: free).
     fixed: Vec<Option<bool>>,
+    /// The codes guards bound before binding their match's (a stack).
+    saved: Vec<(VarIx, Option<Code>)>,
 }
 
 impl PropMonitor {
@@ -444,11 +446,12 @@ impl PropMonitor {
             } => {
                 // Only at the tuples of the guard's matches (several in a step
                 // of several events) can the body decide the value.
-                let saved: Vec<(VarIx, Option<Code>)> =
-                    vars.iter().map(|&v| (v, env.bound[v])).collect();
+                let mut saved = std::mem::take(&mut env.saved);
+                let start = saved.len();
+                saved.extend(vars.iter().map(|&v| (v, env.bound[v])));
                 let mut value = *forall;
                 for i in 0..self.scratch.binding.matched.len() {
-                    for &(v, old) in &saved {
+                    for &(v, old) in &saved[start..] {
                         env.bound[v] = old;
                     }
                     if !self.match_agrees(i, *guard, vars, &env.bound) {
@@ -458,14 +461,20 @@ impl PropMonitor {
                         let (v, code) = self.scratch.binding.codes[j];
                         env.bound[v] = Some(code);
                     }
-                    if self.point(body, env) != *forall {
+                    // Nested guards save theirs after ours.
+                    env.saved = saved;
+                    let holds = self.point(body, env);
+                    saved = std::mem::take(&mut env.saved);
+                    if holds != *forall {
                         value = !*forall;
                         break;
                     }
                 }
-                for (v, old) in saved {
+                for &(v, old) in &saved[start..] {
                     env.bound[v] = old;
                 }
+                saved.truncate(start);
+                env.saved = saved;
                 value
             }
             Point::Quant { forall, vars, set } => {
@@ -515,7 +524,7 @@ impl PropMonitor {
         for &v in free {
             if !vars.contains(&v) {
                 self.write_bits(v, env);
-                for b in &self.compiled.plan.vars[v].bits {
+                for b in self.low_bits(v) {
                     env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
                 }
             }
@@ -523,7 +532,7 @@ impl PropMonitor {
         // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
         let value = bdd.constant_under(&env.fixed, forall) == forall;
         for &v in free {
-            for b in &self.compiled.plan.vars[v].bits {
+            for b in self.low_bits(v) {
                 env.fixed[b.0 as usize] = None;
             }
         }
@@ -531,15 +540,23 @@ impl PropMonitor {
     }
 
     /// Writes the code bound to `v` into the valuation of its bits.
+    ///
+    /// Only the bits of the class's current width: no BDD depends on the
+    /// bits above it (they are ignored until the width grows).
     fn write_bits(&self, v: VarIx, env: &mut Env) {
-        let var = &self.compiled.plan.vars[v];
-        let width = self.state.classes[var.class].width();
         let code = env.bound[v].unwrap_or(Code(u32::MAX));
-        let len = var.bits.len();
-        for (i, b) in var.bits.iter().enumerate() {
-            let shift = len - 1 - i;
-            env.bits[b.0 as usize] = shift < width && code.bit(shift);
+        let low = self.low_bits(v);
+        let width = low.len();
+        for (i, b) in low.iter().enumerate() {
+            env.bits[b.0 as usize] = code.bit(width - 1 - i);
         }
+    }
+
+    /// The bits of `v` within its class's current width, most significant first.
+    fn low_bits(&self, v: VarIx) -> &[BddVar] {
+        let var = &self.compiled.plan.vars[v];
+        let width = self.state.classes[var.class].width().min(var.bits.len());
+        &var.bits[var.bits.len() - width..]
     }
 
     /// Whether match `i` of this step is a match of atom `n` that agrees
