@@ -136,6 +136,17 @@ impl PropMonitor {
     /// The conjunction of the code cubes of the `i`th match of this event
     /// (true for an atom without variables).
     pub(super) fn match_cube(&mut self, i: usize) -> Bdd {
+        let range = self.scratch.binding.matched[i].1.clone();
+        if range.len() == 2 {
+            // The usual case, without copying the cached cubes.
+            let (v, a) = self.scratch.binding.codes[range.start];
+            let (w, b) = self.scratch.binding.codes[range.start + 1];
+            self.ensure_cube(v, a);
+            self.ensure_cube(w, b);
+            if let (Some(x), Some(y)) = (self.cube_in_cache(v, a), self.cube_in_cache(w, b)) {
+                return x.and(y);
+            }
+        }
         let mut cube: Option<Bdd> = None;
         for j in self.scratch.binding.matched[i].1.clone() {
             let (v, code) = self.scratch.binding.codes[j];
@@ -148,25 +159,39 @@ impl PropMonitor {
         cube.unwrap_or_else(|| self.space.tt())
     }
 
+    /// The cube `v = code` if it is in the cache.
+    fn cube_in_cache(&self, v: VarIx, code: Code) -> Option<&Bdd> {
+        let v = self.compiled.cube_owner[v];
+        match self.scratch.code_cubes[v].get(code.index() % CUBE_CACHE) {
+            Some(Some((c, cube))) if *c == code => Some(cube),
+            _ => None,
+        }
+    }
+
     /// The cube `v = code` at the current width.
     pub(super) fn cached_cube(&mut self, v: VarIx, code: Code) -> Bdd {
+        self.ensure_cube(v, code).clone()
+    }
+
+    /// The cube `v = code` at the current width, put in the cache if it
+    /// is not there.
+    fn ensure_cube(&mut self, v: VarIx, code: Code) -> &Bdd {
         let v = self.compiled.cube_owner[v];
         if self.scratch.code_cubes[v].is_empty() {
             self.scratch.code_cubes[v] = vec![None; CUBE_CACHE];
         }
         let slot = code.index() % CUBE_CACHE;
-        if let Some((c, cube)) = &self.scratch.code_cubes[v][slot]
-            && *c == code
-        {
-            return cube.clone();
+        let cached = matches!(&self.scratch.code_cubes[v][slot], Some((c, _)) if *c == code);
+        if !cached {
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            lits.clear();
+            self.code_cube(v, code, &mut lits);
+            let cube = self.space.cube(&lits);
+            self.scratch.cube_lits = lits;
+            self.scratch.code_cubes[v][slot] = Some((code, cube));
         }
-        let mut lits = std::mem::take(&mut self.scratch.cube_lits);
-        lits.clear();
-        self.code_cube(v, code, &mut lits);
-        let cube = self.space.cube(&lits);
-        self.scratch.cube_lits = lits;
-        self.scratch.code_cubes[v][slot] = Some((code, cube.clone()));
-        cube
+        let entry = &mut self.scratch.code_cubes[v][slot];
+        &entry.get_or_insert_with(|| (code, self.space.ff())).1
     }
 }
 
