@@ -137,6 +137,26 @@ impl PropMonitor {
     /// (true for an atom without variables).
     pub(super) fn match_cube(&mut self, i: usize) -> Bdd {
         let range = self.scratch.binding.matched[i].1.clone();
+        if range.len() > 1
+            && !self.scratch.binding.fresh.is_empty()
+            && range.clone().any(|j| self.first_and_only_use(j))
+        {
+            // A code handed out for the first time, in this match only: no
+            // conjunction with its cube was ever cached, nor will its cube
+            // serve another match of the step; one cube of all the literals
+            // (bottom variable first) takes a node per literal, fewer steps
+            // than building the code's cube and conjoining.
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            lits.clear();
+            for j in range {
+                let (v, code) = self.scratch.binding.codes[j];
+                self.code_cube(v, code, &mut lits);
+            }
+            lits.sort_unstable_by_key(|l| std::cmp::Reverse(l.0));
+            let cube = self.space.cube(&lits);
+            self.scratch.cube_lits = lits;
+            return cube;
+        }
         if range.len() == 2 {
             // The usual case, without copying the cached cubes.
             let (v, a) = self.scratch.binding.codes[range.start];
@@ -157,6 +177,24 @@ impl PropMonitor {
             });
         }
         cube.unwrap_or_else(|| self.space.tt())
+    }
+
+    /// Whether the `j`th code bound by this step was handed out for the
+    /// first time by it (a new value that did not reuse a released code),
+    /// and no other match of the step has it with the same bits.
+    fn first_and_only_use(&self, j: usize) -> bool {
+        let b = &self.scratch.binding;
+        let (v, code) = b.codes[j];
+        let class = self.compiled.plan.vars[v].class;
+        let owner = &self.compiled.cube_owner;
+        b.fresh
+            .iter()
+            .any(|&(c, l)| c == class && l.code == code && !l.reused)
+            && b.codes
+                .iter()
+                .filter(|&&(w, c)| c == code && owner[w] == owner[v])
+                .count()
+                == 1
     }
 
     /// The cube `v = code` if it is in the cache.
