@@ -147,12 +147,7 @@ impl PropMonitor {
             // (bottom variable first) takes a node per literal, fewer steps
             // than building the code's cube and conjoining.
             let mut lits = std::mem::take(&mut self.scratch.cube_lits);
-            lits.clear();
-            for j in range {
-                let (v, code) = self.scratch.binding.codes[j];
-                self.code_cube(v, code, &mut lits);
-            }
-            lits.sort_unstable_by_key(|l| std::cmp::Reverse(l.0));
+            self.match_lits(range, &mut lits);
             let cube = self.space.cube(&lits);
             self.scratch.cube_lits = lits;
             return cube;
@@ -177,6 +172,31 @@ impl PropMonitor {
             });
         }
         cube.unwrap_or_else(|| self.space.tt())
+    }
+
+    /// The literals of the codes `codes[range]` of this step, bottom
+    /// variable first. Bits are interleaved (bit `L` of every variable at
+    /// level `L`, in the order of the variables' slots), so bit by bit from
+    /// the least significant, variables by decreasing slot, is that order.
+    fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
+        let plan = &self.compiled.plan;
+        let codes = &mut self.scratch.match_codes;
+        codes.clear();
+        for &(v, code) in &self.scratch.binding.codes[range] {
+            let width = self.state.classes[plan.vars[v].class].width();
+            codes.push((v, code, width));
+        }
+        codes.sort_unstable_by_key(|&(v, ..)| std::cmp::Reverse(plan.vars[v].bits[0]));
+        let widest = codes.iter().map(|c| c.2).max().unwrap_or(0);
+        lits.clear();
+        for i in 0..widest {
+            for &(v, code, width) in codes.iter() {
+                let bits = &plan.vars[v].bits;
+                if i < width {
+                    lits.push((bits[bits.len() - 1 - i], code.bit(i)));
+                }
+            }
+        }
     }
 
     /// Whether the `j`th code bound by this step was handed out for the
