@@ -31,7 +31,8 @@ impl PropMonitor {
             let Op::Atom { args: pattern, .. } = &c.plan.nodes[n].op else {
                 continue;
             };
-            if pattern.len() != args.len() || !matches_pattern(pattern, args) {
+            if pattern.len() != args.len() || (!c.plain_atom[n] && !matches_pattern(pattern, args))
+            {
                 continue;
             }
             let start = b.codes.len();

@@ -6,7 +6,7 @@
 use hashbrown::HashMap;
 
 use super::{fuse, point};
-use crate::plan::{NodeIx, Op, PropPlan, VarIx};
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
 
 /// A property compiled for monitoring (see the [module docs](self)).
@@ -24,6 +24,9 @@ pub struct CompiledProp {
     pub(super) atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
+    /// Per node: whether it is an atom of distinct variables only (which
+    /// every event of its name and arity matches).
+    pub(super) plain_atom: Vec<bool>,
     /// Per variable: the variable whose cube cache it uses (the first one
     /// with the same bits; variables sharing bits share their cubes).
     pub(super) cube_owner: Vec<VarIx>,
@@ -62,6 +65,17 @@ impl CompiledProp {
                 _ => {}
             }
         }
+        let plain_atom = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.op {
+                Op::Atom { args, .. } => args
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| matches!(a, Arg::Var(_)) && !args[..i].contains(a)),
+                _ => false,
+            })
+            .collect();
         let point = point::analyse(&plan);
         let fused = fuse::fused(&plan, &point);
         CompiledProp {
@@ -70,6 +84,7 @@ impl CompiledProp {
             keeps_pre,
             atoms_by_event,
             atom_nodes,
+            plain_atom,
             cube_owner: cube_owners(&plan),
             untimed,
             point_order: (0..n).filter(|&i| point.needs_set[i]).collect(),
