@@ -41,6 +41,7 @@ impl Manager {
     }
 
     /// The result of a binary operation when one operand decides it.
+    #[inline]
     pub(super) fn terminal(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Option<Id> {
         let r = match op {
             Op::And => match (a, b) {
@@ -98,16 +99,23 @@ impl Manager {
         } else {
             (a, b)
         };
-        if let Some(r) = self.cached(op, a, b, 0) {
+        let slot = self.slot(op, a, b, 0);
+        if let Some(r) = self.cached_at(slot, op, a, b, 0) {
             return r;
         }
+        let size = self.cache.len();
         let v = self.level(a).min(self.level(b));
         let (a0, a1) = self.cofactors(a, v);
         let (b0, b1) = self.cofactors(b, v);
         let lo = self.apply(op, a0, b0, depth + 1);
         let hi = self.apply(op, a1, b1, depth + 1);
         let r = self.mk(v, lo, hi);
-        self.remember(op, a, b, 0, r);
+        // The slot stands unless the cache grew meanwhile.
+        if self.cache.len() == size {
+            self.remember_at(slot, op, a, b, 0, r);
+        } else {
+            self.remember(op, a, b, 0, r);
+        }
         r
     }
 

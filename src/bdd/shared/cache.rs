@@ -78,6 +78,20 @@ impl Manager {
         (e.op == op && e.a == a && e.b == b && e.c == c).then_some(e.r)
     }
 
+    /// [`cached`](Self::cached) at a slot computed by [`slot`](Self::slot).
+    #[inline]
+    pub(super) fn cached_at(&self, slot: usize, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
+        let e = &self.cache[slot];
+        (e.op == op && e.a == a && e.b == b && e.c == c).then_some(e.r)
+    }
+
+    /// [`remember`](Self::remember) at a slot computed by [`slot`](Self::slot)
+    /// for the cache's current size.
+    #[inline]
+    pub(super) fn remember_at(&mut self, slot: usize, op: Op, a: Id, b: Id, c: Id, r: Id) {
+        self.cache[slot] = Entry { op, a, b, c, r };
+    }
+
     #[inline]
     pub(super) fn remember(&mut self, op: Op, a: Id, b: Id, c: Id, r: Id) {
         let i = self.slot(op, a, b, c);

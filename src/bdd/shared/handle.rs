@@ -186,7 +186,17 @@ impl Bdd {
     #[inline]
     fn binary(&self, op: Op, other: &Bdd) -> Bdd {
         debug_assert!(Rc::ptr_eq(&self.m, &other.m), "BDDs of different spaces");
-        self.op(|m| m.apply(op, self.id, other.id, 0))
+        // A constant or repeated operand decides most operations of the
+        // monitor (an atom that did not match is false): no table work.
+        match decided(op, self.id, other.id) {
+            Some(id) if id <= TRUE => Bdd {
+                m: self.m.clone(),
+                id,
+            },
+            Some(id) if id == self.id => self.clone(),
+            Some(_) => other.clone(),
+            None => self.op(|m| m.apply(op, self.id, other.id, 0)),
+        }
     }
 
     /// A variable set in the space of `self`.
@@ -197,6 +207,40 @@ impl Bdd {
         };
         space.var_set(vars)
     }
+}
+
+/// The result of `op` when an operand decides it and it is an operand or a
+/// constant (no negation needed).
+#[inline]
+fn decided(op: Op, a: Id, b: Id) -> Option<Id> {
+    let r = match op {
+        Op::And => match (a, b) {
+            (FALSE, _) | (_, FALSE) => FALSE,
+            (TRUE, x) | (x, TRUE) => x,
+            _ if a == b => a,
+            _ => return None,
+        },
+        Op::Or => match (a, b) {
+            (TRUE, _) | (_, TRUE) => TRUE,
+            (FALSE, x) | (x, FALSE) => x,
+            _ if a == b => a,
+            _ => return None,
+        },
+        Op::AndNot => match (a, b) {
+            (FALSE, _) | (_, TRUE) => FALSE,
+            (x, FALSE) => x,
+            _ if a == b => FALSE,
+            _ => return None,
+        },
+        Op::Imp => match (a, b) {
+            (FALSE, _) | (_, TRUE) => TRUE,
+            (TRUE, x) => x,
+            _ if a == b => TRUE,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(r)
 }
 
 impl BddFunction for Bdd {

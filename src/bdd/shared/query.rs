@@ -108,7 +108,23 @@ impl Manager {
     pub(super) fn constant_under(&mut self, f: Id, fixed: &[Option<bool>], value: bool) -> bool {
         let stamp = self.new_stamp();
         let other = if value { FALSE } else { TRUE };
-        let mut stack = vec![f];
+        // The walk's stack is kept for the next one (one walk per event
+        // in point evaluation).
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push(f);
+        let result = self.constant_walk(&mut stack, fixed, stamp, other);
+        self.stack = stack;
+        result
+    }
+
+    fn constant_walk(
+        &mut self,
+        stack: &mut Vec<Id>,
+        fixed: &[Option<bool>],
+        stamp: u32,
+        other: Id,
+    ) -> bool {
         while let Some(f) = stack.pop() {
             if f == other {
                 return false;

@@ -1,6 +1,7 @@
 //! The node table: nodes, the unique table that shares them, and the
 //! mark-and-sweep collection of nodes no handle reaches.
 
+use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
 use super::cache::{CACHE_PER_NODE, EMPTY, Entry, MAX_CACHE, MIN_CACHE};
@@ -42,6 +43,8 @@ pub(super) struct Manager {
     /// Scratch for traversals: the stamp of the traversal that last visited a node.
     pub(super) visited: Vec<u32>,
     pub(super) stamp: u32,
+    /// Scratch for traversals: a stack kept from one walk to the next.
+    pub(super) stack: Vec<Id>,
     pub(super) collections: u64,
 }
 
@@ -78,6 +81,7 @@ impl Manager {
             map_targets: Vec::new(),
             visited: vec![0, 0],
             stamp: 0,
+            stack: Vec::new(),
             collections: 0,
         }
     }
@@ -108,35 +112,55 @@ impl Manager {
         debug_assert!(var < self.level(lo) && var < self.level(hi));
         let node = Node { var, lo, hi };
         let hash = node_hash(&node);
-        let nodes = &self.nodes;
-        if let Some(&id) = self.unique.find(hash, |&id| nodes[id as usize] == node) {
-            return id;
+        if self.unique.len() == self.unique.capacity() {
+            self.grow_unique();
         }
+        let nodes = &self.nodes;
+        // One probe: a miss leaves the slot for the new node.
+        let vacant = match self.unique.entry(
+            hash,
+            |&id| nodes[id as usize] == node,
+            |&i| node_hash(&nodes[i as usize]),
+        ) {
+            Slot::Occupied(e) => return *e.get(),
+            Slot::Vacant(v) => v,
+        };
         let id = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = node;
-                id
+                vacant.insert(id);
+                return id;
             }
-            None => {
-                let id = self.nodes.len() as Id;
-                self.nodes.push(node);
-                self.refs.push(0);
-                self.visited.push(0);
-                // Grow (never shrink) the cache with the table, keeping its
-                // entries: results about every node of the summaries must
-                // survive from one event to the next.
-                if self.nodes.len() * CACHE_PER_NODE > 2 * self.cache.len()
-                    && self.cache.len() < MAX_CACHE
-                {
-                    self.grow_cache();
-                }
-                id
-            }
+            None => self.nodes.len() as Id,
+        };
+        vacant.insert(id);
+        self.nodes.push(node);
+        self.refs.push(0);
+        self.visited.push(0);
+        // Grow (never shrink) the cache with the table, keeping its entries:
+        // results about every node of the summaries must survive from one
+        // event to the next.
+        if self.nodes.len() * CACHE_PER_NODE > 2 * self.cache.len() && self.cache.len() < MAX_CACHE
+        {
+            self.grow_cache();
+        }
+        id
+    }
+
+    /// Makes room in the unique table: four times its size, and at once
+    /// the size at which collections start once it is a sixteenth of that
+    /// (every rehash walks the whole table).
+    #[cold]
+    fn grow_unique(&mut self) {
+        let len = self.unique.len();
+        let wanted = if 16 * len >= MIN_GC_NODES {
+            MIN_GC_NODES.max(2 * len)
+        } else {
+            4 * len.max(256)
         };
         let nodes = &self.nodes;
         self.unique
-            .insert_unique(hash, id, |&i| node_hash(&nodes[i as usize]));
-        id
+            .reserve(wanted - len, |&i| node_hash(&nodes[i as usize]));
     }
 
     #[inline]
@@ -174,7 +198,6 @@ impl Manager {
                 }
             }
         }
-        self.unique.retain(|&mut id| marked[id as usize]);
         self.unique.retain(|&mut id| marked[id as usize]);
         self.free.clear();
         for (id, &m) in marked.iter().enumerate().skip(2) {

@@ -23,36 +23,48 @@ impl PropMonitor {
             return Ok(());
         };
         let b = &mut self.scratch.binding;
+        // The codes looked up for this event, by class and argument position:
+        // atoms that bind the same argument in one class share the lookup.
+        let looked = &mut self.scratch.looked_up;
+        looked.clear();
         for &n in atoms {
             let Op::Atom { args: pattern, .. } = &c.plan.nodes[n].op else {
                 continue;
             };
-            if pattern.len() != args.len() || !matches_pattern(pattern, args) {
+            if pattern.len() != args.len() || (!c.plain_atom[n] && !matches_pattern(pattern, args))
+            {
                 continue;
             }
             let start = b.codes.len();
-            for (p, value) in pattern.iter().zip(args) {
+            for (i, (p, value)) in pattern.iter().zip(args).enumerate() {
                 let Arg::Var(v) = p else { continue };
                 if b.codes[start..].iter().any(|&(w, _)| w == *v) {
                     continue;
                 }
                 let class = c.plan.vars[*v].class;
-                let found = self.state.classes[class]
-                    .get_or_insert(value, self.max_bits)
-                    .map_err(|_| StepError::out_of_codes(&c.plan, self.max_bits))?;
-                if found.fresh {
-                    b.fresh.push((class, found));
-                }
-                if found.grew {
-                    b.grown.push((class, self.state.classes[class].width()));
-                }
+                let code = match looked.iter().find(|l| l.0 == class && l.1 == i) {
+                    Some(&(_, _, code)) => code,
+                    None => {
+                        let found = self.state.classes[class]
+                            .get_or_insert(value, self.max_bits)
+                            .map_err(|_| StepError::out_of_codes(&c.plan, self.max_bits))?;
+                        if found.fresh {
+                            b.fresh.push((class, found));
+                        }
+                        if found.grew {
+                            b.grown.push((class, self.state.classes[class].width()));
+                        }
+                        looked.push((class, i, found.code));
+                        found.code
+                    }
+                };
                 if self.state.seen[*v]
                     .as_ref()
-                    .is_some_and(|s| !s.contains(found.code))
+                    .is_some_and(|s| !s.contains(code))
                 {
-                    b.newly_seen.push((*v, found.code));
+                    b.newly_seen.push((*v, code));
                 }
-                b.codes.push((*v, found.code));
+                b.codes.push((*v, code));
             }
             b.matched.push((n, start..b.codes.len()));
         }
@@ -125,6 +137,32 @@ impl PropMonitor {
     /// The conjunction of the code cubes of the `i`th match of this event
     /// (true for an atom without variables).
     pub(super) fn match_cube(&mut self, i: usize) -> Bdd {
+        let range = self.scratch.binding.matched[i].1.clone();
+        if range.len() > 1
+            && !self.scratch.binding.fresh.is_empty()
+            && range.clone().any(|j| self.first_and_only_use(j))
+        {
+            // A code handed out for the first time, in this match only: no
+            // conjunction with its cube was ever cached, nor will its cube
+            // serve another match of the step; one cube of all the literals
+            // (bottom variable first) takes a node per literal, fewer steps
+            // than building the code's cube and conjoining.
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            self.match_lits(range, &mut lits);
+            let cube = self.space.cube(&lits);
+            self.scratch.cube_lits = lits;
+            return cube;
+        }
+        if range.len() == 2 {
+            // The usual case, without copying the cached cubes.
+            let (v, a) = self.scratch.binding.codes[range.start];
+            let (w, b) = self.scratch.binding.codes[range.start + 1];
+            self.ensure_cube(v, a);
+            self.ensure_cube(w, b);
+            if let (Some(x), Some(y)) = (self.cube_in_cache(v, a), self.cube_in_cache(w, b)) {
+                return x.and(y);
+            }
+        }
         let mut cube: Option<Bdd> = None;
         for j in self.scratch.binding.matched[i].1.clone() {
             let (v, code) = self.scratch.binding.codes[j];
@@ -137,25 +175,82 @@ impl PropMonitor {
         cube.unwrap_or_else(|| self.space.tt())
     }
 
+    /// The literals of the codes `codes[range]` of this step, bottom
+    /// variable first. Bits are interleaved (bit `L` of every variable at
+    /// level `L`, in the order of the variables' slots), so bit by bit from
+    /// the least significant, variables by decreasing slot, is that order.
+    fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
+        let plan = &self.compiled.plan;
+        let codes = &mut self.scratch.match_codes;
+        codes.clear();
+        for &(v, code) in &self.scratch.binding.codes[range] {
+            let width = self.state.classes[plan.vars[v].class].width();
+            codes.push((v, code, width));
+        }
+        codes.sort_unstable_by_key(|&(v, ..)| std::cmp::Reverse(plan.vars[v].bits[0]));
+        let widest = codes.iter().map(|c| c.2).max().unwrap_or(0);
+        lits.clear();
+        for i in 0..widest {
+            for &(v, code, width) in codes.iter() {
+                let bits = &plan.vars[v].bits;
+                if i < width {
+                    lits.push((bits[bits.len() - 1 - i], code.bit(i)));
+                }
+            }
+        }
+    }
+
+    /// Whether the `j`th code bound by this step was handed out for the
+    /// first time by it (a new value that did not reuse a released code),
+    /// and no other match of the step has it with the same bits.
+    fn first_and_only_use(&self, j: usize) -> bool {
+        let b = &self.scratch.binding;
+        let (v, code) = b.codes[j];
+        let class = self.compiled.plan.vars[v].class;
+        let owner = &self.compiled.cube_owner;
+        b.fresh
+            .iter()
+            .any(|&(c, l)| c == class && l.code == code && !l.reused)
+            && b.codes
+                .iter()
+                .filter(|&&(w, c)| c == code && owner[w] == owner[v])
+                .count()
+                == 1
+    }
+
+    /// The cube `v = code` if it is in the cache.
+    fn cube_in_cache(&self, v: VarIx, code: Code) -> Option<&Bdd> {
+        let v = self.compiled.cube_owner[v];
+        match self.scratch.code_cubes[v].get(code.index() % CUBE_CACHE) {
+            Some(Some((c, cube))) if *c == code => Some(cube),
+            _ => None,
+        }
+    }
+
     /// The cube `v = code` at the current width.
     pub(super) fn cached_cube(&mut self, v: VarIx, code: Code) -> Bdd {
+        self.ensure_cube(v, code).clone()
+    }
+
+    /// The cube `v = code` at the current width, put in the cache if it
+    /// is not there.
+    fn ensure_cube(&mut self, v: VarIx, code: Code) -> &Bdd {
         let v = self.compiled.cube_owner[v];
         if self.scratch.code_cubes[v].is_empty() {
             self.scratch.code_cubes[v] = vec![None; CUBE_CACHE];
         }
         let slot = code.index() % CUBE_CACHE;
-        if let Some((c, cube)) = &self.scratch.code_cubes[v][slot]
-            && *c == code
-        {
-            return cube.clone();
+        let cached = matches!(&self.scratch.code_cubes[v][slot], Some((c, _)) if *c == code);
+        if !cached {
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            lits.clear();
+            self.code_cube(v, code, &mut lits);
+            let cube = self.space.cube(&lits);
+            self.scratch.cube_lits = lits;
+            self.scratch.code_cubes[v][slot] = Some((code, cube));
         }
-        let mut lits = std::mem::take(&mut self.scratch.cube_lits);
-        lits.clear();
-        self.code_cube(v, code, &mut lits);
-        let cube = self.space.cube(&lits);
-        self.scratch.cube_lits = lits;
-        self.scratch.code_cubes[v][slot] = Some((code, cube.clone()));
-        cube
+        let entry = &mut self.scratch.code_cubes[v][slot];
+        &entry.get_or_insert_with(|| (code, self.space.ff())).1
     }
 }
 

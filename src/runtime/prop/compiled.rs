@@ -5,8 +5,8 @@
 
 use hashbrown::HashMap;
 
-use super::point;
-use crate::plan::{NodeIx, Op, PropPlan, VarIx};
+use super::{fuse, point};
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
 
 /// A property compiled for monitoring (see the [module docs](self)).
@@ -24,6 +24,9 @@ pub struct CompiledProp {
     pub(super) atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
+    /// Per node: whether it is an atom of distinct variables only (which
+    /// every event of its name and arity matches).
+    pub(super) plain_atom: Vec<bool>,
     /// Per variable: the variable whose cube cache it uses (the first one
     /// with the same bits; variables sharing bits share their cubes).
     pub(super) cube_owner: Vec<VarIx>,
@@ -31,7 +34,11 @@ pub struct CompiledProp {
     pub(super) untimed: bool,
     /// The statement's point form and the nodes computed as sets.
     pub(super) point: point::Analysis,
-    /// The nodes computed at every event with point evaluation on.
+    /// Per node: whether it is a negation fused into the sinces that read
+    /// it (with point evaluation on; see [`fuse`]).
+    pub(super) fused: Vec<bool>,
+    /// The nodes computed at every event with point evaluation on (fused
+    /// negations included: only whether they changed is kept up to date).
     pub(super) point_order: Vec<NodeIx>,
     /// Every node (the order with point evaluation off).
     pub(super) all_order: Vec<NodeIx>,
@@ -58,17 +65,31 @@ impl CompiledProp {
                 _ => {}
             }
         }
+        let plain_atom = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.op {
+                Op::Atom { args, .. } => args
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| matches!(a, Arg::Var(_)) && !args[..i].contains(a)),
+                _ => false,
+            })
+            .collect();
         let point = point::analyse(&plan);
+        let fused = fuse::fused(&plan, &point);
         CompiledProp {
             clock: Clock::new(plan.time_bits.clone()),
             kept_nodes: (0..n).filter(|&i| keeps_pre[i]).collect(),
             keeps_pre,
             atoms_by_event,
             atom_nodes,
+            plain_atom,
             cube_owner: cube_owners(&plan),
             untimed,
             point_order: (0..n).filter(|&i| point.needs_set[i]).collect(),
             all_order: (0..n).collect(),
+            fused,
             point,
             plan,
         }

@@ -3,7 +3,7 @@
 //! order (skipping those none of whose inputs changed), and the statement is
 //! decided, by point evaluation or from its root's set.
 
-use super::PropMonitor;
+use super::{PropMonitor, fuse};
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -167,9 +167,17 @@ impl PropMonitor {
         } else {
             &compiled.all_order
         };
+        let fused = &compiled.fused;
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
+            if self.point_on
+                && let Some(a) = fuse::operand(plan, fused, n)
+            {
+                // Never built: the sinces that read it read its operand.
+                s.changed[n] = all || c[a];
+                continue;
+            }
             let dirty = all
                 || match &plan.nodes[n].op {
                     Op::Atom { .. } => continue,
@@ -206,10 +214,23 @@ impl PropMonitor {
                 Op::Implies(a, b) => now[*a].imp(&now[*b]),
                 Op::Iff(a, b) => now[*a].iff(&now[*b]),
                 Op::Prev(a) => s.pre[*a].clone().unwrap_or_else(|| self.space.ff()),
-                Op::Since(a, b) => match &s.pre[n] {
-                    Some(pre) => now[*b].or(&now[*a].and(pre)),
-                    None => now[*b].clone(),
-                },
+                Op::Since(a, b) => {
+                    let (fa, fb) = if self.point_on {
+                        (
+                            fuse::operand(plan, fused, *a),
+                            fuse::operand(plan, fused, *b),
+                        )
+                    } else {
+                        (None, None)
+                    };
+                    since(
+                        &now[*a],
+                        &now[*b],
+                        fa.map(|x| &now[x]),
+                        fb.map(|x| &now[x]),
+                        s.pre[n].as_ref(),
+                    )
+                }
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => match s.timed[n].as_mut() {
                     Some(t) => t.step(&self.space, &compiled.clock, tick, &now[*a], &now[*b]),
                     None => self.space.ff(),
@@ -229,7 +250,7 @@ impl PropMonitor {
 
     /// Whether node `n`'s `now` is computed at every event.
     pub(super) fn is_set(&self, n: NodeIx) -> bool {
-        !self.point_on || self.compiled.point.needs_set[n]
+        !self.point_on || (self.compiled.point.needs_set[n] && !self.compiled.fused[n])
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.
@@ -310,5 +331,26 @@ impl PropMonitor {
             Some(renaming) => relation.rename_by(renaming),
             None => relation,
         }
+    }
+}
+
+/// `a S b` from its previous value `pre`, where `a` (resp. `b`) may be a
+/// fused negation, given as the operand `not_a` (resp. `not_b`) it negates.
+fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option<&Bdd>) -> Bdd {
+    let Some(pre) = pre else {
+        return match not_b {
+            Some(x) => x.not(),
+            None => b.clone(),
+        };
+    };
+    // a ∧ pre
+    let kept = match not_a {
+        Some(x) => pre.and_not(x),
+        None => a.and(pre),
+    };
+    match not_b {
+        // ¬x ∨ kept = x → kept
+        Some(x) => x.imp(&kept),
+        None => b.or(&kept),
     }
 }

@@ -19,6 +19,7 @@ mod bind;
 pub mod compiled;
 mod eval;
 mod explain;
+mod fuse;
 mod gc;
 mod point;
 mod scratch;

@@ -21,6 +21,7 @@
 //! disjunction, so that each part can find its own guard.
 
 use super::PropMonitor;
+use crate::bdd::{Bdd, BddVar};
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::ids::Code;
 use crate::syntax::Quant;
@@ -59,6 +60,29 @@ pub(super) enum Point {
         vars: Vec<VarIx>,
         set: NodeIx,
     },
+    /// `∀vars . body` or `∃vars . body` within a guard (so only at the
+    /// guard's matches), the connectives of the body applied to the sets
+    /// of its parts there rather than computed as a set at every event.
+    Expr {
+        forall: bool,
+        vars: Vec<VarIx>,
+        body: NodeIx,
+        expr: SetExpr,
+    },
+}
+
+/// A boolean combination of sets, built when a [`Point::Expr`] is reached.
+#[derive(Clone, Debug)]
+pub(super) enum SetExpr {
+    /// A node computed as a set.
+    Set(NodeIx),
+    /// A part without the quantified variables: a constant at the binding.
+    Point(Box<Point>),
+    Not(Box<SetExpr>),
+    And(Box<SetExpr>, Box<SetExpr>),
+    Or(Box<SetExpr>, Box<SetExpr>),
+    Implies(Box<SetExpr>, Box<SetExpr>),
+    Iff(Box<SetExpr>, Box<SetExpr>),
 }
 
 /// The result of [`analyse`].
@@ -76,6 +100,7 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
         plan,
         needs_set: vec![false; plan.nodes.len()],
         depth: 0,
+        guarded: false,
     };
     // Whatever is kept from one event to the next is a set, computed at every event.
     for (i, node) in plan.nodes.iter().enumerate() {
@@ -132,6 +157,8 @@ struct Analyser<'a> {
     needs_set: Vec<bool>,
     /// Nesting of `build` and `quant` calls.
     depth: u32,
+    /// Whether the form being built is evaluated only at a guard's matches.
+    guarded: bool,
 }
 
 impl Analyser<'_> {
@@ -232,11 +259,13 @@ impl Analyser<'_> {
                 .copied()
                 .filter(|v| !bound.contains(v))
                 .collect();
+            let outer = std::mem::replace(&mut self.guarded, true);
             let body = if rest.is_empty() {
                 self.build(body)
             } else {
                 self.quant(forall, rest, body)
             };
+            self.guarded = outer;
             return Point::Guarded {
                 forall,
                 vars: bound,
@@ -269,12 +298,54 @@ impl Analyser<'_> {
             }
             _ => {}
         }
+        let connective = matches!(
+            self.plan.nodes[body].op,
+            Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Implies(..) | Op::Iff(..)
+        );
+        if self.guarded && connective {
+            // Only at the guard's matches: its parts as sets, combined there.
+            let expr = self.set_expr(body, &vars);
+            return Point::Expr {
+                forall,
+                vars,
+                body,
+                expr,
+            };
+        }
         self.mark(body);
         Point::Quant {
             forall,
             vars,
             set: body,
         }
+    }
+
+    /// The parts of `n` that mention `vars` as sets (their connectives
+    /// kept), the others in point form.
+    fn set_expr(&mut self, n: NodeIx, vars: &[VarIx]) -> SetExpr {
+        let mentions = vars.iter().any(|v| self.plan.nodes[n].free.contains(v));
+        if !mentions {
+            return SetExpr::Point(Box::new(self.build(n)));
+        }
+        if self.depth >= MAX_DEPTH {
+            self.mark(n);
+            return SetExpr::Set(n);
+        }
+        self.depth += 1;
+        let b = |s: &mut Self, x: NodeIx| Box::new(s.set_expr(x, vars));
+        let e = match self.plan.nodes[n].op {
+            Op::Not(a) => SetExpr::Not(b(self, a)),
+            Op::And(x, y) => SetExpr::And(b(self, x), b(self, y)),
+            Op::Or(x, y) => SetExpr::Or(b(self, x), b(self, y)),
+            Op::Implies(x, y) => SetExpr::Implies(b(self, x), b(self, y)),
+            Op::Iff(x, y) => SetExpr::Iff(b(self, x), b(self, y)),
+            _ => {
+                self.mark(n);
+                SetExpr::Set(n)
+            }
+        };
+        self.depth -= 1;
+        e
     }
 
     /// A guard of `n` for (some of) the variables `vars`: an atom such that
@@ -334,6 +405,8 @@ pub(super) struct Env {
     bits: Vec<bool>,
     /// The bits fixed for a quantified set (`None`: free).
     fixed: Vec<Option<bool>>,
+    /// The codes guards bound before binding their match's (a stack).
+    saved: Vec<(VarIx, Option<Code>)>,
 }
 
 impl PropMonitor {
@@ -373,11 +446,12 @@ impl PropMonitor {
             } => {
                 // Only at the tuples of the guard's matches (several in a step
                 // of several events) can the body decide the value.
-                let saved: Vec<(VarIx, Option<Code>)> =
-                    vars.iter().map(|&v| (v, env.bound[v])).collect();
+                let mut saved = std::mem::take(&mut env.saved);
+                let start = saved.len();
+                saved.extend(vars.iter().map(|&v| (v, env.bound[v])));
                 let mut value = *forall;
                 for i in 0..self.scratch.binding.matched.len() {
-                    for &(v, old) in &saved {
+                    for &(v, old) in &saved[start..] {
                         env.bound[v] = old;
                     }
                     if !self.match_agrees(i, *guard, vars, &env.bound) {
@@ -387,53 +461,102 @@ impl PropMonitor {
                         let (v, code) = self.scratch.binding.codes[j];
                         env.bound[v] = Some(code);
                     }
-                    if self.point(body, env) != *forall {
+                    // Nested guards save theirs after ours.
+                    env.saved = saved;
+                    let holds = self.point(body, env);
+                    saved = std::mem::take(&mut env.saved);
+                    if holds != *forall {
                         value = !*forall;
                         break;
                     }
                 }
-                for (v, old) in saved {
+                for &(v, old) in &saved[start..] {
                     env.bound[v] = old;
                 }
+                saved.truncate(start);
+                env.saved = saved;
                 value
             }
             Point::Quant { forall, vars, set } => {
-                let bdd = &self.state.now[*set];
-                if let Some(b) = bdd.as_bool() {
-                    return b;
-                }
-                env.fixed.resize(self.compiled.plan.bdd_vars, None);
                 let free = &self.compiled.plan.nodes[*set].free;
-                for &v in free {
-                    if !vars.contains(&v) {
-                        self.write_bits(v, env);
-                        for b in &self.compiled.plan.vars[v].bits {
-                            env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
-                        }
-                    }
-                }
-                // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
-                let value = bdd.constant_under(&env.fixed, *forall) == *forall;
-                for &v in free {
-                    for b in &self.compiled.plan.vars[v].bits {
-                        env.fixed[b.0 as usize] = None;
-                    }
-                }
-                value
+                self.quantified(*forall, vars, free, &self.state.now[*set], env)
+            }
+            Point::Expr {
+                forall,
+                vars,
+                body,
+                expr,
+            } => {
+                let bdd = self.set_expr(expr, env);
+                let free = &self.compiled.plan.nodes[*body].free;
+                self.quantified(*forall, vars, free, &bdd, env)
             }
         }
     }
 
-    /// Writes the code bound to `v` into the valuation of its bits.
-    fn write_bits(&self, v: VarIx, env: &mut Env) {
-        let var = &self.compiled.plan.vars[v];
-        let width = self.state.classes[var.class].width();
-        let code = env.bound[v].unwrap_or(Code(u32::MAX));
-        let len = var.bits.len();
-        for (i, b) in var.bits.iter().enumerate() {
-            let shift = len - 1 - i;
-            env.bits[b.0 as usize] = shift < width && code.bit(shift);
+    /// The set of a [`SetExpr`] at the bound codes of the variables outside it.
+    fn set_expr(&self, e: &SetExpr, env: &mut Env) -> Bdd {
+        match e {
+            SetExpr::Set(n) => self.state.now[*n].clone(),
+            SetExpr::Point(p) => self.space.constant(self.point(p, env)),
+            SetExpr::Not(a) => self.set_expr(a, env).not(),
+            SetExpr::And(a, b) => self.set_expr(a, env).and(&self.set_expr(b, env)),
+            SetExpr::Or(a, b) => self.set_expr(a, env).or(&self.set_expr(b, env)),
+            SetExpr::Implies(a, b) => self.set_expr(a, env).imp(&self.set_expr(b, env)),
+            SetExpr::Iff(a, b) => self.set_expr(a, env).iff(&self.set_expr(b, env)),
         }
+    }
+
+    /// `∀vars . bdd` (`forall`) or `∃vars . bdd` where `free` are the free
+    /// variables of `bdd`, all but `vars` bound.
+    fn quantified(
+        &self,
+        forall: bool,
+        vars: &[VarIx],
+        free: &[VarIx],
+        bdd: &Bdd,
+        env: &mut Env,
+    ) -> bool {
+        if let Some(b) = bdd.as_bool() {
+            return b;
+        }
+        env.fixed.resize(self.compiled.plan.bdd_vars, None);
+        for &v in free {
+            if !vars.contains(&v) {
+                self.write_bits(v, env);
+                for b in self.low_bits(v) {
+                    env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
+                }
+            }
+        }
+        // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
+        let value = bdd.constant_under(&env.fixed, forall) == forall;
+        for &v in free {
+            for b in self.low_bits(v) {
+                env.fixed[b.0 as usize] = None;
+            }
+        }
+        value
+    }
+
+    /// Writes the code bound to `v` into the valuation of its bits.
+    ///
+    /// Only the bits of the class's current width: no BDD depends on the
+    /// bits above it (they are ignored until the width grows).
+    fn write_bits(&self, v: VarIx, env: &mut Env) {
+        let code = env.bound[v].unwrap_or(Code(u32::MAX));
+        let low = self.low_bits(v);
+        let width = low.len();
+        for (i, b) in low.iter().enumerate() {
+            env.bits[b.0 as usize] = code.bit(width - 1 - i);
+        }
+    }
+
+    /// The bits of `v` within its class's current width, most significant first.
+    fn low_bits(&self, v: VarIx) -> &[BddVar] {
+        let var = &self.compiled.plan.vars[v];
+        let width = self.state.classes[var.class].width().min(var.bits.len());
+        &var.bits[var.bits.len() - width..]
     }
 
     /// Whether match `i` of this step is a match of atom `n` that agrees
@@ -447,3 +570,7 @@ impl PropMonitor {
                 .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code))
     }
 }
+
+#[cfg(test)]
+#[path = "point_tests.rs"]
+mod tests;

@@ -18,6 +18,8 @@ pub(super) const CUBE_CACHE: usize = 4096;
 pub(super) struct Scratch {
     /// The literals of a cube.
     pub cube_lits: Vec<(BddVar, bool)>,
+    /// The codes of a match with their widths, by decreasing slot.
+    pub match_codes: Vec<(VarIx, Code, usize)>,
     /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
     /// code (so that few nodes are held; cleared when the width grows).
     pub code_cubes: Vec<Vec<Option<(Code, Bdd)>>>,
@@ -27,6 +29,8 @@ pub(super) struct Scratch {
     pub atom_previous: Vec<(NodeIx, Bdd)>,
     /// For point evaluation.
     pub point_env: point::Env,
+    /// The codes the event being bound got, as (class, argument position, code).
+    pub looked_up: Vec<(usize, usize, Code)>,
 }
 
 impl Scratch {
