@@ -4,6 +4,7 @@
 //! decided, by point evaluation or from its root's set.
 
 use super::PropMonitor;
+use super::restrict::Source;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -35,7 +36,12 @@ impl PropMonitor {
         self.record_explanations(holds);
         let s = &mut self.state;
         let mut kept_changed = false;
-        for &n in &self.compiled.kept_nodes {
+        let kept = if self.point_on {
+            &self.compiled.kept_point
+        } else {
+            &self.compiled.kept_all
+        };
+        for &n in kept {
             s.pre_changed[n] = s.changed[n];
             if s.changed[n] {
                 kept_changed = true;
@@ -160,7 +166,9 @@ impl PropMonitor {
             self.state.changed[n] = all || self.state.now[n] != old;
         }
         self.scratch.atom_previous = previous;
-        let compiled = &*self.compiled;
+        // A handle of its own: restriction caches cubes in `self`.
+        let compiled = std::sync::Arc::clone(&self.compiled);
+        let compiled = &*compiled;
         let plan = &compiled.plan;
         let order = if self.point_on {
             &compiled.point_order
@@ -170,6 +178,28 @@ impl PropMonitor {
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
+            let restricted = if self.point_on {
+                compiled.bypass.restricted[n]
+            } else {
+                None
+            };
+            if let Some(r) = restricted {
+                let dirty = all
+                    || c[r.atom]
+                    || match r.source {
+                        Source::Set(p) => c[p],
+                        Source::PreCall { body, .. } => s.pre_changed[body],
+                    };
+                if dirty {
+                    let value = self.restricted_value(r);
+                    let s = &mut self.state;
+                    s.changed[n] = all || value != s.now[n];
+                    s.now[n] = value;
+                } else {
+                    s.changed[n] = false;
+                }
+                continue;
+            }
             let dirty = all
                 || match &plan.nodes[n].op {
                     Op::Atom { .. } => continue,
@@ -218,7 +248,7 @@ impl PropMonitor {
                     .space
                     .constant(!s.first && t.contains(tick.now - tick.prev)),
                 Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
-                Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
+                Op::RuleCall { rule, .. } => self.rule_call(n, *rule),
             };
             let s = &mut self.state;
             s.changed[n] = all || value != s.now[n];
@@ -292,9 +322,22 @@ impl PropMonitor {
     /// restricts its parameter to the constant's code; variable arguments,
     /// repeated or not, and even when they are themselves parameters of the
     /// rule, are substituted at once by [`Bdd::rename`].
-    fn rule_call(&self, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
-        let rule_plan = &self.compiled.plan.rules[rule];
-        let mut relation = self.state.now[rule_plan.body].clone();
+    fn rule_call(&self, n: NodeIx, rule: usize) -> Bdd {
+        let relation = self.state.now[self.compiled.plan.rules[rule].body].clone();
+        self.call_rename(n, self.call_constants(n, relation))
+    }
+
+    /// Rule call `n` applied to `relation` (a value of its rule's body).
+    pub(super) fn rule_call_of(&self, n: NodeIx, relation: Bdd) -> Bdd {
+        self.call_rename(n, self.call_constants(n, relation))
+    }
+
+    /// `relation` restricted to the codes of the constant arguments of rule call `n`.
+    pub(super) fn call_constants(&self, n: NodeIx, relation: Bdd) -> Bdd {
+        let Op::RuleCall { rule, args } = &self.compiled.plan.nodes[n].op else {
+            return relation;
+        };
+        let rule_plan = &self.compiled.plan.rules[*rule];
         let mut restrict = Vec::new();
         for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
             if let Arg::Const(_) = arg
@@ -303,9 +346,15 @@ impl PropMonitor {
                 self.code_cube(p, code, &mut restrict);
             }
         }
-        if !restrict.is_empty() {
-            relation = relation.restrict(&restrict);
+        if restrict.is_empty() {
+            relation
+        } else {
+            relation.restrict(&restrict)
         }
+    }
+
+    /// `relation` with the parameters of rule call `n` renamed to its arguments.
+    pub(super) fn call_rename(&self, n: NodeIx, relation: Bdd) -> Bdd {
         match &self.consts.call_renaming[n] {
             Some(renaming) => relation.rename_by(renaming),
             None => relation,

@@ -1,0 +1,274 @@
+//! Restriction instead of conjunction: `Exists z . (φ & a(.., z, ..))`,
+//! with `a` an event pattern that binds `z`, is at each event the union,
+//! over the event's matches of `a`, of φ restricted to `z = ` the match's
+//! code, conjoined with the cube of the match's other variables:
+//!
+//! `∃z.(φ ∧ ⋁ₘ (z = cₘ ∧ Cₘ)) = ⋁ₘ (φ[z := cₘ] ∧ Cₘ)`
+//!
+//! (the code cube fixes every bit of `z` that a summary depends on). That is
+//! a cofactor of φ per match instead of a conjunction over every binding and
+//! a quantification; at an event that is not `a` it is false at once.
+//!
+//! When φ is `@r(..)`, a call of a rule, the cofactor is taken of the
+//! rule's relation at the previous event, before the call's renaming:
+//! restricting `σ(B)` at `z = c` is restricting `B` at every parameter bit
+//! that σ maps onto a bit of `z`, then renaming. So neither `@r(..)` nor the
+//! call `r(..)` itself is computed at every event (no renaming of the whole
+//! relation); the call's previous value, still a kept summary for profiles
+//! and garbage collection, is derived from the relation's when asked for.
+//!
+//! All of this applies with point evaluation on; with it off every node is
+//! computed as written (the two must agree).
+
+use super::PropMonitor;
+use crate::bdd::{Bdd, BddVar};
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::syntax::Quant;
+use crate::syntax::walk::Kids;
+
+/// Where the restricted formula φ comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Source {
+    /// A node computed as a set: its `now`.
+    Set(NodeIx),
+    /// `@call` for a rule call `call`: the `pre` of the rule's `body`, with
+    /// the call's substitution.
+    PreCall { call: NodeIx, body: NodeIx },
+}
+
+/// A quantifier `Exists var . (source & atom)` evaluated by restriction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Restricted {
+    pub var: VarIx,
+    pub atom: NodeIx,
+    pub source: Source,
+}
+
+/// The result of [`analyse`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct Bypass {
+    /// Per node: how it is evaluated by restriction, if it is.
+    pub restricted: Vec<Option<Restricted>>,
+    /// Per node: not computed with point evaluation on (nothing reads it then).
+    pub skipped: Vec<bool>,
+    /// Skipped rule calls whose previous value is kept: derived from their
+    /// rule's relation when asked for.
+    pub lazy: Vec<NodeIx>,
+    /// Per node: a rule body whose previous value is kept only for the
+    /// restrictions (not a summary of the plan's own).
+    pub hidden: Vec<bool>,
+}
+
+/// Finds the quantifiers evaluated by restriction and the nodes that no
+/// longer need computing with point evaluation on. `needs_set` and
+/// `keeps_pre` are the point analysis's and the compiled property's.
+pub(super) fn analyse(plan: &PropPlan, needs_set: &[bool], keeps_pre: &[bool]) -> Bypass {
+    let n = plan.nodes.len();
+    let restricted: Vec<Option<Restricted>> = (0..n).map(|k| restricted(plan, k)).collect();
+    let bodies: Vec<NodeIx> = plan.rules.iter().map(|r| r.body).collect();
+    // Nodes that must be computed whatever reads them: the statement (read
+    // by point evaluation and witnesses), rule relations, atoms and
+    // everything with a state of its own.
+    let mut blocked = vec![false; n];
+    let mut stack = vec![plan.root];
+    while let Some(k) = stack.pop() {
+        if k < n && !std::mem::replace(&mut blocked[k], true) {
+            match plan.nodes[k].op {
+                Op::Prev(a) => stack.push(a),
+                ref op => stack.extend(op.same_step_kids().iter()),
+            }
+        }
+    }
+    for (k, node) in plan.nodes.iter().enumerate() {
+        let stateful = match node.op {
+            Op::Atom { .. }
+            | Op::Cmp { .. }
+            | Op::Since(..)
+            | Op::SinceTimed(..)
+            | Op::Zince(..)
+            | Op::Gap(_) => true,
+            Op::RuleCall { .. } => false,
+            _ => keeps_pre[k],
+        };
+        if stateful || !needs_set[k] || bodies.contains(&k) {
+            blocked[k] = true;
+        }
+    }
+    // A node is skipped when every node that reads it is skipped: start
+    // from the blocked ones and unskip what they read.
+    let mut skipped: Vec<bool> = blocked.iter().map(|b| !b).collect();
+    let mut work: Vec<NodeIx> = (0..n).filter(|&k| !skipped[k]).collect();
+    while let Some(k) = work.pop() {
+        for r in reads(plan, &restricted, k).iter() {
+            if std::mem::replace(&mut skipped[r], false) {
+                work.push(r);
+            }
+        }
+    }
+    let lazy: Vec<NodeIx> = (0..n).filter(|&k| skipped[k] && keeps_pre[k]).collect();
+    let mut hidden = vec![false; n];
+    let mut keep_body = |body: NodeIx| hidden[body] = !keeps_pre[body];
+    for &q in &lazy {
+        if let Op::RuleCall { rule, .. } = plan.nodes[q].op {
+            keep_body(plan.rules[rule].body);
+        }
+    }
+    for r in restricted.iter().flatten() {
+        if let Source::PreCall { body, .. } = r.source {
+            keep_body(body);
+        }
+    }
+    Bypass {
+        restricted,
+        skipped,
+        lazy,
+        hidden,
+    }
+}
+
+/// Node `k` as a quantifier evaluated by restriction, if it has that shape.
+fn restricted(plan: &PropPlan, k: NodeIx) -> Option<Restricted> {
+    let Op::Quant(Quant::Exists, var, body) = plan.nodes[k].op else {
+        return None;
+    };
+    let Op::And(l, r) = plan.nodes[body].op else {
+        return None;
+    };
+    let binds = |a: NodeIx| matches!(&plan.nodes[a].op, Op::Atom { args, .. } if args.contains(&Arg::Var(var)));
+    let (atom, other) = if binds(r) {
+        (r, l)
+    } else if binds(l) {
+        (l, r)
+    } else {
+        return None;
+    };
+    let source = match plan.nodes[other].op {
+        Op::Prev(call) => match plan.nodes[call].op {
+            Op::RuleCall { rule, .. } => Source::PreCall {
+                call,
+                body: plan.rules[rule].body,
+            },
+            _ => Source::Set(other),
+        },
+        _ => Source::Set(other),
+    };
+    Some(Restricted { var, atom, source })
+}
+
+/// The nodes that `k` reads within an event with point evaluation on.
+fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<NodeIx> {
+    if let Some(r) = restricted[k] {
+        let source = match r.source {
+            Source::Set(p) => p,
+            Source::PreCall { body, .. } => body,
+        };
+        return Kids::two(r.atom, source);
+    }
+    match plan.nodes[k].op {
+        Op::Prev(a) => Kids::one(a),
+        Op::RuleCall { rule, .. } => Kids::one(plan.rules[rule].body),
+        ref op => op.same_step_kids(),
+    }
+}
+
+impl PropMonitor {
+    /// The value of the quantifier `r` describes, at this step.
+    pub(super) fn restricted_value(&mut self, r: Restricted) -> Bdd {
+        let mut acc = self.space.ff();
+        let mut lits = Vec::new();
+        for i in 0..self.scratch.binding.matched.len() {
+            let (m, range) = &self.scratch.binding.matched[i];
+            if *m != r.atom {
+                continue;
+            }
+            let range = range.clone();
+            let codes = &self.scratch.binding.codes[range.clone()];
+            let Some(&(_, code)) = codes.iter().find(|(v, _)| *v == r.var) else {
+                continue;
+            };
+            lits.clear();
+            self.code_cube(r.var, code, &mut lits);
+            let mut part = match r.source {
+                Source::Set(p) => self.state.now[p].restrict(&lits),
+                Source::PreCall { call, body } => match &self.state.pre[body] {
+                    Some(pre) => self.restrict_call(call, pre.clone(), &lits),
+                    None => continue,
+                },
+            };
+            for j in range {
+                if part.is_false() {
+                    break;
+                }
+                let (v, c) = self.scratch.binding.codes[j];
+                if v != r.var {
+                    part = part.and(&self.cached_cube(v, c));
+                }
+            }
+            acc = acc.or(&part);
+        }
+        acc
+    }
+
+    /// `call(relation)` restricted at `lits` (over the bits of the call's
+    /// arguments), restricting `relation` before renaming it.
+    fn restrict_call(&self, call: NodeIx, relation: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
+        let relation = self.call_constants(call, relation);
+        let pairs = &self.compiled.call_pairs[call];
+        let mut sources = Vec::with_capacity(lits.len());
+        for &(bit, value) in lits {
+            sources.extend(
+                pairs
+                    .iter()
+                    .filter(|(_, to)| *to == bit)
+                    .map(|&(from, _)| (from, value)),
+            );
+            if !pairs.iter().any(|(from, _)| *from == bit) {
+                sources.push((bit, value));
+            }
+        }
+        self.call_rename(call, relation.restrict(&sources))
+    }
+
+    /// The previous value of the skipped rule call `call`, derived from its
+    /// rule's relation at the previous event.
+    pub(super) fn lazy_pre(&self, call: NodeIx) -> Option<Bdd> {
+        let Op::RuleCall { rule, .. } = &self.compiled.plan.nodes[call].op else {
+            return None;
+        };
+        let body = self.compiled.plan.rules[*rule].body;
+        let pre = self.state.pre[body].clone()?;
+        Some(self.rule_call_of(call, pre))
+    }
+
+    /// Every BDD kept from one event to the next, as the plan has them: the
+    /// previous values of skipped calls derived, the bodies kept only for
+    /// restrictions left out (garbage collection and sizes read these).
+    pub(super) fn kept_summaries_now(&self) -> Vec<Bdd> {
+        let bypass = &self.compiled.bypass;
+        let s = &self.state;
+        let mut out: Vec<Bdd> = s
+            .pre
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| !bypass.hidden[*n])
+            .filter_map(|(_, b)| b.clone())
+            .collect();
+        if self.point_on {
+            out.extend(bypass.lazy.iter().filter_map(|&q| self.lazy_pre(q)));
+        }
+        out.extend(s.kept_others().cloned());
+        out
+    }
+
+    /// Switching point evaluation: the previous values of skipped calls are
+    /// not kept with it on, and must be again with it off.
+    pub(super) fn switch_lazy(&mut self, point_on: bool) {
+        for i in 0..self.compiled.bypass.lazy.len() {
+            let q = self.compiled.bypass.lazy[i];
+            self.state.pre[q] = if point_on { None } else { self.lazy_pre(q) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
