@@ -175,7 +175,6 @@ impl Manager {
             }
         }
         self.unique.retain(|&mut id| marked[id as usize]);
-        self.unique.retain(|&mut id| marked[id as usize]);
         self.free.clear();
         for (id, &m) in marked.iter().enumerate().skip(2) {
             if !m {

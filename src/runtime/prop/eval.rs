@@ -4,7 +4,6 @@
 //! decided, by point evaluation or from its root's set.
 
 use super::PropMonitor;
-use super::restrict::Source;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -166,40 +165,17 @@ impl PropMonitor {
             self.state.changed[n] = all || self.state.now[n] != old;
         }
         self.scratch.atom_previous = previous;
-        // A handle of its own: restriction caches cubes in `self`.
-        let compiled = std::sync::Arc::clone(&self.compiled);
-        let compiled = &*compiled;
+        let compiled = &*self.compiled;
         let plan = &compiled.plan;
         let order = if self.point_on {
             &compiled.point_order
         } else {
             &compiled.all_order
         };
+        let restricting = self.point_on && compiled.bypass.any;
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
-            let restricted = if self.point_on {
-                compiled.bypass.restricted[n]
-            } else {
-                None
-            };
-            if let Some(r) = restricted {
-                let dirty = all
-                    || c[r.atom]
-                    || match r.source {
-                        Source::Set(p) => c[p],
-                        Source::PreCall { body, .. } => s.pre_changed[body],
-                    };
-                if dirty {
-                    let value = self.restricted_value(r);
-                    let s = &mut self.state;
-                    s.changed[n] = all || value != s.now[n];
-                    s.now[n] = value;
-                } else {
-                    s.changed[n] = false;
-                }
-                continue;
-            }
             let dirty = all
                 || match &plan.nodes[n].op {
                     Op::Atom { .. } => continue,
@@ -208,6 +184,10 @@ impl PropMonitor {
                     Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, v, a) => {
                         c[*a] || s.seen_dirty[*v]
                     }
+                    Op::Quant(Quant::Exists, _, a) => match compiled.bypass.restricted[n] {
+                        Some(r) if restricting => r.dirty(c, &s.pre_changed),
+                        _ => c[*a],
+                    },
                     Op::Not(a) | Op::Quant(_, _, a) => c[*a],
                     Op::And(a, b) | Op::Or(a, b) | Op::Implies(a, b) | Op::Iff(a, b) => {
                         c[*a] || c[*b]
@@ -247,8 +227,13 @@ impl PropMonitor {
                 Op::Gap(t) => self
                     .space
                     .constant(!s.first && t.contains(tick.now - tick.prev)),
+                Op::Quant(Quant::Exists, _, _)
+                    if restricting && let Some(r) = compiled.bypass.restricted[n] =>
+                {
+                    self.restricted_value(r)
+                }
                 Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
-                Op::RuleCall { rule, .. } => self.rule_call(n, *rule),
+                Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
             };
             let s = &mut self.state;
             s.changed[n] = all || value != s.now[n];
@@ -322,9 +307,24 @@ impl PropMonitor {
     /// restricts its parameter to the constant's code; variable arguments,
     /// repeated or not, and even when they are themselves parameters of the
     /// rule, are substituted at once by [`Bdd::rename`].
-    fn rule_call(&self, n: NodeIx, rule: usize) -> Bdd {
-        let relation = self.state.now[self.compiled.plan.rules[rule].body].clone();
-        self.call_rename(n, self.call_constants(n, relation))
+    fn rule_call(&self, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
+        let rule_plan = &self.compiled.plan.rules[rule];
+        let mut relation = self.state.now[rule_plan.body].clone();
+        let mut restrict = Vec::new();
+        for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
+            if let Arg::Const(_) = arg
+                && let Some(code) = self.state.call_consts[n].get(i).copied().flatten()
+            {
+                self.code_cube(p, code, &mut restrict);
+            }
+        }
+        if !restrict.is_empty() {
+            relation = relation.restrict(&restrict);
+        }
+        match &self.consts.call_renaming[n] {
+            Some(renaming) => relation.rename_by(renaming),
+            None => relation,
+        }
     }
 
     /// Rule call `n` applied to `relation` (a value of its rule's body).
@@ -332,8 +332,12 @@ impl PropMonitor {
         self.call_rename(n, self.call_constants(n, relation))
     }
 
-    /// `relation` restricted to the codes of the constant arguments of rule call `n`.
+    /// `relation` restricted to the codes of the constant arguments of rule
+    /// call `n` (as [`rule_call`](Self::rule_call) does).
     pub(super) fn call_constants(&self, n: NodeIx, relation: Bdd) -> Bdd {
+        if self.state.call_consts[n].iter().all(Option::is_none) {
+            return relation;
+        }
         let Op::RuleCall { rule, args } = &self.compiled.plan.nodes[n].op else {
             return relation;
         };
@@ -353,7 +357,8 @@ impl PropMonitor {
         }
     }
 
-    /// `relation` with the parameters of rule call `n` renamed to its arguments.
+    /// `relation` with the parameters of rule call `n` renamed to its
+    /// arguments (as [`rule_call`](Self::rule_call) does).
     pub(super) fn call_rename(&self, n: NodeIx, relation: Bdd) -> Bdd {
         match &self.consts.call_renaming[n] {
             Some(renaming) => relation.rename_by(renaming),

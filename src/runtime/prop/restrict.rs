@@ -44,11 +44,25 @@ pub(super) struct Restricted {
     pub source: Source,
 }
 
+impl Restricted {
+    /// Whether the quantifier may have changed, given which nodes changed
+    /// at this event and at the previous one.
+    pub(super) fn dirty(&self, changed: &[bool], pre_changed: &[bool]) -> bool {
+        changed[self.atom]
+            || match self.source {
+                Source::Set(p) => changed[p],
+                Source::PreCall { body, .. } => pre_changed[body],
+            }
+    }
+}
+
 /// The result of [`analyse`].
 #[derive(Clone, Debug, Default)]
 pub(super) struct Bypass {
     /// Per node: how it is evaluated by restriction, if it is.
     pub restricted: Vec<Option<Restricted>>,
+    /// Whether any node is.
+    pub any: bool,
     /// Per node: not computed with point evaluation on (nothing reads it then).
     pub skipped: Vec<bool>,
     /// Skipped rule calls whose previous value is kept: derived from their
@@ -119,6 +133,7 @@ pub(super) fn analyse(plan: &PropPlan, needs_set: &[bool], keeps_pre: &[bool]) -
         }
     }
     Bypass {
+        any: restricted.iter().any(Option::is_some),
         restricted,
         skipped,
         lazy,
@@ -173,7 +188,7 @@ fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<
 
 impl PropMonitor {
     /// The value of the quantifier `r` describes, at this step.
-    pub(super) fn restricted_value(&mut self, r: Restricted) -> Bdd {
+    pub(super) fn restricted_value(&self, r: Restricted) -> Bdd {
         let mut acc = self.space.ff();
         let mut lits = Vec::new();
         for i in 0..self.scratch.binding.matched.len() {
@@ -201,7 +216,9 @@ impl PropMonitor {
                 }
                 let (v, c) = self.scratch.binding.codes[j];
                 if v != r.var {
-                    part = part.and(&self.cached_cube(v, c));
+                    lits.clear();
+                    self.code_cube(v, c, &mut lits);
+                    part = part.and(&self.space.cube(&lits));
                 }
             }
             acc = acc.or(&part);
