@@ -69,7 +69,8 @@ impl CompiledProp {
             }
         }
         let point = point::analyse(&plan);
-        let bypass = restrict::analyse(&plan, &point.needs_set, &keeps_pre);
+        let call_pairs = call_pairs(&plan);
+        let bypass = restrict::analyse(&plan, &point.needs_set, &keeps_pre, &call_pairs);
         let kept_all: Vec<NodeIx> = (0..n)
             .filter(|&i| keeps_pre[i] || bypass.hidden[i])
             .collect();
@@ -81,7 +82,7 @@ impl CompiledProp {
                 .filter(|&i| !bypass.skipped[i])
                 .collect(),
             kept_all,
-            call_pairs: call_pairs(&plan),
+            call_pairs,
             keeps_pre,
             atoms_by_event,
             atom_nodes,

@@ -32,8 +32,14 @@ pub(super) enum Source {
     /// A node computed as a set: its `now`.
     Set(NodeIx),
     /// `@call` for a rule call `call`: the `pre` of the rule's `body`, with
-    /// the call's substitution.
-    PreCall { call: NodeIx, body: NodeIx },
+    /// the call's substitution, which after the restriction is the identity
+    /// unless `renames` (when it moves a bit to another than the
+    /// quantified variable's).
+    PreCall {
+        call: NodeIx,
+        body: NodeIx,
+        renames: bool,
+    },
 }
 
 /// A quantifier `Exists var . (source & atom)` evaluated by restriction.
@@ -75,10 +81,17 @@ pub(super) struct Bypass {
 
 /// Finds the quantifiers evaluated by restriction and the nodes that no
 /// longer need computing with point evaluation on. `needs_set` and
-/// `keeps_pre` are the point analysis's and the compiled property's.
-pub(super) fn analyse(plan: &PropPlan, needs_set: &[bool], keeps_pre: &[bool]) -> Bypass {
+/// `keeps_pre` are the point analysis's and the compiled property's, and
+/// `call_pairs` the bits each rule call's substitution moves.
+pub(super) fn analyse(
+    plan: &PropPlan,
+    needs_set: &[bool],
+    keeps_pre: &[bool],
+    call_pairs: &[Vec<(BddVar, BddVar)>],
+) -> Bypass {
     let n = plan.nodes.len();
-    let restricted: Vec<Option<Restricted>> = (0..n).map(|k| restricted(plan, k)).collect();
+    let restricted: Vec<Option<Restricted>> =
+        (0..n).map(|k| restricted(plan, call_pairs, k)).collect();
     let bodies: Vec<NodeIx> = plan.rules.iter().map(|r| r.body).collect();
     // Nodes that must be computed whatever reads them: the statement (read
     // by point evaluation and witnesses), rule relations, atoms and
@@ -142,7 +155,11 @@ pub(super) fn analyse(plan: &PropPlan, needs_set: &[bool], keeps_pre: &[bool]) -
 }
 
 /// Node `k` as a quantifier evaluated by restriction, if it has that shape.
-fn restricted(plan: &PropPlan, k: NodeIx) -> Option<Restricted> {
+fn restricted(
+    plan: &PropPlan,
+    call_pairs: &[Vec<(BddVar, BddVar)>],
+    k: NodeIx,
+) -> Option<Restricted> {
     let Op::Quant(Quant::Exists, var, body) = plan.nodes[k].op else {
         return None;
     };
@@ -162,6 +179,9 @@ fn restricted(plan: &PropPlan, k: NodeIx) -> Option<Restricted> {
             Op::RuleCall { rule, .. } => Source::PreCall {
                 call,
                 body: plan.rules[rule].body,
+                renames: call_pairs[call]
+                    .iter()
+                    .any(|(_, to)| !plan.vars[var].bits.contains(to)),
             },
             _ => Source::Set(other),
         },
@@ -190,46 +210,55 @@ impl PropMonitor {
     /// The value of the quantifier `r` describes, at this step.
     pub(super) fn restricted_value(&self, r: Restricted) -> Bdd {
         let mut acc = self.space.ff();
-        let mut lits = Vec::new();
-        for i in 0..self.scratch.binding.matched.len() {
-            let (m, range) = &self.scratch.binding.matched[i];
+        let (mut lits, mut others) = (Vec::new(), Vec::new());
+        for (m, range) in &self.scratch.binding.matched {
             if *m != r.atom {
                 continue;
             }
-            let range = range.clone();
             let codes = &self.scratch.binding.codes[range.clone()];
             let Some(&(_, code)) = codes.iter().find(|(v, _)| *v == r.var) else {
                 continue;
             };
             lits.clear();
             self.code_cube(r.var, code, &mut lits);
-            let mut part = match r.source {
-                Source::Set(p) => self.state.now[p].restrict(&lits),
-                Source::PreCall { call, body } => match &self.state.pre[body] {
-                    Some(pre) => self.restrict_call(call, pre.clone(), &lits),
+            // The cube of the match's other variables.
+            others.clear();
+            for &(v, c) in codes.iter().filter(|(v, _)| *v != r.var) {
+                self.code_cube(v, c, &mut others);
+            }
+            let cube = self.space.cube(&others);
+            let part = match r.source {
+                Source::Set(p) => self.state.now[p].restrict(&lits).and(&cube),
+                Source::PreCall {
+                    call,
+                    body,
+                    renames,
+                } => match &self.state.pre[body] {
+                    Some(pre) => {
+                        let relation = self.call_constants(call, pre.clone());
+                        let sources = self.call_sources(call, &lits);
+                        let restricted = relation.restrict(&sources);
+                        // A substitution of only the restricted bits is the identity now.
+                        let restricted = if renames {
+                            self.call_rename(call, restricted)
+                        } else {
+                            restricted
+                        };
+                        restricted.and(&cube)
+                    }
                     None => continue,
                 },
             };
-            for j in range {
-                if part.is_false() {
-                    break;
-                }
-                let (v, c) = self.scratch.binding.codes[j];
-                if v != r.var {
-                    lits.clear();
-                    self.code_cube(v, c, &mut lits);
-                    part = part.and(&self.space.cube(&lits));
-                }
-            }
             acc = acc.or(&part);
         }
         acc
     }
 
-    /// `call(relation)` restricted at `lits` (over the bits of the call's
-    /// arguments), restricting `relation` before renaming it.
-    fn restrict_call(&self, call: NodeIx, relation: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
-        let relation = self.call_constants(call, relation);
+    /// The literals on the bits of rule call `call`'s relation that its
+    /// substitution maps to the bits of `lits` (over the call's arguments):
+    /// restricting `σ(B)` at `lits` is restricting `B` at these, then
+    /// renaming.
+    fn call_sources(&self, call: NodeIx, lits: &[(BddVar, bool)]) -> Vec<(BddVar, bool)> {
         let pairs = &self.compiled.call_pairs[call];
         let mut sources = Vec::with_capacity(lits.len());
         for &(bit, value) in lits {
@@ -243,7 +272,7 @@ impl PropMonitor {
                 sources.push((bit, value));
             }
         }
-        self.call_rename(call, relation.restrict(&sources))
+        sources
     }
 
     /// The previous value of the skipped rule call `call`, derived from its

@@ -46,7 +46,11 @@ fn spawning_restricts_the_previous_relation_and_skips_the_renamed_call() {
         Some(Restricted {
             var: z,
             atom,
-            source: Source::PreCall { call, body }
+            source: Source::PreCall {
+                call,
+                body,
+                renames: false
+            }
         })
     );
     // The conjunction, `@spawned(x,z)` and `spawned(x,z)` are not computed.
@@ -59,6 +63,17 @@ fn spawning_restricts_the_previous_relation_and_skips_the_renamed_call() {
     assert!(!c.point_order.contains(&call) && c.all_order.contains(&call));
     assert!(c.kept_point.contains(&body) && !c.kept_point.contains(&call));
     assert!(c.kept_all.contains(&call));
+}
+
+#[test]
+fn a_call_that_moves_other_arguments_renames_after_restricting() {
+    let p = plan(
+        "prop s : Forall x . Forall y . report(y,x) -> k(x,y) where
+           k(x,y) := spawn(x,y) | Exists z . (spawn(z,y) & @k(z,x))",
+    );
+    let c = CompiledProp::new(p.clone());
+    let r = c.bypass.restricted[exists_node(&p)].expect("restricted");
+    assert!(matches!(r.source, Source::PreCall { renames: true, .. }));
 }
 
 #[test]
