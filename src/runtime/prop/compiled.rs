@@ -68,9 +68,16 @@ impl CompiledProp {
                 _ => {}
             }
         }
-        let point = point::analyse(&plan);
+        let mut point = point::analyse(&plan);
         let call_pairs = call_pairs(&plan);
         let bypass = restrict::analyse(&plan, &point.needs_set, &keeps_pre, &call_pairs);
+        // An atom that only restrictions read (through the event's matches)
+        // is not computed as a set.
+        for &a in &atom_nodes {
+            if bypass.skipped[a] {
+                point.needs_set[a] = false;
+            }
+        }
         let kept_all: Vec<NodeIx> = (0..n)
             .filter(|&i| keeps_pre[i] || bypass.hidden[i])
             .collect();

@@ -185,7 +185,12 @@ impl PropMonitor {
                         c[*a] || s.seen_dirty[*v]
                     }
                     Op::Quant(Quant::Exists, _, a) => match compiled.bypass.restricted[n] {
-                        Some(r) if restricting => r.dirty(c, &s.pre_changed),
+                        Some(r) if restricting => r.dirty(
+                            c,
+                            &s.pre_changed,
+                            s.now[n].is_false(),
+                            &self.scratch.binding.matched,
+                        ),
                         _ => c[*a],
                     },
                     Op::Not(a) | Op::Quant(_, _, a) => c[*a],

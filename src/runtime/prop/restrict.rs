@@ -52,9 +52,19 @@ pub(super) struct Restricted {
 
 impl Restricted {
     /// Whether the quantifier may have changed, given which nodes changed
-    /// at this event and at the previous one.
-    pub(super) fn dirty(&self, changed: &[bool], pre_changed: &[bool]) -> bool {
-        changed[self.atom]
+    /// at this event and at the previous one, whether it was `empty` (false)
+    /// at the previous event, and the atoms `matched` at this one. (Unless
+    /// its atom matches, it is false.)
+    #[inline(never)]
+    pub(super) fn dirty(
+        &self,
+        changed: &[bool],
+        pre_changed: &[bool],
+        empty: bool,
+        matched: &[(NodeIx, std::ops::Range<usize>)],
+    ) -> bool {
+        !empty
+            || matched.iter().any(|(m, _)| *m == self.atom)
             || match self.source {
                 Source::Set(p) => changed[p],
                 Source::PreCall { body, .. } => pre_changed[body],
@@ -94,8 +104,9 @@ pub(super) fn analyse(
         (0..n).map(|k| restricted(plan, call_pairs, k)).collect();
     let bodies: Vec<NodeIx> = plan.rules.iter().map(|r| r.body).collect();
     // Nodes that must be computed whatever reads them: the statement (read
-    // by point evaluation and witnesses), rule relations, atoms and
-    // everything with a state of its own.
+    // by point evaluation and witnesses), rule relations and everything with
+    // a state of its own. (An atom that only restrictions read, through the
+    // event's matches, is not computed.)
     let mut blocked = vec![false; n];
     let mut stack = vec![plan.root];
     while let Some(k) = stack.pop() {
@@ -108,12 +119,9 @@ pub(super) fn analyse(
     }
     for (k, node) in plan.nodes.iter().enumerate() {
         let stateful = match node.op {
-            Op::Atom { .. }
-            | Op::Cmp { .. }
-            | Op::Since(..)
-            | Op::SinceTimed(..)
-            | Op::Zince(..)
-            | Op::Gap(_) => true,
+            Op::Cmp { .. } | Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => {
+                true
+            }
             Op::RuleCall { .. } => false,
             _ => keeps_pre[k],
         };
@@ -190,14 +198,14 @@ fn restricted(
     Some(Restricted { var, atom, source })
 }
 
-/// The nodes that `k` reads within an event with point evaluation on.
+/// The nodes that `k` reads within an event with point evaluation on (a
+/// restriction reads its atom's matches, not its value).
 fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<NodeIx> {
     if let Some(r) = restricted[k] {
-        let source = match r.source {
+        return Kids::one(match r.source {
             Source::Set(p) => p,
             Source::PreCall { body, .. } => body,
-        };
-        return Kids::two(r.atom, source);
+        });
     }
     match plan.nodes[k].op {
         Op::Prev(a) => Kids::one(a),
