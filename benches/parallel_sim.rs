@@ -37,9 +37,15 @@ fn main() {
         || TraceReader::new(File::open(trace).expect("trace"), options).allow_decreasing_time(true);
     let cpu = |jobs: usize, worker: usize, step: bool| {
         let start = thread_cpu();
-        let stats =
-            simulate_worker(&plan, reader(), &MonitorOptions::default(), jobs, worker, step)
-                .unwrap_or_else(|e| panic!("{e:?}"));
+        let stats = simulate_worker(
+            &plan,
+            reader(),
+            &MonitorOptions::default(),
+            jobs,
+            worker,
+            step,
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         (stats, thread_cpu().saturating_sub(start))
     };
     // Reading alone: a worker with no monitor.

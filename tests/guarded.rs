@@ -120,6 +120,16 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// Rules whose bodies are answered by restriction (`Exists z . (φ & e(..))`).
+    #[test]
+    fn restriction_agrees_with_reference(spec in gen_guarded::restrict_spec(), trace in gen_guarded::restrict_trace(30)) {
+        check(&spec, &trace)?;
+    }
+}
+
 /// The shapes named in the issue, by hand, with their exact violations.
 #[test]
 fn guarded_shapes_by_hand() {

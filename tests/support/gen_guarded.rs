@@ -118,3 +118,72 @@ pub fn trace(most: usize) -> BoxedStrategy<Vec<Event>> {
     ];
     prop::collection::vec(event, 1..=most).boxed()
 }
+
+/// A conjunct `Exists z . (φ & e(..))` of a rule body whose event binds
+/// `z`, with φ a previous rule relation (arguments in any order, repeated
+/// or constant) or another past formula; the conjunction either way round.
+fn restricted_conjunct(outer: &'static str) -> BoxedStrategy<String> {
+    let term = move || prop_oneof![Just(outer), Just("y"), Just("z"), Just("\"1\"")];
+    let source = prop_oneof![
+        3 => (term(), term()).prop_map(|(a, b)| format!("@k({a}, {b})")),
+        1 => term().prop_map(|a| format!("@j({a})")),
+        1 => (term(), term()).prop_map(|(a, b)| format!("P q({a}, {b})")),
+        1 => term().prop_map(|a| format!("@(k(z, {a}) | p(z))")),
+    ];
+    // The event binds z, and maybe y or x.
+    let event = prop_oneof![
+        term().prop_map(|a| format!("e(z, {a})")),
+        term().prop_map(|a| format!("e({a}, z)")),
+        Just("p(z)".to_string()),
+    ];
+    (source, event, any::<bool>())
+        .prop_map(|(s, e, flip)| {
+            if flip {
+                format!("(Exists z . ({e} & {s}))")
+            } else {
+                format!("(Exists z . ({s} & {e}))")
+            }
+        })
+        .boxed()
+}
+
+/// Specifications with rules whose bodies have conjuncts that point
+/// evaluation answers by restriction (see `runtime/prop/restrict.rs`),
+/// the paper's `spawning` among them.
+pub fn restrict_spec() -> BoxedStrategy<String> {
+    let piece = prop_oneof![
+        2 => restricted_conjunct("x"),
+        1 => Just("@k(x, y)".to_string()),
+        1 => Just("e(x, y)".to_string()),
+        1 => Just("q(y, x)".to_string()),
+    ];
+    let statement = prop_oneof![
+        Just("Forall x . Forall y . q(x, y) -> k(x, y)"),
+        Just("Forall x . Forall y . e(x, y) -> !k(y, x)"),
+        Just("Forall x . p(x) -> j(x)"),
+        Just("Forall x . p(x) -> (Exists y . k(x, y)) | j(x)"),
+    ];
+    (
+        prop::collection::vec(piece, 1..=3),
+        restricted_conjunct("y"),
+        statement,
+    )
+        .prop_map(|(pieces, j, stmt)| {
+            format!(
+                "prop t : {stmt} where\n  k(x, y) := (@k(x, y) & !q(x, y)) | {},\n  j(y) := (@j(y) & !p(y)) | {j}\n",
+                pieces.join(" | "),
+            )
+        })
+        .boxed()
+}
+
+/// A trace of up to `most` events over `e(_, _)`, `q(_, _)` and `p(_)`.
+pub fn restrict_trace(most: usize) -> BoxedStrategy<Vec<Event>> {
+    let value = || prop_oneof![Just("1"), Just("2"), Just("3"), Just("4")];
+    let event = prop_oneof![
+        3 => (value(), value()).prop_map(|(a, b)| Event::new("e", &[a, b], 0)),
+        2 => (value(), value()).prop_map(|(a, b)| Event::new("q", &[a, b], 0)),
+        1 => value().prop_map(|a| Event::new("p", &[a], 0)),
+    ];
+    prop::collection::vec(event, 1..=most).boxed()
+}

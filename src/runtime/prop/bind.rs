@@ -256,6 +256,7 @@ impl PropMonitor {
 
 /// Whether `args` match the atom's `pattern`: its constants, and equal
 /// values for a repeated variable.
+#[inline]
 fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
     for (i, p) in pattern.iter().enumerate() {
         match p {

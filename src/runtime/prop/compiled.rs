@@ -5,7 +5,8 @@
 
 use hashbrown::HashMap;
 
-use super::{fuse, point};
+use super::{fuse, point, restrict};
+use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
 
@@ -18,8 +19,17 @@ pub struct CompiledProp {
     pub(super) clock: Clock,
     /// Per node: whether its previous value is kept (`@` operands, `S` nodes).
     pub(super) keeps_pre: Vec<bool>,
-    /// The nodes whose previous value is kept.
-    pub(super) kept_nodes: Vec<NodeIx>,
+    /// The nodes whose previous value is kept with point evaluation on
+    /// (no skipped rule call; the rule bodies restrictions read).
+    pub(super) kept_point: Vec<NodeIx>,
+    /// The nodes whose previous value is kept with point evaluation off
+    /// (also the bodies restrictions read, for switching).
+    pub(super) kept_all: Vec<NodeIx>,
+    /// Per rule call: the bits its substitution moves, `(parameter bit,
+    /// argument bit)`.
+    pub(super) call_pairs: Vec<Vec<(BddVar, BddVar)>>,
+    /// Quantifiers evaluated by restriction and the nodes skipped then.
+    pub(super) bypass: restrict::Bypass,
     /// The atoms of each event name.
     pub(super) atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
     /// Every atom.
@@ -76,21 +86,48 @@ impl CompiledProp {
                 _ => false,
             })
             .collect();
-        let point = point::analyse(&plan);
-        let fused = fuse::fused(&plan, &point);
+        let mut point = point::analyse(&plan);
+        let call_pairs = call_pairs(&plan);
+        let bypass = restrict::analyse(&plan, &point.needs_set, &keeps_pre, &call_pairs);
+        // An atom that only restrictions read (through the event's matches)
+        // is not computed as a set.
+        for &a in &atom_nodes {
+            if bypass.skipped[a] {
+                point.needs_set[a] = false;
+            }
+        }
+        let kept_all: Vec<NodeIx> = (0..n)
+            .filter(|&i| keeps_pre[i] || bypass.hidden[i])
+            .collect();
+        let mut fused = fuse::fused(&plan, &point);
+        // A restriction reads its source's value: it is never fused away.
+        for r in bypass.restricted.iter().flatten() {
+            if let restrict::Source::Set(p) = r.source {
+                fused[p] = false;
+            }
+        }
         CompiledProp {
             clock: Clock::new(plan.time_bits.clone()),
-            kept_nodes: (0..n).filter(|&i| keeps_pre[i]).collect(),
+            kept_point: kept_all
+                .iter()
+                .copied()
+                .filter(|&i| !bypass.skipped[i])
+                .collect(),
+            kept_all,
+            call_pairs,
             keeps_pre,
             atoms_by_event,
             atom_nodes,
             plain_atom,
             cube_owner: cube_owners(&plan),
             untimed,
-            point_order: (0..n).filter(|&i| point.needs_set[i]).collect(),
+            point_order: (0..n)
+                .filter(|&i| point.needs_set[i] && !bypass.skipped[i])
+                .collect(),
             all_order: (0..n).collect(),
             fused,
             point,
+            bypass,
             plan,
         }
     }
@@ -99,6 +136,29 @@ impl CompiledProp {
     pub fn plan(&self) -> &PropPlan {
         &self.plan
     }
+}
+
+/// Per node: for a rule call, the bits its substitution of arguments for
+/// parameters moves (arguments that share their parameter's bits move none).
+fn call_pairs(plan: &PropPlan) -> Vec<Vec<(BddVar, BddVar)>> {
+    plan.nodes
+        .iter()
+        .map(|node| {
+            let mut pairs = Vec::new();
+            if let Op::RuleCall { rule, args } = &node.op {
+                for (arg, &p) in args.iter().zip(&plan.rules[*rule].params) {
+                    if let Arg::Var(v) = arg
+                        && *v != p
+                    {
+                        let (from, to) = (&plan.vars[p].bits, &plan.vars[*v].bits);
+                        let moved = from.iter().zip(to).filter(|(f, t)| f != t);
+                        pairs.extend(moved.map(|(&f, &t)| (f, t)));
+                    }
+                }
+            }
+            pairs
+        })
+        .collect()
 }
 
 /// Per variable: the first variable with the same bits.

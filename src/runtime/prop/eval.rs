@@ -35,7 +35,12 @@ impl PropMonitor {
         self.record_explanations(holds);
         let s = &mut self.state;
         let mut kept_changed = false;
-        for &n in &self.compiled.kept_nodes {
+        let kept = if self.point_on {
+            &self.compiled.kept_point
+        } else {
+            &self.compiled.kept_all
+        };
+        for &n in kept {
             s.pre_changed[n] = s.changed[n];
             if s.changed[n] {
                 kept_changed = true;
@@ -168,6 +173,7 @@ impl PropMonitor {
             &compiled.all_order
         };
         let fused = &compiled.fused;
+        let restricting = self.point_on && compiled.bypass.any;
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
@@ -186,6 +192,15 @@ impl PropMonitor {
                     Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, v, a) => {
                         c[*a] || s.seen_dirty[*v]
                     }
+                    Op::Quant(Quant::Exists, _, a) => match compiled.bypass.restricted[n] {
+                        Some(r) if restricting => r.dirty(
+                            c,
+                            &s.pre_changed,
+                            s.now[n].is_false(),
+                            &self.scratch.binding.matched,
+                        ),
+                        _ => c[*a],
+                    },
                     Op::Not(a) | Op::Quant(_, _, a) => c[*a],
                     Op::And(a, b) | Op::Or(a, b) | Op::Implies(a, b) | Op::Iff(a, b) => {
                         c[*a] || c[*b]
@@ -238,6 +253,11 @@ impl PropMonitor {
                 Op::Gap(t) => self
                     .space
                     .constant(!s.first && t.contains(tick.now - tick.prev)),
+                Op::Quant(Quant::Exists, _, _)
+                    if restricting && let Some(r) = compiled.bypass.restricted[n] =>
+                {
+                    self.restricted_value(r)
+                }
                 Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
             };
@@ -327,6 +347,45 @@ impl PropMonitor {
         if !restrict.is_empty() {
             relation = relation.restrict(&restrict);
         }
+        match &self.consts.call_renaming[n] {
+            Some(renaming) => relation.rename_by(renaming),
+            None => relation,
+        }
+    }
+
+    /// Rule call `n` applied to `relation` (a value of its rule's body).
+    pub(super) fn rule_call_of(&self, n: NodeIx, relation: Bdd) -> Bdd {
+        self.call_rename(n, self.call_constants(n, relation))
+    }
+
+    /// `relation` restricted to the codes of the constant arguments of rule
+    /// call `n` (as [`rule_call`](Self::rule_call) does).
+    pub(super) fn call_constants(&self, n: NodeIx, relation: Bdd) -> Bdd {
+        if self.state.call_consts[n].iter().all(Option::is_none) {
+            return relation;
+        }
+        let Op::RuleCall { rule, args } = &self.compiled.plan.nodes[n].op else {
+            return relation;
+        };
+        let rule_plan = &self.compiled.plan.rules[*rule];
+        let mut restrict = Vec::new();
+        for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
+            if let Arg::Const(_) = arg
+                && let Some(code) = self.state.call_consts[n].get(i).copied().flatten()
+            {
+                self.code_cube(p, code, &mut restrict);
+            }
+        }
+        if restrict.is_empty() {
+            relation
+        } else {
+            relation.restrict(&restrict)
+        }
+    }
+
+    /// `relation` with the parameters of rule call `n` renamed to its
+    /// arguments (as [`rule_call`](Self::rule_call) does).
+    pub(super) fn call_rename(&self, n: NodeIx, relation: Bdd) -> Bdd {
         match &self.consts.call_renaming[n] {
             Some(renaming) => relation.rename_by(renaming),
             None => relation,

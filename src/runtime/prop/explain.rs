@@ -197,6 +197,9 @@ impl PropMonitor {
                 let rules = &self.compiled.plan.rules;
                 size(rules.get(r).and_then(|r| s.now.get(r.body)))
             }
+            KeptSummary::Pre(n) if self.point_on && self.compiled.bypass.lazy.contains(&n) => {
+                size(self.lazy_pre(n).as_ref())
+            }
             KeptSummary::Pre(n) => size(s.pre.get(n).and_then(Option::as_ref)),
             KeptSummary::Timed(n) => s
                 .timed
@@ -216,6 +219,6 @@ impl PropMonitor {
 
     /// Total BDD nodes of the summaries kept between events.
     pub fn summary_nodes(&self) -> usize {
-        self.state.kept().map(Bdd::size).sum()
+        self.kept_summaries_now().iter().map(Bdd::size).sum()
     }
 }

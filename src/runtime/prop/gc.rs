@@ -87,7 +87,8 @@ impl PropMonitor {
         let width = state.classes[class].width();
         let mut pinned = HashSet::new();
         let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
-        let kept: Vec<(&Bdd, Vec<BddVar>)> = state.kept().map(|b| (b, b.support())).collect();
+        let summaries = self.kept_summaries_now();
+        let kept: Vec<(&Bdd, Vec<BddVar>)> = summaries.iter().map(|b| (b, b.support())).collect();
         for (v, var) in plan.vars.iter().enumerate() {
             if var.class != class {
                 continue;

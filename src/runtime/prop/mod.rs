@@ -6,8 +6,9 @@
 //! - [`state`]: what is kept from one event to the next;
 //! - [`scratch`]: buffers of the current step and caches;
 //! - [`bind`]: binding an event (matching atoms, enumerating values);
-//! - [`eval`]: evaluating a bound step, and [`point`], the point evaluation
-//!   of the statement;
+//! - [`eval`]: evaluating a bound step, [`point`], the point evaluation
+//!   of the statement, and [`restrict`], quantifiers over a conjunction with
+//!   an event evaluated by restriction;
 //! - [`gc`]: garbage collection of value codes;
 //! - [`explain`]: witnesses, tuples and profile introspection.
 //!
@@ -22,6 +23,7 @@ mod explain;
 mod fuse;
 mod gc;
 mod point;
+mod restrict;
 mod scratch;
 mod state;
 
@@ -100,7 +102,7 @@ impl PropMonitor {
         let plan = &compiled.plan;
         let max_bits = options.max_code_bits.min(plan.bits_per_var);
         Ok(PropMonitor {
-            consts: SpaceConsts::new(plan, &space),
+            consts: SpaceConsts::new(&compiled, &space),
             state: State::new(&compiled, &space, options.start_bits, max_bits, options.gc)?,
             scratch: Scratch::new(plan.vars.len()),
             explain: explain::Explain::default(),
@@ -237,6 +239,8 @@ impl PropMonitor {
             let s = &mut self.state;
             s.all_dirty = true;
             s.fixed = false;
+            self.switch_lazy(on);
+            let s = &mut self.state;
             // Atoms restart from false: a skipped one may hold a stale value.
             for &n in &self.compiled.atom_nodes {
                 s.now[n] = self.space.ff();

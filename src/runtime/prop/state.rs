@@ -120,12 +120,13 @@ impl State {
         }
     }
 
-    /// Every BDD kept from one event to the next.
-    pub fn kept(&self) -> impl Iterator<Item = &Bdd> {
-        self.pre
+    /// The BDDs kept from one event to the next other than previous
+    /// values: timed states, seen values and comparison relations.
+    pub fn kept_others(&self) -> impl Iterator<Item = &Bdd> {
+        self.timed
             .iter()
             .flatten()
-            .chain(self.timed.iter().flatten().flat_map(TimedState::bdds))
+            .flat_map(TimedState::bdds)
             .chain(self.seen.iter().flatten().map(|s| &s.set))
             .chain(self.cmp.iter().flatten())
     }
@@ -174,27 +175,13 @@ pub(super) struct SpaceConsts {
 }
 
 impl SpaceConsts {
-    pub fn new(plan: &PropPlan, space: &Space) -> SpaceConsts {
-        let call_renaming = plan
-            .nodes
+    pub fn new(c: &CompiledProp, space: &Space) -> SpaceConsts {
+        let plan = &c.plan;
+        // Arguments that share their parameter's bits need no renaming.
+        let call_renaming = c
+            .call_pairs
             .iter()
-            .map(|node| {
-                let Op::RuleCall { rule, args } = &node.op else {
-                    return None;
-                };
-                let mut pairs = Vec::new();
-                for (arg, &p) in args.iter().zip(&plan.rules[*rule].params) {
-                    if let Arg::Var(v) = arg
-                        && *v != p
-                    {
-                        let (from, to) = (&plan.vars[p].bits, &plan.vars[*v].bits);
-                        let moved = from.iter().zip(to).filter(|(f, t)| f != t);
-                        pairs.extend(moved.map(|(&f, &t)| (f, t)));
-                    }
-                }
-                // Arguments that share their parameter's bits need no renaming.
-                (!pairs.is_empty()).then(|| space.renaming(&pairs))
-            })
+            .map(|pairs| (!pairs.is_empty()).then(|| space.renaming(pairs)))
             .collect();
         let quant_bits = plan
             .nodes
