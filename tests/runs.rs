@@ -34,7 +34,12 @@ fn run_both(args: &[&str], spec: &PathBuf, trace: &PathBuf) -> (Option<i32>, Str
             .expect("runs")
     };
     let fast = go(&[]);
-    let profile = file("profile.csv", "");
+    // One profile per trace: the tests run at the same time.
+    let name = trace
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("trace");
+    let profile = file(&format!("{name}.profile.csv"), "");
     let slow = go(&["--profile", profile.to_str().expect("utf-8 path")]);
     let strip = |o: &Output| {
         String::from_utf8_lossy(&o.stdout)
@@ -113,7 +118,7 @@ fn runs_crossing_a_time_change_and_broken_runs_match_per_event_stepping() {
         lines[0]
     );
     let untimed = file(
-        "files.qtl",
+        "files-untimed.qtl",
         "prop p : Forall f . close(f) -> @ [open(f), close(f))\n",
     );
     let trace = file(
