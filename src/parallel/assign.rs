@@ -83,6 +83,20 @@ pub fn distribute_sampled(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Ve
     out
 }
 
+/// Whether a run of `plan` on several threads can be faster than the
+/// sequential engine: it has several properties, or one that can be sliced
+/// or split into parts. (With one property that can be neither, the threads
+/// could only read the trace ahead of the one monitor.)
+pub fn can_gain(plan: &Plan) -> bool {
+    match plan.props.as_slice() {
+        [p] => match p.parallel() {
+            Parallel::Whole(a) => a.chosen.is_some(),
+            Parallel::Split(_) => true,
+        },
+        props => props.len() > 1,
+    }
+}
+
 /// How property `p` is monitored with `jobs` workers.
 fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
     let unsliced = || vec![(p.clone(), None)];

@@ -37,7 +37,7 @@ use crate::trace::{TraceError, TraceReader};
 use batch::{Batch, Batches, End, read_batches};
 use worker::{Found, work};
 
-pub use assign::{distribute, distribute_sampled};
+pub use assign::{can_gain, distribute, distribute_sampled};
 
 /// Batches read before the workers start, to choose how to spread the
 /// properties over them (see [`assign`]).

@@ -86,3 +86,24 @@ fn an_arity_error_ends_the_run_after_the_verdicts_before_it() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn threads_are_used_only_where_they_can_gain() {
+    let gain = |spec: &str| {
+        let (plan, _) = compile_source(spec).expect("well-formed");
+        super::can_gain(&plan)
+    };
+    // Sliceable, splittable, or several properties.
+    assert!(gain("prop p : Forall x . q(x) -> P p(x)"));
+    assert!(gain(
+        "prop p : Forall x . Forall y . q(x, y) -> P p(x) & P r(y)"
+    ));
+    assert!(gain(
+        "prop p : Exists x . P p(x)\nprop q : Exists y . P q(y)"
+    ));
+    // One property that can be neither: the sequential engine.
+    assert!(!gain("prop p : Exists x . P p(x)"));
+    assert!(!gain(
+        "prop c : Forall a . Forall b . (q(a, b) & P q(b, a)) -> P r(a)"
+    ));
+}

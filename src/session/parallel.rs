@@ -25,6 +25,11 @@ impl Session {
         let Some(plan) = self.plan.take() else {
             return self.run(input, out);
         };
+        if !parallel::can_gain(&plan) {
+            // One property that cannot be sliced or split: the sequential
+            // engine, with no thread to feed.
+            return self.run(input, out);
+        }
         let reader = self.reader(input);
         self.start = Instant::now();
         let cancel = self.cancel.clone();
