@@ -347,7 +347,12 @@ impl Plan {
                         parts.len()
                     );
                     for (k, (part, a)) in parts.iter().enumerate() {
-                        let _ = writeln!(out, "  part {}: {}", k + 1, part.formula(part.root));
+                        let text = part.formula(part.root);
+                        let text = match text.char_indices().nth(MAX_SHOWN) {
+                            Some((cut, _)) => format!("{}...", &text[..cut]),
+                            None => text,
+                        };
+                        let _ = writeln!(out, "  part {}: {text}", k + 1);
                         explain(&mut out, &format!("  part {}", k + 1), a, "  ");
                     }
                 }
@@ -356,6 +361,9 @@ impl Plan {
         out
     }
 }
+
+/// The longest part shown by [`Plan::explain_slicing`], in characters.
+const MAX_SHOWN: usize = 200;
 
 /// One slicing decision: `what` is sliced or not, then the reasons.
 fn explain(out: &mut String, what: &str, a: &SliceAnalysis, indent: &str) {
