@@ -51,6 +51,15 @@ struct Piece {
     wraps: Vec<Wrap>,
 }
 
+impl Piece {
+    /// The piece `node` inside `wrap` inside this piece's wrappers.
+    fn inside(mut self, wrap: Wrap, node: NodeIx) -> Piece {
+        self.wraps.push(wrap);
+        self.node = node;
+        self
+    }
+}
+
 impl PropPlan {
     /// The parts of this property (see [`split`](self)), each a property of
     /// its own with the same name, only the nodes and rules it needs, and the
@@ -93,24 +102,16 @@ impl PropPlan {
                 | (Op::Quant(Quant::Exists, v, a), true)
                     if self.splits(a, p.neg) =>
                 {
-                    p.wraps.push(Wrap::Forall(v));
-                    p.node = a;
-                    todo.push(p);
+                    todo.push(p.inside(Wrap::Forall(v), a));
                 }
                 (Op::Implies(g, c), false) if self.splits(c, false) => {
-                    p.wraps.push(Wrap::Implies(g));
-                    p.node = c;
-                    todo.push(p);
+                    todo.push(p.inside(Wrap::Implies(g), c));
                 }
                 (Op::Or(a, b), false) if self.splits(b, false) => {
-                    p.wraps.push(Wrap::OrLeft(a));
-                    p.node = b;
-                    todo.push(p);
+                    todo.push(p.inside(Wrap::OrLeft(a), b));
                 }
                 (Op::Or(a, b), false) if self.splits(a, false) => {
-                    p.wraps.push(Wrap::OrRight(b));
-                    p.node = a;
-                    todo.push(p);
+                    todo.push(p.inside(Wrap::OrRight(b), a));
                 }
                 (Op::And(a, b), false) | (Op::Or(a, b), true) if room => {
                     let neg = p.neg;

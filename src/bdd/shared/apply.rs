@@ -43,48 +43,18 @@ impl Manager {
     /// The result of a binary operation when one operand decides it.
     #[inline]
     pub(super) fn terminal(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Option<Id> {
-        let r = match op {
-            Op::And => match (a, b) {
-                (FALSE, _) | (_, FALSE) => FALSE,
-                (TRUE, x) | (x, TRUE) => x,
-                _ if a == b => a,
-                _ => return None,
-            },
-            Op::Or => match (a, b) {
-                (TRUE, _) | (_, TRUE) => TRUE,
-                (FALSE, x) | (x, FALSE) => x,
-                _ if a == b => a,
-                _ => return None,
-            },
-            Op::Xor => match (a, b) {
-                (FALSE, x) | (x, FALSE) => x,
-                _ if a == b => FALSE,
-                (TRUE, x) | (x, TRUE) => self.not(x, depth),
-                _ => return None,
-            },
-            Op::Iff => match (a, b) {
-                (TRUE, x) | (x, TRUE) => x,
-                _ if a == b => TRUE,
-                (FALSE, x) | (x, FALSE) => self.not(x, depth),
-                _ => return None,
-            },
-            Op::AndNot => match (a, b) {
-                (FALSE, _) | (_, TRUE) => FALSE,
-                (x, FALSE) => x,
-                _ if a == b => FALSE,
-                (TRUE, x) => self.not(x, depth),
-                _ => return None,
-            },
-            Op::Imp => match (a, b) {
-                (FALSE, _) | (_, TRUE) => TRUE,
-                (TRUE, x) => x,
-                _ if a == b => TRUE,
-                (x, FALSE) => self.not(x, depth),
-                _ => return None,
-            },
-            _ => unreachable!("not a binary operation: {op:?}"),
+        if let Some(r) = decided(op, a, b) {
+            return Some(r);
+        }
+        // The cases left that an operand decides: a negation of the other.
+        let negated = match (op, a, b) {
+            (Op::Xor, TRUE, x) | (Op::Xor, x, TRUE) => x,
+            (Op::Iff, FALSE, x) | (Op::Iff, x, FALSE) => x,
+            (Op::AndNot, TRUE, x) => x,
+            (Op::Imp, x, FALSE) => x,
+            _ => return None,
         };
-        Some(r)
+        Some(self.not(negated, depth))
     }
 
     pub(super) fn apply(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Id {
@@ -180,4 +150,48 @@ impl Manager {
         }
         r
     }
+}
+
+/// The result of binary operation `op` on `a` and `b` when an operand decides
+/// it and it is an operand or a constant (no negation to build).
+#[inline]
+pub(super) fn decided(op: Op, a: Id, b: Id) -> Option<Id> {
+    let r = match op {
+        Op::And => match (a, b) {
+            (FALSE, _) | (_, FALSE) => FALSE,
+            (TRUE, x) | (x, TRUE) => x,
+            _ if a == b => a,
+            _ => return None,
+        },
+        Op::Or => match (a, b) {
+            (TRUE, _) | (_, TRUE) => TRUE,
+            (FALSE, x) | (x, FALSE) => x,
+            _ if a == b => a,
+            _ => return None,
+        },
+        Op::Xor => match (a, b) {
+            (FALSE, x) | (x, FALSE) => x,
+            _ if a == b => FALSE,
+            _ => return None,
+        },
+        Op::Iff => match (a, b) {
+            (TRUE, x) | (x, TRUE) => x,
+            _ if a == b => TRUE,
+            _ => return None,
+        },
+        Op::AndNot => match (a, b) {
+            (FALSE, _) | (_, TRUE) => FALSE,
+            (x, FALSE) => x,
+            _ if a == b => FALSE,
+            _ => return None,
+        },
+        Op::Imp => match (a, b) {
+            (FALSE, _) | (_, TRUE) => TRUE,
+            (TRUE, x) => x,
+            _ if a == b => TRUE,
+            _ => return None,
+        },
+        _ => unreachable!("not a binary operation: {op:?}"),
+    };
+    Some(r)
 }

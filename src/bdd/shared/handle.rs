@@ -11,6 +11,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
+use super::apply::decided;
 use super::cache::Op;
 use super::table::{FALSE, Id, Manager, TRUE};
 use crate::bdd::{BddFunction, BddSpace, BddVar, MAX_VARS};
@@ -207,40 +208,6 @@ impl Bdd {
         };
         space.var_set(vars)
     }
-}
-
-/// The result of `op` when an operand decides it and it is an operand or a
-/// constant (no negation needed).
-#[inline]
-fn decided(op: Op, a: Id, b: Id) -> Option<Id> {
-    let r = match op {
-        Op::And => match (a, b) {
-            (FALSE, _) | (_, FALSE) => FALSE,
-            (TRUE, x) | (x, TRUE) => x,
-            _ if a == b => a,
-            _ => return None,
-        },
-        Op::Or => match (a, b) {
-            (TRUE, _) | (_, TRUE) => TRUE,
-            (FALSE, x) | (x, FALSE) => x,
-            _ if a == b => a,
-            _ => return None,
-        },
-        Op::AndNot => match (a, b) {
-            (FALSE, _) | (_, TRUE) => FALSE,
-            (x, FALSE) => x,
-            _ if a == b => FALSE,
-            _ => return None,
-        },
-        Op::Imp => match (a, b) {
-            (FALSE, _) | (_, TRUE) => TRUE,
-            (TRUE, x) => x,
-            _ if a == b => TRUE,
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(r)
 }
 
 impl BddFunction for Bdd {
