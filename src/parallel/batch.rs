@@ -142,6 +142,11 @@ impl<'a, R: Read> Batches<'a, R> {
         }
     }
 
+    /// Whether the last batch has been read.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
     /// The next batch; after the last one (which may be empty, and may
     /// carry an [`End`]), `None`.
     pub fn next_batch(&mut self) -> Option<Batch> {

@@ -43,6 +43,10 @@ pub use assign::{can_gain, distribute, distribute_sampled};
 /// properties over them (see [`assign`]).
 const SAMPLE_BATCHES: usize = 32;
 
+/// The fewest events of a short trace (one the sample holds whole) per
+/// worker.
+const EVENTS_PER_WORKER: usize = 4096;
+
 /// Batches in flight per channel.
 const QUEUE: usize = 4;
 
@@ -150,6 +154,15 @@ pub fn run_sampled<R: Read + Send>(
     {
         first.push(Arc::new(batch));
     }
+    // A trace that the sample holds whole is short: a worker per
+    // `EVENTS_PER_WORKER` of its events at most (threads and monitors cost
+    // more than they save on a few events).
+    let jobs = if source.done() && sample > 0 {
+        let events: usize = first.iter().map(|b| b.events.len()).sum();
+        jobs.min(events / EVENTS_PER_WORKER).max(1)
+    } else {
+        jobs
+    };
     let workers = distribute_sampled(plan, jobs, &first);
     let mut outcome = Outcome::default();
     std::thread::scope(|scope| {
