@@ -125,16 +125,22 @@ impl PropMonitor {
             }
         }
         distinguishing.retain(|(_, set)| !set.is_false());
-        let mut lits = Vec::new();
+        // Each set depends on its variable's low bits only: one walk down
+        // a path per code, with those bits written into one assignment.
+        let mut values = vec![false; self.space.num_vars()];
         let mut dead = Vec::new();
         for code in state.classes[class].live_codes() {
             if pinned.contains(&code) {
                 continue;
             }
             let distinguished = distinguishing.iter().any(|(v, set)| {
-                lits.clear();
-                self.code_cube(*v, code, &mut lits);
-                set.eval(&lits)
+                let bits = &plan.vars[*v].bits;
+                for i in 0..width {
+                    if let Some(x) = values.get_mut(usize::from(bits[bits.len() - 1 - i].0)) {
+                        *x = code.bit(i);
+                    }
+                }
+                set.eval_bits(&values)
             });
             if !distinguished {
                 dead.push(code);
