@@ -157,7 +157,12 @@ impl PropMonitor {
             }
             let cube = self.match_cube(i);
             let s = &mut self.state;
-            s.now[n] = s.now[n].or(&cube);
+            // Usually the atom's first match of the event: its cube as it is.
+            s.now[n] = if s.now[n].is_false() {
+                cube
+            } else {
+                s.now[n].or(&cube)
+            };
             s.changed[n] = true;
             s.atom_active[n] = true;
         }
