@@ -415,6 +415,8 @@ fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option
     match not_b {
         // ¬x ∨ kept = x → kept
         Some(x) => x.imp(&kept),
+        // Usually: ψ did not hold anywhere (an atom that did not match).
+        None if b.is_false() => kept,
         None => b.or(&kept),
     }
 }
