@@ -3,7 +3,7 @@
 //! order (skipping those none of whose inputs changed), and the statement is
 //! decided, by point evaluation or from its root's set.
 
-use super::{PropMonitor, fuse};
+use super::PropMonitor;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -177,13 +177,13 @@ impl PropMonitor {
         } else {
             &compiled.all_order
         };
-        let fused = &compiled.fused;
+        let fused = &compiled.fused_operand;
         let restricting = self.point_on && compiled.bypass.any;
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
             if self.point_on
-                && let Some(a) = fuse::operand(plan, fused, n)
+                && let Some(a) = fused[n]
             {
                 // Never built: the sinces that read it read its operand.
                 s.changed[n] = all || c[a];
@@ -236,10 +236,7 @@ impl PropMonitor {
                 Op::Prev(a) => s.pre[*a].clone().unwrap_or_else(|| self.space.ff()),
                 Op::Since(a, b) => {
                     let (fa, fb) = if self.point_on {
-                        (
-                            fuse::operand(plan, fused, *a),
-                            fuse::operand(plan, fused, *b),
-                        )
+                        (fused[*a], fused[*b])
                     } else {
                         (None, None)
                     };
