@@ -397,6 +397,7 @@ impl PropMonitor {
 
 /// `a S b` from its previous value `pre`, where `a` (resp. `b`) may be a
 /// fused negation, given as the operand `not_a` (resp. `not_b`) it negates.
+#[inline]
 fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option<&Bdd>) -> Bdd {
     let Some(pre) = pre else {
         return match not_b {
