@@ -36,6 +36,9 @@ pub struct Enumeration {
     dead_bytes: usize,
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
     width: usize,
+    /// The code returned last: events often repeat the previous event's
+    /// value (one comparison then, no hashing nor probing).
+    last: Option<u32>,
 }
 
 /// The result of looking a value up.
@@ -66,6 +69,7 @@ impl Enumeration {
             dead_bytes: 0,
             free: std::collections::BinaryHeap::new(),
             width: width.max(1),
+            last: None,
         }
     }
 
@@ -150,12 +154,23 @@ impl Enumeration {
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
     /// bits cannot hold another code.
     pub fn get_or_insert(&mut self, value: &[u8], max_width: usize) -> Result<Lookup, usize> {
-        let hash = self.hasher.hash_one(value);
         let (bytes, spans) = (&self.bytes, &self.spans);
-        if let Some(&code) = self
-            .table
-            .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
-        {
+        // A released or undone code has no value: it never matches.
+        let last = self
+            .last
+            .filter(|&c| slice(bytes, spans.get(c as usize).copied().flatten()) == Some(value));
+        let (found, hash) = match last {
+            Some(c) => (Some(c), 0),
+            None => {
+                let hash = self.hasher.hash_one(value);
+                let found = self
+                    .table
+                    .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value));
+                (found.copied(), hash)
+            }
+        };
+        if let Some(code) = found {
+            self.last = Some(code);
             return Ok(Lookup {
                 code: Code(code),
                 fresh: false,
@@ -186,6 +201,7 @@ impl Enumeration {
         self.table.insert_unique(hash, code, |&c| {
             hasher.hash_one(slice(bytes, spans[c as usize]).unwrap_or(&[]))
         });
+        self.last = Some(code);
         Ok(Lookup {
             code: Code(code),
             fresh: true,
@@ -227,6 +243,26 @@ impl Enumeration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_code_is_reused_only_for_its_own_value() {
+        let mut e = Enumeration::new(4);
+        let a = e.get_or_insert(b"a", 32).expect("room").code;
+        let again = e.get_or_insert(b"a", 32).expect("room");
+        assert_eq!((again.code, again.fresh), (a, false));
+        // Released: "a" is enumerated afresh (the released code, reused).
+        e.release(a);
+        let b = e.get_or_insert(b"b", 32).expect("room");
+        assert_eq!((b.code, b.fresh, b.reused), (a, true, true));
+        let a2 = e.get_or_insert(b"a", 32).expect("room");
+        assert!(a2.fresh && a2.code != a);
+        // Undone: the last code has no value any more.
+        e.undo(a2);
+        let a3 = e.get_or_insert(b"a", 32).expect("room");
+        assert_eq!((a3.code, a3.fresh), (a2.code, true));
+        assert_eq!(e.get_or_insert(b"b", 32).expect("room").code, b.code);
+        assert_eq!(e.get(b"a"), Some(a3.code));
+    }
 
     #[test]
     fn codes_are_dense_and_the_width_grows_before_the_reserved_code() {

@@ -47,6 +47,9 @@ pub struct CompiledProp {
     /// Per node: whether it is a negation fused into the sinces that read
     /// it (with point evaluation on; see [`fuse`]).
     pub(super) fused: Vec<bool>,
+    /// Per node: the operand it negates if it is a fused negation
+    /// ([`fuse::operand`], looked up once rather than at every event).
+    pub(super) fused_operand: Vec<Option<NodeIx>>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date).
     pub(super) point_order: Vec<NodeIx>,
@@ -125,6 +128,7 @@ impl CompiledProp {
                 .filter(|&i| point.needs_set[i] && !bypass.skipped[i])
                 .collect(),
             all_order: (0..n).collect(),
+            fused_operand: (0..n).map(|i| fuse::operand(&plan, &fused, i)).collect(),
             fused,
             point,
             bypass,

@@ -3,7 +3,7 @@
 //! order (skipping those none of whose inputs changed), and the statement is
 //! decided, by point evaluation or from its root's set.
 
-use super::{PropMonitor, fuse};
+use super::PropMonitor;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -157,7 +157,12 @@ impl PropMonitor {
             }
             let cube = self.match_cube(i);
             let s = &mut self.state;
-            s.now[n] = s.now[n].or(&cube);
+            // Usually the atom's first match of the event: its cube as it is.
+            s.now[n] = if s.now[n].is_false() {
+                cube
+            } else {
+                s.now[n].or(&cube)
+            };
             s.changed[n] = true;
             s.atom_active[n] = true;
         }
@@ -172,13 +177,13 @@ impl PropMonitor {
         } else {
             &compiled.all_order
         };
-        let fused = &compiled.fused;
+        let fused = &compiled.fused_operand;
         let restricting = self.point_on && compiled.bypass.any;
         for &n in order {
             let s = &mut self.state;
             let c = &s.changed;
             if self.point_on
-                && let Some(a) = fuse::operand(plan, fused, n)
+                && let Some(a) = fused[n]
             {
                 // Never built: the sinces that read it read its operand.
                 s.changed[n] = all || c[a];
@@ -231,10 +236,7 @@ impl PropMonitor {
                 Op::Prev(a) => s.pre[*a].clone().unwrap_or_else(|| self.space.ff()),
                 Op::Since(a, b) => {
                     let (fa, fb) = if self.point_on {
-                        (
-                            fuse::operand(plan, fused, *a),
-                            fuse::operand(plan, fused, *b),
-                        )
+                        (fused[*a], fused[*b])
                     } else {
                         (None, None)
                     };
@@ -395,6 +397,7 @@ impl PropMonitor {
 
 /// `a S b` from its previous value `pre`, where `a` (resp. `b`) may be a
 /// fused negation, given as the operand `not_a` (resp. `not_b`) it negates.
+#[inline]
 fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option<&Bdd>) -> Bdd {
     let Some(pre) = pre else {
         return match not_b {
@@ -410,6 +413,8 @@ fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option
     match not_b {
         // ¬x ∨ kept = x → kept
         Some(x) => x.imp(&kept),
+        // Usually: ψ did not hold anywhere (an atom that did not match).
+        None if b.is_false() => kept,
         None => b.or(&kept),
     }
 }

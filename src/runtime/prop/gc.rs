@@ -125,16 +125,40 @@ impl PropMonitor {
             }
         }
         distinguishing.retain(|(_, set)| !set.is_false());
-        let mut lits = Vec::new();
+        // Each set depends on its variable's low bits only: one walk down
+        // a path per code, with those bits in one assignment. Codes come in
+        // increasing order: only the bits that differ from the code written
+        // last in the same bits (variables may share bits) are rewritten.
+        let mut values = vec![false; self.space.num_vars()];
+        let mut written: Vec<(Option<&BddVar>, u32)> = Vec::new();
         let mut dead = Vec::new();
         for code in state.classes[class].live_codes() {
             if pinned.contains(&code) {
                 continue;
             }
             let distinguished = distinguishing.iter().any(|(v, set)| {
-                lits.clear();
-                self.code_cube(*v, code, &mut lits);
-                set.eval(&lits)
+                let bits = &plan.vars[*v].bits;
+                let slot = match written.iter().position(|w| w.0 == bits.first()) {
+                    Some(i) => i,
+                    None => {
+                        // The assignment starts all false: code 0.
+                        written.push((bits.first(), 0));
+                        written.len() - 1
+                    }
+                };
+                let mut diff = written[slot].1 ^ code.0;
+                written[slot].1 = code.0;
+                while diff != 0 {
+                    let i = diff.trailing_zeros() as usize;
+                    diff &= diff - 1;
+                    if i < width
+                        && let Some(b) = bits.len().checked_sub(i + 1).and_then(|k| bits.get(k))
+                        && let Some(x) = values.get_mut(usize::from(b.0))
+                    {
+                        *x = code.bit(i);
+                    }
+                }
+                set.eval_bits(&values)
             });
             if !distinguished {
                 dead.push(code);
