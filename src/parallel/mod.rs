@@ -163,7 +163,11 @@ pub fn run_sampled<R: Read + Send>(
     } else {
         jobs
     };
-    let workers = distribute_sampled(plan, jobs, &first);
+    let mut workers = distribute_sampled(plan, jobs, &first);
+    if workers.len() == 1 {
+        let units = workers.pop().unwrap_or_default();
+        return run_inline(units, options, first, source, &mut on_event);
+    }
     let mut outcome = Outcome::default();
     std::thread::scope(|scope| {
         let mut to_workers = Vec::new();
@@ -190,21 +194,50 @@ pub fn run_sampled<R: Read + Send>(
 /// The merger: per batch, the workers' findings merged, then each event
 /// handed to `on_event`.
 fn merge(
-    batches: &std::sync::mpsc::Receiver<std::sync::Arc<Batch>>,
+    batches: &std::sync::mpsc::Receiver<Arc<Batch>>,
     from_workers: &[std::sync::mpsc::Receiver<Found>],
     on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
-    let mut outcome = Outcome::default();
-    let mut violated: Vec<usize> = Vec::new();
-    let mut all: Vec<(u64, usize)> = Vec::new();
+    let mut merger = Merger::default();
     for batch in batches {
+        // A worker that ended without an answer panicked.
+        let found = from_workers.iter().map(|rx| rx.recv().ok());
+        if !merger.batch(&batch, found, on_event) {
+            break;
+        }
+    }
+    merger.outcome
+}
+
+/// The merge of the workers' findings, batch after batch.
+#[derive(Default)]
+struct Merger {
+    outcome: Outcome,
+    violated: Vec<usize>,
+    all: Vec<(u64, usize)>,
+}
+
+impl Merger {
+    /// Merges what the workers `found` in `batch` (`None` for a worker
+    /// that failed) and hands each event to `on_event`; false when the run
+    /// ends here.
+    fn batch(
+        &mut self,
+        batch: &Batch,
+        found: impl Iterator<Item = Option<Found>>,
+        on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+    ) -> bool {
+        let Merger {
+            outcome,
+            violated,
+            all,
+        } = self;
         let mut fields: Vec<&[u8]> = Vec::new();
         all.clear();
         let mut error: Option<(u64, u64, StepError)> = None;
         let mut gc = (0, 0);
-        for rx in from_workers {
-            let Ok(found) = rx.recv() else {
-                // A worker that ended without an answer panicked.
+        for found in found {
+            let Some(found) = found else {
                 outcome.stopped = Some(Stopped::Monitor {
                     line: batch.events.first().map_or(0, |e| e.line),
                     error: StepError::OutOfCodes {
@@ -213,7 +246,7 @@ fn merge(
                     },
                     last: None,
                 });
-                return outcome;
+                return false;
             };
             all.extend_from_slice(&found.violations);
             gc = (gc.0 + found.gc.0, gc.1 + found.gc.1);
@@ -236,7 +269,7 @@ fn merge(
                     error: e.clone(),
                     last: None,
                 });
-                return outcome;
+                return false;
             }
             batch.fields_of(ev, &mut fields);
             let mut view = EventView {
@@ -267,28 +300,54 @@ fn merge(
                     0
                 };
                 view.line = ev.line + (view.number - ev.number);
-                if !on_event(&view, &violated) {
+                if !on_event(&view, violated) {
                     outcome.stopped = Some(Stopped::ByCaller);
-                    return outcome;
+                    return false;
                 }
                 view.number += view.repeats + 1;
             }
         }
-        match &batch.end {
-            Some(End::Trace(e)) => outcome.stopped = Some(Stopped::Trace(e.clone())),
-            Some(End::Arity { line, error, last }) => {
-                outcome.stopped = Some(Stopped::Monitor {
-                    line: *line,
-                    error: error.clone(),
-                    last: last.clone(),
-                })
-            }
-            Some(End::Interrupted) => outcome.stopped = Some(Stopped::Interrupted),
-            None => continue,
-        }
-        return outcome;
+        outcome.stopped = match &batch.end {
+            Some(End::Trace(e)) => Some(Stopped::Trace(e.clone())),
+            Some(End::Arity { line, error, last }) => Some(Stopped::Monitor {
+                line: *line,
+                error: error.clone(),
+                last: last.clone(),
+            }),
+            Some(End::Interrupted) => Some(Stopped::Interrupted),
+            None => return true,
+        };
+        false
     }
-    outcome
+}
+
+/// A run with one worker, on this thread: the batches stepped and merged
+/// one by one (threads could only read ahead of the one worker).
+fn run_inline<R: Read>(
+    units: Vec<worker::Unit>,
+    options: &MonitorOptions,
+    first: Vec<Arc<Batch>>,
+    mut source: Batches<'_, R>,
+    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    let mut worker = worker::Worker::new(units, options);
+    let mut merger = Merger::default();
+    let rest = std::iter::from_fn(|| source.next_batch().map(Arc::new));
+    for batch in first.into_iter().chain(rest) {
+        let found = match &mut worker {
+            Ok(w) => w.process(&batch),
+            // Reported at the first event, as a sequential run fails
+            // before it reads any.
+            Err(error) => Found {
+                error: Some((1, 0, error.clone())),
+                ..Found::default()
+            },
+        };
+        if !merger.batch(&batch, std::iter::once(Some(found)), on_event) {
+            break;
+        }
+    }
+    merger.outcome
 }
 
 #[cfg(test)]

@@ -227,36 +227,30 @@ pub struct Found {
     pub gc: (u64, u64),
 }
 
-/// Runs a worker: builds its monitors, then answers every batch with a
-/// [`Found`], until the batches end, an error, or the merger is gone.
-pub fn work(
-    units: Vec<Unit>,
-    options: MonitorOptions,
-    batches: Receiver<Arc<Batch>>,
-    out: SyncSender<Found>,
-) {
-    let mut monitors = Vec::with_capacity(units.len());
-    for u in units {
-        match Monitor::new(u.plan, options.clone()) {
-            Ok(m) => monitors.push((m, u.global, u.route)),
-            Err(error) => {
-                // Reported at the first event, as a sequential run fails
-                // before it reads any.
-                let _ = out.send(Found {
-                    error: Some((1, 0, error)),
-                    ..Found::default()
-                });
-                return;
-            }
+/// A worker's monitors, each with the global indices of its properties
+/// and its route.
+pub struct Worker {
+    monitors: Vec<(Monitor, Vec<usize>, Route)>,
+}
+
+impl Worker {
+    /// The monitors of `units`.
+    pub fn new(units: Vec<Unit>, options: &MonitorOptions) -> Result<Worker, StepError> {
+        let mut monitors = Vec::with_capacity(units.len());
+        for u in units {
+            monitors.push((Monitor::new(u.plan, options.clone())?, u.global, u.route));
         }
+        Ok(Worker { monitors })
     }
-    for batch in batches {
+
+    /// Steps every monitor through `batch`: what they found.
+    pub fn process(&mut self, batch: &Batch) -> Found {
         let mut fields: Vec<&[u8]> = Vec::new();
         let mut found = Found::default();
         'events: for ev in &batch.events {
             // The fields are looked up once, when a unit steps the event.
             fields.clear();
-            for (monitor, global, route) in &mut monitors {
+            for (monitor, global, route) in &mut self.monitors {
                 let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
                 if !delivered
                     && route.skip_ticks
@@ -297,10 +291,37 @@ pub fn work(
             }
         }
         found.violations.sort_unstable();
-        found.gc = monitors
+        found.gc = self
+            .monitors
             .iter()
             .map(|(m, _, _)| m.gc_stats())
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        found
+    }
+}
+
+/// Runs a worker: builds its monitors, then answers every batch with a
+/// [`Found`], until the batches end, an error, or the merger is gone.
+pub fn work(
+    units: Vec<Unit>,
+    options: MonitorOptions,
+    batches: Receiver<Arc<Batch>>,
+    out: SyncSender<Found>,
+) {
+    let mut worker = match Worker::new(units, &options) {
+        Ok(w) => w,
+        Err(error) => {
+            // Reported at the first event, as a sequential run fails
+            // before it reads any.
+            let _ = out.send(Found {
+                error: Some((1, 0, error)),
+                ..Found::default()
+            });
+            return;
+        }
+    };
+    for batch in batches {
+        let found = worker.process(&batch);
         let stop = found.error.is_some() || batch.end.is_some();
         if out.send(found).is_err() || stop {
             return;
