@@ -41,7 +41,7 @@ impl Manager {
     }
 
     /// The result of a binary operation when one operand decides it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn terminal(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Option<Id> {
         if let Some(r) = decided(op, a, b) {
             return Some(r);
@@ -154,7 +154,7 @@ impl Manager {
 
 /// The result of binary operation `op` on `a` and `b` when an operand decides
 /// it and it is an operand or a constant (no negation to build).
-#[inline]
+#[inline(always)]
 pub(super) fn decided(op: Op, a: Id, b: Id) -> Option<Id> {
     let r = match op {
         Op::And => match (a, b) {
