@@ -15,10 +15,8 @@ use crate::runtime::{Monitor, MonitorOptions, StepError};
 /// event matching nothing, at the same time) for every other event.
 #[derive(Clone, Debug)]
 pub struct Route {
-    /// The event names its properties mention: other events are ticks.
-    pub mentioned: HashSet<Box<[u8]>>,
-    /// Sliced: per routed event name, the argument that selects the slice.
-    pub routes: HashMap<Box<[u8]>, usize>,
+    /// Per event name of the plan: its index in [`Route::by_name`].
+    pub names: HashMap<Box<[u8]>, u32>,
     /// This unit's slice, of `slices`.
     pub slice: u64,
     /// The number of slices (1: not sliced).
@@ -32,8 +30,9 @@ pub struct Route {
     /// verdict of the step before ([`TickVerdict::AsBefore`]), else it holds
     /// at every tick.
     pub as_before: Vec<bool>,
-    /// Per event name of the plan (in [`Plan::events`] order, see
-    /// [`Route::index`]): how an event of that name is delivered.
+    /// Per event name of the plan, in [`Plan::events`] order (the index
+    /// that batches carry, and [`Route::names`] gives): how an event of
+    /// that name is delivered.
     pub by_name: Vec<Delivery>,
 }
 
@@ -82,8 +81,9 @@ impl Route {
             })
             .collect();
         Route {
-            mentioned,
-            routes,
+            names: (events.keys().enumerate())
+                .map(|(i, e)| (e.as_bytes().into(), i as u32))
+                .collect(),
             slice,
             slices,
             skip_ticks: verdicts.iter().all(Result::is_ok),
@@ -130,7 +130,7 @@ impl Route {
     ) -> Result<(), StepError> {
         let found = if delivered {
             monitor.step(fields[0], &fields[1..], time)?
-        } else if self.skip_ticks && monitor.events() > 0 {
+        } else if self.skips(monitor) {
             // A skipped tick: violated where the step before was, for the
             // properties whose verdict at a tick is that one.
             for &i in monitor.violated() {
@@ -148,6 +148,13 @@ impl Route {
         Ok(())
     }
 
+    /// Whether `monitor`, this unit's, skips an event it does not receive
+    /// (it is tick invariant and has stepped an event before).
+    #[inline]
+    pub fn skips(&self, monitor: &Monitor) -> bool {
+        self.skip_ticks && monitor.events() > 0
+    }
+
     /// After [`Route::step`] of an event, steps `monitor` through `n`
     /// repeats of it (the same record, at the same time), at once when a
     /// repeat is a no-op ([`Monitor::step_repeats`]). Calls `violated` with
@@ -162,7 +169,7 @@ impl Route {
         n: u64,
         mut violated: impl FnMut(u64, usize),
     ) -> Result<(), StepError> {
-        let skipped = !delivered && self.skip_ticks && monitor.events() > 0;
+        let skipped = !delivered && self.skips(monitor);
         if skipped || monitor.step_repeats(n) {
             // The verdict of the step before, at each repeat.
             for &i in monitor.violated() {
@@ -180,16 +187,8 @@ impl Route {
 
     /// Whether the event `fields` (name, then arguments) is delivered as it is.
     pub fn delivers(&self, fields: &[&[u8]]) -> bool {
-        let name = fields[0];
-        if !self.mentioned.contains(name) {
-            return false;
-        }
-        match self.routes.get(name) {
-            Some(&k) => fields
-                .get(k + 1)
-                .is_none_or(|v| slice_of(v, self.slices) == self.slice),
-            None => true,
-        }
+        let name = self.names.get(fields[0]).copied().unwrap_or(u32::MAX);
+        self.delivers_named(name, |k| fields.get(k + 1).copied())
     }
 }
 
@@ -252,11 +251,7 @@ impl Worker {
             fields.clear();
             for (monitor, global, route) in &mut self.monitors {
                 let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
-                if !delivered
-                    && route.skip_ticks
-                    && monitor.events() > 0
-                    && monitor.violated().is_empty()
-                {
+                if !delivered && route.skips(monitor) && monitor.violated().is_empty() {
                     // A skipped tick with nothing to report.
                     continue;
                 }
