@@ -139,6 +139,13 @@ impl Space {
         map!(Space, self, s => s.sharing(num_vars), Space)
     }
 
+    /// Makes the space's tables grow in smaller steps: less memory for a
+    /// little more time. For a process that runs several monitors at once.
+    #[inline]
+    pub fn save_memory(&self) {
+        with!(Space, self, s => s.save_memory())
+    }
+
     /// Nodes in use in the table, and collections so far (for statistics;
     /// both 0 for a package without a shared table).
     #[inline]

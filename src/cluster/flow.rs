@@ -25,8 +25,8 @@ use timely::worker::Worker;
 
 use super::piece::{Msg, Piece, read_pieces};
 use super::{Delivery, InputMode, Shared};
-use crate::parallel::distribute;
 use crate::parallel::worker::Route;
+use crate::parallel::{distribute, for_monitors};
 use crate::runtime::Monitor;
 
 /// Pieces the reader may be ahead of the monitors.
@@ -46,6 +46,7 @@ struct Units {
 impl Units {
     fn new(shared: &Shared, worker: usize, peers: usize) -> Units {
         let mut all = distribute(&shared.plan, peers);
+        let options = for_monitors(&shared.options, all.iter().map(Vec::len).sum());
         let mine = if worker < all.len() {
             std::mem::take(&mut all[worker])
         } else {
@@ -58,7 +59,7 @@ impl Units {
             worker: worker as u32,
         };
         for u in mine {
-            match Monitor::new(u.plan, shared.options.clone()) {
+            match Monitor::new(u.plan, options.clone()) {
                 Ok(m) => units.monitors.push((m, u.global, u.route)),
                 Err(e) => units.failed = Some(e.to_string()),
             }

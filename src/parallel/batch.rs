@@ -57,7 +57,9 @@ pub struct Ev {
 #[derive(Debug, Default)]
 pub struct Batch {
     bytes: Vec<u8>,
-    fields: Vec<(usize, usize)>,
+    /// Per field, where it ends in `bytes`; it starts where the one before
+    /// it ends (the fields of the batch are one after the other).
+    ends: Vec<usize>,
     /// The events, in trace order.
     pub events: Vec<Ev>,
     /// Set on the last batch when the stream ended early.
@@ -75,16 +77,23 @@ impl Batch {
     pub fn fields_of<'a>(&'a self, ev: &Ev, out: &mut Vec<&'a [u8]>) {
         out.clear();
         let range = ev.first as usize..(ev.first + ev.count) as usize;
-        out.extend(self.fields[range].iter().map(|&(a, b)| &self.bytes[a..b]));
+        out.extend(range.map(|i| self.field(i)));
+    }
+
+    /// Field `i` of the batch.
+    #[inline]
+    fn field(&self, i: usize) -> &[u8] {
+        let start = match i.checked_sub(1) {
+            Some(before) => self.ends[before],
+            None => 0,
+        };
+        &self.bytes[start..self.ends[i]]
     }
 
     /// Argument `k` (0-based) of `ev`, if it has one.
     #[inline]
     pub fn arg(&self, ev: &Ev, k: usize) -> Option<&[u8]> {
-        (k + 1 < ev.count as usize).then(|| {
-            let (a, b) = self.fields[ev.first as usize + 1 + k];
-            &self.bytes[a..b]
-        })
+        (k + 1 < ev.count as usize).then(|| self.field(ev.first as usize + 1 + k))
     }
 
     fn push<'a>(
@@ -95,13 +104,12 @@ impl Batch {
         name: u32,
         fields: impl Iterator<Item = &'a [u8]>,
     ) {
-        let first = self.fields.len() as u32;
+        let first = self.ends.len() as u32;
         for f in fields {
-            let start = self.bytes.len();
             self.bytes.extend_from_slice(f);
-            self.fields.push((start, self.bytes.len()));
+            self.ends.push(self.bytes.len());
         }
-        let count = self.fields.len() as u32 - first;
+        let count = self.ends.len() as u32 - first;
         self.events.push(Ev {
             number,
             line,

@@ -164,6 +164,7 @@ pub fn run_sampled<R: Read + Send>(
         jobs
     };
     let mut workers = distribute_sampled(plan, jobs, &first);
+    let options = &for_monitors(options, workers.iter().map(Vec::len).sum());
     if workers.len() == 1 {
         let units = workers.pop().unwrap_or_default();
         return run_inline(units, options, first, source, &mut on_event);
@@ -189,6 +190,16 @@ pub fn run_sampled<R: Read + Send>(
         drop(from_workers);
     });
     outcome
+}
+
+/// The options of each of `monitors` monitors of one process: with more
+/// than one, each monitor's BDD tables grow in smaller steps, so that their
+/// sum stays near one table's size.
+pub(crate) fn for_monitors(options: &MonitorOptions, monitors: usize) -> MonitorOptions {
+    MonitorOptions {
+        save_memory: options.save_memory || monitors > 1,
+        ..options.clone()
+    }
 }
 
 /// The merger: per batch, the workers' findings merged, then each event

@@ -52,6 +52,10 @@ pub struct MonitorOptions {
     pub max_code_bits: usize,
     /// The BDD package of the monitor's space.
     pub bdd: Package,
+    /// Let the monitor's BDD tables grow in smaller steps, for less memory
+    /// and a little more time (see [`Space::save_memory`]). Parallel runs
+    /// set it when they run more than one monitor.
+    pub save_memory: bool,
 }
 
 /// The widest value codes: 32 bits (`2^32 - 1` live values per class).
@@ -65,6 +69,7 @@ impl Default for MonitorOptions {
             gc: GcPolicy::Auto,
             max_code_bits: MAX_CODE_BITS,
             bdd: Package::Shared,
+            save_memory: false,
         }
     }
 }
@@ -198,6 +203,9 @@ impl Monitor {
         // One node table for all properties: they share nodes and cache, and
         // ten thousand properties cost ten thousand summaries, not tables.
         let table = Space::with_package(options.bdd, 0);
+        if options.save_memory {
+            table.save_memory();
+        }
         let prop_options = prop::PropOptions {
             start_bits: options.start_bits,
             max_code_bits: options.max_code_bits,

@@ -144,6 +144,10 @@ impl BddSpace for Space {
         (m.live_nodes(), m.collections)
     }
 
+    fn save_memory(&self) {
+        self.m.borrow_mut().save_memory();
+    }
+
     fn tt(&self) -> Bdd {
         self.terminal(TRUE)
     }

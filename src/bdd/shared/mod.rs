@@ -69,6 +69,47 @@ mod tests {
         assert_eq!(keep, s.lit(v(3), true).and_not(&s.lit(v(7), true)));
     }
 
+    /// The same sets of 3,000 cubes over 16 bits, built in a space that
+    /// saves memory and in one that does not.
+    fn many_cubes(save: bool) -> (Space, Vec<Bdd>) {
+        let s = Space::new(16);
+        if save {
+            s.save_memory();
+        }
+        let mut set = s.ff();
+        let mut sets = Vec::new();
+        for i in 0..3_000u32 {
+            let code = i.wrapping_mul(40_503) & 0xffff;
+            let lits: Vec<(BddVar, bool)> = (0..16).map(|b| (v(b), (code >> b) & 1 == 1)).collect();
+            set = set.or(&s.cube(&lits));
+            if i % 1_000 == 999 {
+                sets.push(set.clone());
+            }
+        }
+        (s, sets)
+    }
+
+    #[test]
+    fn saving_memory_keeps_results_and_halves_the_cache() {
+        let (fast, fast_sets) = many_cubes(false);
+        let (lean, lean_sets) = many_cubes(true);
+        for (f, l) in fast_sets.iter().zip(&lean_sets) {
+            assert_eq!(f.size(), l.size());
+            for code in (0..0x1_0000u32).step_by(97) {
+                let lits: Vec<(BddVar, bool)> =
+                    (0..16).map(|b| (v(b), (code >> b) & 1 == 1)).collect();
+                assert_eq!(f.eval(&lits), l.eval(&lits), "code {code}");
+            }
+        }
+        let (fm, lm) = (fast.m.borrow(), lean.m.borrow());
+        assert_eq!(fm.nodes.len(), lm.nodes.len());
+        assert_eq!(lm.cache.len() * 2, fm.cache.len());
+        // Past 16,384 nodes the unique table grows at once to the size at
+        // which collections start; in the lean space it only doubles.
+        assert!(fm.nodes.len() > 1 << 14, "{} nodes", fm.nodes.len());
+        assert!(4 * lm.unique_capacity() < fm.unique_capacity());
+    }
+
     #[test]
     fn deep_recursion_grows_the_stack() {
         // A 60,000-variable parity function on a small thread stack.

@@ -4,7 +4,7 @@
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
-use super::cache::{CACHE_PER_NODE, EMPTY, Entry, MAX_CACHE, MIN_CACHE};
+use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MAX_CACHE, MIN_CACHE};
 
 /// A node's index in the table.
 pub(super) type Id = u32;
@@ -37,6 +37,11 @@ pub(super) struct Manager {
     pub(super) cache: Vec<Entry>,
     /// Node count that triggers the next collection.
     pub(super) gc_at: usize,
+    /// Cache entries per node the cache grows to ([`CACHE_PER_NODE`], or
+    /// [`LEAN_CACHE_PER_NODE`] after [`save_memory`](Self::save_memory)).
+    pub(super) cache_per_node: usize,
+    /// Whether the unique table grows by doubling rather than in big steps.
+    lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
     pub(super) map_targets: Vec<Vec<u16>>,
@@ -77,6 +82,8 @@ impl Manager {
             unique: HashTable::new(),
             cache: vec![EMPTY; MIN_CACHE],
             gc_at: MIN_GC_NODES,
+            cache_per_node: CACHE_PER_NODE,
+            lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
             visited: vec![0, 0],
@@ -140,20 +147,31 @@ impl Manager {
         // Grow (never shrink) the cache with the table, keeping its entries:
         // results about every node of the summaries must survive from one
         // event to the next.
-        if self.nodes.len() * CACHE_PER_NODE > 2 * self.cache.len() && self.cache.len() < MAX_CACHE
+        if self.nodes.len() * self.cache_per_node > 2 * self.cache.len()
+            && self.cache.len() < MAX_CACHE
         {
             self.grow_cache();
         }
         id
     }
 
+    /// Makes the tables grow in smaller steps from now on: the unique table
+    /// doubles, and the cache keeps [`LEAN_CACHE_PER_NODE`] entries per node.
+    pub(super) fn save_memory(&mut self) {
+        self.lean = true;
+        self.cache_per_node = LEAN_CACHE_PER_NODE;
+    }
+
     /// Makes room in the unique table: four times its size, and at once
     /// the size at which collections start once it is a sixteenth of that
-    /// (every rehash walks the whole table).
+    /// (every rehash walks the whole table); twice its size when saving
+    /// memory.
     #[cold]
     fn grow_unique(&mut self) {
         let len = self.unique.len();
-        let wanted = if 16 * len >= MIN_GC_NODES {
+        let wanted = if self.lean {
+            2 * len.max(256)
+        } else if 16 * len >= MIN_GC_NODES {
             MIN_GC_NODES.max(2 * len)
         } else {
             4 * len.max(256)
@@ -161,6 +179,12 @@ impl Manager {
         let nodes = &self.nodes;
         self.unique
             .reserve(wanted - len, |&i| node_hash(&nodes[i as usize]));
+    }
+
+    /// How many nodes the unique table holds before it grows.
+    #[cfg(test)]
+    pub(super) fn unique_capacity(&self) -> usize {
+        self.unique.capacity()
     }
 
     #[inline]
