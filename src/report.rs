@@ -484,7 +484,13 @@ impl EventCounts {
 
     fn flush(&mut self) {
         if self.run_len > 0 {
-            *self.totals.entry(self.run.clone()).or_insert(0) += self.run_len;
+            // A name seen before (the usual case) costs no allocation.
+            match self.totals.get_mut(self.run.as_slice()) {
+                Some(total) => *total += self.run_len,
+                None => {
+                    self.totals.insert(self.run.clone(), self.run_len);
+                }
+            }
             self.run_len = 0;
         }
     }

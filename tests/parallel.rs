@@ -311,6 +311,9 @@ proptest! {
     }
 }
 
+#[path = "parallel/revise.rs"]
+mod revise;
+
 #[path = "parallel/traps.rs"]
 mod traps;
 

@@ -20,13 +20,97 @@ use std::sync::Arc;
 use hashbrown::HashMap;
 
 use super::batch::Batch;
-use super::worker::{Route, Unit};
+use super::worker::{Receivers, Route, Unit};
 use crate::plan::slice::{Parallel, Slicing};
 use crate::plan::{Plan, PropPlan};
 
 /// One way to monitor a property: its units' plans (the property, or its
 /// parts), each with its slicing.
 type Way = Vec<(PropPlan, Option<Slicing>)>;
+
+/// How each property of a plan is monitored: whole or as its parts, each
+/// sliced or not ([`choose`]), before the units are laid out on the
+/// workers ([`Choice::layout`]).
+#[derive(Clone)]
+pub struct Choice {
+    ways: Vec<Way>,
+}
+
+impl Choice {
+    /// Whether `self` and `other` monitor every property the same way
+    /// (both choices are of one plan).
+    pub fn same_as(&self, other: &Choice) -> bool {
+        let key = |w: &Way| -> Vec<Option<BTreeMap<String, usize>>> {
+            w.iter()
+                .map(|(_, s)| s.as_ref().map(|s| s.routes.clone()))
+                .collect()
+        };
+        self.ways.len() == other.ways.len()
+            && self
+                .ways
+                .iter()
+                .zip(&other.ways)
+                .all(|(a, b)| key(a) == key(b))
+    }
+
+    /// The units of each of (at most) `jobs` workers: one monitor per group
+    /// of sliced units with the same routes and slice, the others round
+    /// robin.
+    pub fn layout(&self, plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
+        let jobs = jobs.max(1);
+        // Sliced properties (or parts) grouped by their routes: one monitor per
+        // group and slice.
+        let mut sliced: BTreeMap<Vec<(String, usize)>, Group> = BTreeMap::new();
+        let mut whole = Vec::new();
+        for (i, way) in self.ways.iter().enumerate() {
+            for (q, chosen) in way {
+                match chosen {
+                    Some(s) => sliced
+                        .entry(s.routes.clone().into_iter().collect())
+                        .or_default()
+                        .push((i, q.clone())),
+                    None => whole.push((i, q.clone())),
+                }
+            }
+        }
+        let workers = if sliced.is_empty() {
+            jobs.min(whole.len()).max(1)
+        } else {
+            jobs
+        };
+        let mut out: Vec<Vec<Unit>> = vec![Vec::new(); workers];
+        for (routes, props) in &sliced {
+            let routes = route_map(routes.iter().map(|(e, k)| (e.as_str(), *k)));
+            for (slice, units) in out.iter_mut().enumerate() {
+                units.push(unit(plan, props, routes.clone(), slice, workers));
+            }
+        }
+        // Properties that cannot be sliced, round robin, the first ones on the
+        // workers with the fewest sliced groups (all have the same number).
+        let mut per_worker: Vec<Group> = vec![Vec::new(); workers];
+        for (k, p) in whole.into_iter().enumerate() {
+            per_worker[k % workers].push(p);
+        }
+        for (units, props) in out.iter_mut().zip(per_worker) {
+            if !props.is_empty() {
+                units.push(unit(plan, &props, HashMap::new(), 0, 1));
+            }
+        }
+        out
+    }
+}
+
+/// How each property of `plan` is best monitored on `jobs` workers: as the
+/// steps on `sample` (the trace's first batches) suggest, or, with no
+/// sample, as the plan alone does.
+pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Choice {
+    let jobs = jobs.max(1);
+    Choice {
+        ways: (plan.props.iter())
+            .map(|p| way(plan, p, jobs, sample))
+            .collect(),
+    }
+}
 
 /// Properties (or parts) monitored together, each with its index in the run.
 type Group = Vec<(usize, PropPlan)>;
@@ -41,46 +125,7 @@ pub fn distribute(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
 /// its parts by the steps each way takes on `sample` (the trace's first
 /// batches) when it is not empty.
 pub fn distribute_sampled(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Vec<Vec<Unit>> {
-    let jobs = jobs.max(1);
-    // Sliced properties (or parts) grouped by their routes: one monitor per
-    // group and slice.
-    let mut sliced: BTreeMap<Vec<(String, usize)>, Group> = BTreeMap::new();
-    let mut whole = Vec::new();
-    for (i, p) in plan.props.iter().enumerate() {
-        for (q, chosen) in way(plan, p, jobs, sample) {
-            match chosen {
-                Some(s) => sliced
-                    .entry(s.routes.into_iter().collect())
-                    .or_default()
-                    .push((i, q)),
-                None => whole.push((i, q)),
-            }
-        }
-    }
-    let workers = if sliced.is_empty() {
-        jobs.min(whole.len()).max(1)
-    } else {
-        jobs
-    };
-    let mut out: Vec<Vec<Unit>> = vec![Vec::new(); workers];
-    for (routes, props) in &sliced {
-        let routes = route_map(routes.iter().map(|(e, k)| (e.as_str(), *k)));
-        for (slice, units) in out.iter_mut().enumerate() {
-            units.push(unit(plan, props, routes.clone(), slice, workers));
-        }
-    }
-    // Properties that cannot be sliced, round robin, the first ones on the
-    // workers with the fewest sliced groups (all have the same number).
-    let mut per_worker: Vec<Group> = vec![Vec::new(); workers];
-    for (k, p) in whole.into_iter().enumerate() {
-        per_worker[k % workers].push(p);
-    }
-    for (units, props) in out.iter_mut().zip(per_worker) {
-        if !props.is_empty() {
-            units.push(unit(plan, &props, HashMap::new(), 0, 1));
-        }
-    }
-    out
+    choose(plan, jobs, sample).layout(plan, jobs)
 }
 
 /// Whether a run of `plan` on several threads can be faster than the
@@ -116,7 +161,8 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
         // No sample: the plan's choice.
         return split.or(whole).unwrap_or_else(unsliced);
     }
-    [whole, split]
+    // On a tie, split (as the plan alone would).
+    [split, whole]
         .into_iter()
         .flatten()
         .map(|w| (busiest(plan, &w, jobs, sample), w))
@@ -135,23 +181,30 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>]) -> u64 {
     let mut whole_at = 0;
     for (q, chosen) in way {
         let props = [(0, q.clone())];
-        let routes: Vec<(usize, Route)> = match chosen {
-            Some(s) => (0..jobs)
-                .map(|w| {
-                    let routes = route_map(s.routes.iter().map(|(e, k)| (e.as_str(), *k)));
-                    (w, unit(plan, &props, routes, w, jobs).route)
-                })
-                .collect(),
+        // The route of slice 0, and the worker of each slice.
+        let (route, workers): (Route, Vec<usize>) = match chosen {
+            Some(s) => {
+                let routes = route_map(s.routes.iter().map(|(e, k)| (e.as_str(), *k)));
+                (
+                    unit(plan, &props, routes, 0, jobs).route,
+                    (0..jobs).collect(),
+                )
+            }
             None => {
                 whole_at = (whole_at + 1) % jobs;
-                vec![(whole_at, unit(plan, &props, HashMap::new(), 0, 1).route)]
+                (
+                    unit(plan, &props, HashMap::new(), 0, 1).route,
+                    vec![whole_at],
+                )
             }
         };
         for batch in sample {
             for ev in &batch.events {
-                for (w, route) in &routes {
-                    let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
-                    load[*w] += u64::from(delivered || !route.skip_ticks);
+                match route.receivers(ev.name, |k| batch.arg(ev, k)) {
+                    Receivers::One(s) if route.skip_ticks => load[workers[s as usize]] += 1,
+                    Receivers::None if route.skip_ticks => {}
+                    // Stepped by every slice: as it is or as a tick.
+                    _ => workers.iter().for_each(|&w| load[w] += 1),
                 }
             }
         }

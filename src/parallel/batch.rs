@@ -2,8 +2,6 @@
 //! owned batches, handed in order to the workers and to the merger.
 
 use std::io::Read;
-use std::sync::Arc;
-use std::sync::mpsc::SyncSender;
 
 use hashbrown::HashMap;
 
@@ -76,8 +74,12 @@ impl Batch {
     /// `out` (cleared first).
     pub fn fields_of<'a>(&'a self, ev: &Ev, out: &mut Vec<&'a [u8]>) {
         out.clear();
-        let range = ev.first as usize..(ev.first + ev.count) as usize;
-        out.extend(range.map(|i| self.field(i)));
+        let first = ev.first as usize;
+        let mut start = first.checked_sub(1).map_or(0, |before| self.ends[before]);
+        for &end in &self.ends[first..first + ev.count as usize] {
+            out.push(&self.bytes[start..end]);
+            start = end;
+        }
     }
 
     /// Field `i` of the batch.
@@ -126,7 +128,8 @@ impl Batch {
     }
 }
 
-/// The batches of a trace, read on demand: see [`read_batches`].
+/// The batches of a trace, read on demand (events of a known name with
+/// another arity end the stream, as the monitor would refuse them).
 pub struct Batches<'a, R: Read> {
     reader: TraceReader<R>,
     arity: &'a HashMap<Box<[u8]>, (u32, usize)>,
@@ -216,30 +219,4 @@ impl<'a, R: Read> Batches<'a, R> {
         batch.timed = self.reader.has_time();
         Some(batch)
     }
-}
-
-/// Sends every batch of `batches` that follows the ones already in `first`
-/// (all sent first) to each of `to` in order; the last batch may carry an
-/// [`End`]. Events of a known name with another arity end the stream, as
-/// the monitor would refuse them. Returns when done or when a receiver is
-/// gone.
-pub fn read_batches<R: Read>(
-    first: Vec<Arc<Batch>>,
-    mut batches: Batches<'_, R>,
-    to: &[SyncSender<Arc<Batch>>],
-) {
-    for batch in first {
-        if !send(batch, to) {
-            return;
-        }
-    }
-    while let Some(batch) = batches.next_batch() {
-        if !send(Arc::new(batch), to) {
-            return;
-        }
-    }
-}
-
-fn send(batch: Arc<Batch>, to: &[SyncSender<Arc<Batch>>]) -> bool {
-    to.iter().all(|tx| tx.send(Arc::clone(&batch)).is_ok())
 }

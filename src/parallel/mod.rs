@@ -22,26 +22,31 @@
 
 mod assign;
 pub mod batch;
+mod pipeline;
 pub mod simulate;
 pub mod worker;
 
 use std::io::Read;
 use std::sync::Arc;
-use std::sync::mpsc::sync_channel;
 
 use hashbrown::HashMap;
 
 use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
-use batch::{Batch, Batches, End, read_batches};
-use worker::{Found, work};
+use batch::{Batch, Batches, End};
+use worker::Found;
 
-pub use assign::{can_gain, distribute, distribute_sampled};
+pub use assign::{Choice, can_gain, choose, distribute, distribute_sampled};
+use pipeline::Revise;
 
-/// Batches read before the workers start, to choose how to spread the
-/// properties over them (see [`assign`]).
+/// Batches of a sample of the trace, to choose how to spread the
+/// properties over the workers (see [`assign`]).
 const SAMPLE_BATCHES: usize = 32;
+
+/// Batches read before the workers start: a trace that ends within them
+/// is short, and is laid out on all of it.
+const LEAD_BATCHES: usize = 4;
 
 /// The fewest events of a short trace (one the sample holds whole) per
 /// worker.
@@ -101,6 +106,9 @@ pub struct Outcome {
     pub stopped: Option<Stopped>,
     /// Garbage collections and codes released, summed over all monitors.
     pub gc: (u64, u64),
+    /// Whether the layout the run started with was replaced by the one
+    /// the sample of the trace suggests (see [`run`]).
+    pub revised: bool,
 }
 
 /// Monitors the trace of `reader` against `plan` on `jobs` threads (plus the
@@ -110,7 +118,10 @@ pub struct Outcome {
 /// reading each event (Ctrl-C): when set, the run ends before that event.
 ///
 /// How the properties are spread over the workers is chosen on the first
-/// batches of the trace (see [`distribute_sampled`]).
+/// batches of the trace (see [`distribute_sampled`]). A long trace starts
+/// on the layout its first few batches suggest, and moves to the one its
+/// whole sample suggests if that differs: the new workers replay the
+/// sample first.
 ///
 /// [`Monitor::step`]: crate::runtime::Monitor::step
 pub fn run<R: Read + Send>(
@@ -145,10 +156,36 @@ pub fn run_sampled<R: Read + Send>(
         .enumerate()
         .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
         .collect();
-    // The first batches, read before the workers start: a sample of the
-    // trace for choosing how to spread the properties.
     let mut source = Batches::new(reader, &arity, stop);
+    // The first batches, read before the workers start: enough to tell a
+    // short trace.
     let mut first = Vec::new();
+    let lead = sample.min(LEAD_BATCHES);
+    while first.len() < lead
+        && let Some(batch) = source.next_batch()
+    {
+        first.push(Arc::new(batch));
+    }
+    // A long trace starts at once, laid out as its first batches suggest;
+    // the layout is revised on the whole sample, once read, if that
+    // suggests another.
+    if sample > lead && !source.done() {
+        let guess = choose(plan, jobs, &first);
+        if guess.layout(plan, jobs).len() > 1 {
+            let revise = Revise { plan, jobs, sample };
+            return pipeline::run(
+                plan,
+                options,
+                jobs,
+                &guess,
+                first,
+                source,
+                Some(revise),
+                on_event,
+            );
+        }
+    }
+    // Else the sample is read whole before the workers start.
     while first.len() < sample
         && let Some(batch) = source.next_batch()
     {
@@ -163,33 +200,14 @@ pub fn run_sampled<R: Read + Send>(
     } else {
         jobs
     };
-    let mut workers = distribute_sampled(plan, jobs, &first);
-    let options = &for_monitors(options, workers.iter().map(Vec::len).sum());
+    let choice = choose(plan, jobs, &first);
+    let mut workers = choice.layout(plan, jobs);
     if workers.len() == 1 {
+        let options = &for_monitors(options, workers[0].len());
         let units = workers.pop().unwrap_or_default();
         return run_inline(units, options, first, source, &mut on_event);
     }
-    let mut outcome = Outcome::default();
-    std::thread::scope(|scope| {
-        let mut to_workers = Vec::new();
-        let mut from_workers = Vec::new();
-        for units in workers {
-            let (tx, rx) = sync_channel(QUEUE);
-            let (found_tx, found_rx) = sync_channel(QUEUE);
-            let options = options.clone();
-            scope.spawn(move || work(units, options, rx, found_tx));
-            to_workers.push(tx);
-            from_workers.push(found_rx);
-        }
-        let (tx, batches) = sync_channel(QUEUE);
-        to_workers.push(tx);
-        scope.spawn(move || read_batches(first, source, &to_workers));
-        outcome = merge(&batches, &from_workers, &mut on_event);
-        // Dropping the receivers ends the reader and the workers.
-        drop(batches);
-        drop(from_workers);
-    });
-    outcome
+    pipeline::run(plan, options, jobs, &choice, first, source, None, on_event)
 }
 
 /// The options of each of `monitors` monitors of one process: with more
@@ -202,28 +220,10 @@ pub(crate) fn for_monitors(options: &MonitorOptions, monitors: usize) -> Monitor
     }
 }
 
-/// The merger: per batch, the workers' findings merged, then each event
-/// handed to `on_event`.
-fn merge(
-    batches: &std::sync::mpsc::Receiver<Arc<Batch>>,
-    from_workers: &[std::sync::mpsc::Receiver<Found>],
-    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
-) -> Outcome {
-    let mut merger = Merger::default();
-    for batch in batches {
-        // A worker that ended without an answer panicked.
-        let found = from_workers.iter().map(|rx| rx.recv().ok());
-        if !merger.batch(&batch, found, on_event) {
-            break;
-        }
-    }
-    merger.outcome
-}
-
 /// The merge of the workers' findings, batch after batch.
 #[derive(Default)]
-struct Merger {
-    outcome: Outcome,
+pub(crate) struct Merger {
+    pub(crate) outcome: Outcome,
     violated: Vec<usize>,
     all: Vec<(u64, usize)>,
 }
@@ -232,7 +232,7 @@ impl Merger {
     /// Merges what the workers `found` in `batch` (`None` for a worker
     /// that failed) and hands each event to `on_event`; false when the run
     /// ends here.
-    fn batch(
+    pub(crate) fn batch(
         &mut self,
         batch: &Batch,
         found: impl Iterator<Item = Option<Found>>,

@@ -1,8 +1,5 @@
-//! A worker thread: monitors of some properties, or of one slice of some
+//! A worker: monitors of some properties, or of one slice of some
 //! properties, each built inside the thread, fed every batch in order.
-
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender};
 
 use hashbrown::{HashMap, HashSet};
 
@@ -34,6 +31,17 @@ pub struct Route {
     /// that batches carry, and [`Route::names`] gives): how an event of
     /// that name is delivered.
     pub by_name: Vec<Delivery>,
+}
+
+/// The slices that receive an event as it is ([`Route::receivers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receivers {
+    /// None: it is a tick for every slice.
+    None,
+    /// Every slice.
+    All,
+    /// This one slice.
+    One(u64),
 }
 
 /// How a unit receives an event of one name.
@@ -105,12 +113,29 @@ impl Route {
         name: u32,
         arg: impl FnOnce(usize) -> Option<&'a [u8]>,
     ) -> bool {
+        match self.receivers(name, arg) {
+            Receivers::None => false,
+            Receivers::All => true,
+            Receivers::One(slice) => slice == self.slice,
+        }
+    }
+
+    /// Which slices of this route's receive an event of name number
+    /// `name` whose argument `k` is `arg(k)` as it is (the others get a
+    /// tick).
+    #[inline]
+    pub fn receivers<'a>(
+        &self,
+        name: u32,
+        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
+    ) -> Receivers {
         match self.by_name.get(name as usize) {
-            None | Some(Delivery::Tick) => false,
-            Some(Delivery::All) => true,
-            Some(&Delivery::Arg(k)) => {
-                arg(k).is_none_or(|v| slice_of(v, self.slices) == self.slice)
-            }
+            None | Some(Delivery::Tick) => Receivers::None,
+            Some(Delivery::All) => Receivers::All,
+            Some(&Delivery::Arg(k)) => match arg(k) {
+                Some(v) => Receivers::One(slice_of(v, self.slices)),
+                None => Receivers::All,
+            },
         }
     }
 
@@ -292,34 +317,5 @@ impl Worker {
             .map(|(m, _, _)| m.gc_stats())
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
         found
-    }
-}
-
-/// Runs a worker: builds its monitors, then answers every batch with a
-/// [`Found`], until the batches end, an error, or the merger is gone.
-pub fn work(
-    units: Vec<Unit>,
-    options: MonitorOptions,
-    batches: Receiver<Arc<Batch>>,
-    out: SyncSender<Found>,
-) {
-    let mut worker = match Worker::new(units, &options) {
-        Ok(w) => w,
-        Err(error) => {
-            // Reported at the first event, as a sequential run fails
-            // before it reads any.
-            let _ = out.send(Found {
-                error: Some((1, 0, error)),
-                ..Found::default()
-            });
-            return;
-        }
-    };
-    for batch in batches {
-        let found = worker.process(&batch);
-        let stop = found.error.is_some() || batch.end.is_some();
-        if out.send(found).is_err() || stop {
-            return;
-        }
     }
 }

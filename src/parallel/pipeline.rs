@@ -1,0 +1,224 @@
+//! The threaded run: a reader thread hands every batch, in order, to each
+//! worker thread and to the merger (the calling thread), which merges the
+//! workers' findings batch by batch.
+//!
+//! A long trace starts at once, on the layout the plan suggests, while the
+//! reader keeps the first batches as a sample. Once the sample is complete,
+//! the layout the sample suggests ([`choose`]) is compared with the running
+//! one; if it differs, the reader starts the new layout's workers, has them
+//! replay the sample without answering (so their summaries are those of the
+//! whole prefix), tells the merger to take the answers from them from the
+//! next batch on, and drops the old workers' input (they end after the
+//! sample). Either layout gives the same verdicts, so the events already
+//! merged stand; the revision only changes how fast the rest goes.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::Scope;
+
+use super::assign::{Choice, choose};
+use super::batch::{Batch, Batches};
+use super::worker::{Found, Unit, Worker};
+use super::{EventView, Merger, Outcome, QUEUE, for_monitors};
+use crate::plan::Plan;
+use crate::runtime::MonitorOptions;
+
+/// When and how a running layout is revised: on the first `sample`
+/// batches, as [`choose`] decides for `jobs` workers.
+pub(super) struct Revise<'p> {
+    pub(super) plan: &'p Plan,
+    pub(super) jobs: usize,
+    pub(super) sample: usize,
+}
+
+/// What the merger receives from the reader, in trace order.
+enum Feed {
+    /// The next batch: each current worker answers it with a [`Found`].
+    Batch(Arc<Batch>),
+    /// From the next batch on, these workers answer (the layout changed).
+    Switch(Vec<Receiver<Found>>),
+}
+
+/// The inputs and answers of a layout's workers.
+type Workers = (Vec<SyncSender<Arc<Batch>>>, Vec<Receiver<Found>>);
+
+/// Runs the layout of `choice` on threads (at least two workers), the
+/// merger on this one; `first` are the batches already read from
+/// `source`. With `revise`, the layout is revised on the sample.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<R: Read + Send>(
+    plan: &Plan,
+    options: &MonitorOptions,
+    jobs: usize,
+    choice: &Choice,
+    first: Vec<Arc<Batch>>,
+    source: Batches<'_, R>,
+    revise: Option<Revise<'_>>,
+    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    std::thread::scope(|scope| {
+        let (to_workers, from_workers) = spawn(scope, choice.layout(plan, jobs), options, 0);
+        let (feed_tx, feed) = sync_channel(QUEUE);
+        let running = choice.clone();
+        scope.spawn(move || {
+            let respawn = |sample: &[Arc<Batch>]| -> Option<Workers> {
+                let r = revise.as_ref()?;
+                let better = choose(r.plan, r.jobs, sample);
+                if better.same_as(&running) {
+                    return None;
+                }
+                let units = better.layout(r.plan, r.jobs);
+                Some(spawn(scope, units, options, sample.len()))
+            };
+            let sample = revise.as_ref().map_or(0, |r| r.sample);
+            read(first, source, to_workers, &feed_tx, sample, respawn);
+        });
+        merge(&feed, from_workers, &mut on_event)
+    })
+}
+
+/// Starts a worker thread per element of `workers`; each first steps
+/// `replay` batches without answering them.
+fn spawn<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    workers: Vec<Vec<Unit>>,
+    options: &MonitorOptions,
+    replay: usize,
+) -> Workers {
+    let options = for_monitors(options, workers.iter().map(Vec::len).sum());
+    let mut to_workers = Vec::new();
+    let mut from_workers = Vec::new();
+    for units in workers {
+        let (tx, rx) = sync_channel(QUEUE);
+        let (found_tx, found_rx) = sync_channel(QUEUE);
+        let options = options.clone();
+        scope.spawn(move || work(units, &options, replay, rx, found_tx));
+        to_workers.push(tx);
+        from_workers.push(found_rx);
+    }
+    (to_workers, from_workers)
+}
+
+/// The reader: sends `first`, then every further batch of `source`, to
+/// each worker of `to` and to the merger. The first `sample` batches are
+/// kept; once they are read (and more follow), `respawn` may start workers
+/// of a better layout, which replay them and then take over. Returns when
+/// done or when the merger is gone.
+fn read<R: Read>(
+    first: Vec<Arc<Batch>>,
+    mut source: Batches<'_, R>,
+    mut to: Vec<SyncSender<Arc<Batch>>>,
+    merger: &SyncSender<Feed>,
+    sample: usize,
+    respawn: impl FnOnce(&[Arc<Batch>]) -> Option<Workers>,
+) {
+    let mut respawn = Some(respawn);
+    let mut kept: Vec<Arc<Batch>> = Vec::new();
+    let mut revised = sample == 0;
+    let mut first = first.into_iter();
+    while let Some(batch) = first.next().or_else(|| source.next_batch().map(Arc::new)) {
+        let more = batch.end.is_none() && !source.done();
+        if !revised {
+            kept.push(Arc::clone(&batch));
+        }
+        for tx in &to {
+            // A worker that is gone failed: the merger finds out.
+            let _ = tx.send(Arc::clone(&batch));
+        }
+        if merger.send(Feed::Batch(batch)).is_err() {
+            return;
+        }
+        if !revised && kept.len() == sample {
+            revised = true;
+            if more && let Some((new_to, new_from)) = respawn.take().and_then(|f| f(&kept)) {
+                for batch in &kept {
+                    for tx in &new_to {
+                        let _ = tx.send(Arc::clone(batch));
+                    }
+                }
+                // Dropping the old inputs ends the old workers.
+                to = new_to;
+                if merger.send(Feed::Switch(new_from)).is_err() {
+                    return;
+                }
+            }
+            kept = Vec::new();
+        }
+    }
+}
+
+/// The merger: per batch, the current workers' findings merged, then each
+/// event handed to `on_event`.
+fn merge(
+    feed: &Receiver<Feed>,
+    mut from_workers: Vec<Receiver<Found>>,
+    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+) -> Outcome {
+    let mut merger = Merger::default();
+    for item in feed {
+        match item {
+            Feed::Switch(workers) => {
+                from_workers = workers;
+                merger.outcome.revised = true;
+            }
+            Feed::Batch(batch) => {
+                // A worker that ended without an answer failed.
+                let found = from_workers.iter().map(|rx| rx.recv().ok());
+                if !merger.batch(&batch, found, on_event) {
+                    break;
+                }
+            }
+        }
+    }
+    merger.outcome
+}
+
+/// A worker thread: builds its monitors, steps the first `replay` batches
+/// without answering, then answers every batch with a [`Found`], until the
+/// batches end, an error, or the merger is gone.
+///
+/// An error while replaying (one the previous layout's workers did not
+/// meet, as a monitor that sees more values may run out of codes where a
+/// slice does not) is reported at the first batch it answers.
+fn work(
+    units: Vec<Unit>,
+    options: &MonitorOptions,
+    replay: usize,
+    batches: Receiver<Arc<Batch>>,
+    out: SyncSender<Found>,
+) {
+    let mut failed = None;
+    let mut worker = match Worker::new(units, options) {
+        Ok(w) => Some(w),
+        Err(error) => {
+            failed = Some(error);
+            None
+        }
+    };
+    for (k, batch) in batches.into_iter().enumerate() {
+        if let (Some(w), None) = (&mut worker, &failed) {
+            let found = w.process(&batch);
+            if k < replay {
+                failed = found.error.map(|(_, _, e)| e);
+                continue;
+            }
+            let stop = found.error.is_some() || batch.end.is_some();
+            if out.send(found).is_err() || stop {
+                return;
+            }
+        } else if k >= replay {
+            // Reported at the first event answered for (event 1 when the
+            // monitors could not be built, as a sequential run fails
+            // before it reads any).
+            let at = batch.events.first().map_or((1, 0), |e| (e.number, e.line));
+            let at = if replay == 0 { (1, 0) } else { at };
+            let error = failed.take();
+            let _ = out.send(Found {
+                error: error.map(|e| (at.0, at.1, e)),
+                ..Found::default()
+            });
+            return;
+        }
+    }
+}
