@@ -4,7 +4,8 @@
 //! point evaluation on (the default) and off (every subformula a set), with
 //! and without garbage collection after every event; all must report the
 //! reference's violations, and the same witnesses with point evaluation on
-//! and off (under the same options). `HINDSIGHT_PROPTEST_CASES` sets the number of cases (default 256).
+//! and off (under the same options). Specifications with twins (the same
+//! formula over other variables) exercise their computation by renaming. `HINDSIGHT_PROPTEST_CASES` sets the number of cases (default 256).
 
 #[path = "support/gen_guarded.rs"]
 mod gen_guarded;
@@ -126,6 +127,16 @@ proptest! {
     /// Rules whose bodies are answered by restriction (`Exists z . (φ & e(..))`).
     #[test]
     fn restriction_agrees_with_reference(spec in gen_guarded::restrict_spec(), trace in gen_guarded::restrict_trace(30)) {
+        check(&spec, &trace)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// Twin subformulas, computed by renaming with point evaluation on.
+    #[test]
+    fn twins_agree_with_reference(spec in gen_guarded::twins_spec(), trace in gen_guarded::trace(25)) {
         check(&spec, &trace)?;
     }
 }

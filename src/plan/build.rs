@@ -146,7 +146,12 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
             body: new_ix[rule_roots[r]],
         })
         .collect::<Vec<_>>();
-    let (vars, classes) = layout_vars(vars, &nodes, &rules);
+    let quantified: Vec<bool> = vars
+        .iter()
+        .map(|(_, kind)| matches!(kind, VarKind::Quantified(_)))
+        .collect();
+    let joined = super::twins::merged_pairs(&nodes, &quantified);
+    let (vars, classes) = layout_vars(vars, &nodes, &rules, &joined);
     let max_bound = nodes
         .iter()
         .filter_map(|n| match n.op {

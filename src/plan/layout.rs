@@ -63,12 +63,14 @@ pub(super) fn share_bits(vars: &[Var], nodes: &[Node], rules: &[RulePlan]) -> (V
     (slot, slot_of_group.len())
 }
 
-/// Enumeration classes (variables joined by rule calls) and which variables
-/// need their seen values tracked.
+/// Enumeration classes (variables joined by rule calls, and the pairs of
+/// `joined`: the variables that twins rename, see [`super::twins`]) and which
+/// variables need their seen values tracked.
 pub(super) fn layout_vars(
     vars: Vec<(String, VarKind)>,
     nodes: &[Node],
     rules: &[RulePlan],
+    joined: &[(VarIx, VarIx)],
 ) -> (Vec<Var>, usize) {
     let mut parent: Vec<usize> = (0..vars.len()).collect();
     fn find(parent: &mut [usize], mut x: usize) -> usize {
@@ -79,6 +81,10 @@ pub(super) fn layout_vars(
         x
     }
     let mut needs_seen = vec![false; vars.len()];
+    for &(x, y) in joined {
+        let (a, b) = (find(&mut parent, x), find(&mut parent, y));
+        parent[a] = b;
+    }
     for node in nodes {
         match &node.op {
             Op::RuleCall { rule, args } => {

@@ -17,6 +17,7 @@ mod show;
 pub mod slice;
 pub mod split;
 pub mod ticks;
+pub mod twins;
 
 pub use build::{compile, compile_source, compile_source_timed};
 

@@ -187,3 +187,50 @@ pub fn restrict_trace(most: usize) -> BoxedStrategy<Vec<Event>> {
     ];
     prop::collection::vec(event, 1..=most).boxed()
 }
+
+/// `text` with every occurrence of the variable `from` (a whole word)
+/// replaced by `to`.
+fn rename_var(text: &str, from: &str, to: &str) -> String {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        let before = rest[..i].chars().next_back().is_some_and(word);
+        let after = rest[i + from.len()..].chars().next().is_some_and(word);
+        out.push_str(&rest[..i]);
+        out.push_str(if before || after { from } else { to });
+        rest = &rest[i + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Statements with twins: a formula over `x` (and its own quantified
+/// variables) next to the same formula over `y`, or over `y` and `x`
+/// swapped, so that the engine computes one as the renaming of the other
+/// (the shape of the FMSD locks-cycles property among them).
+pub fn twins_spec() -> BoxedStrategy<String> {
+    let one = || psi(vec!["x"], 2);
+    let two = || psi(vec!["x", "y"], 2);
+    let swapped = |a: &str| rename_var(&rename_var(&rename_var(a, "x", "w"), "y", "x"), "w", "y");
+    prop_oneof![
+        one().prop_map(|a| {
+            let b = rename_var(&a, "x", "y");
+            format!("Forall x . Forall y . q(x, y) -> (@ ({a}) -> !(@ P (@ ({b}) & p(y))))")
+        }),
+        one().prop_map(|a| {
+            let b = rename_var(&a, "x", "y");
+            format!("Forall x . Forall y . q(x, y) -> (P ({a})) | !P ({b})")
+        }),
+        two().prop_map(move |a| {
+            let b = swapped(&a);
+            format!("Forall x . Forall y . p(x) -> (H ({a})) -> @ ({b})")
+        }),
+        (one(), one()).prop_map(|(g, a)| {
+            let b = rename_var(&a, "x", "y");
+            format!("Forall x . (p(x) & ({g})) -> exists y . ({a}) S ({b})")
+        }),
+    ]
+    .prop_map(|s| format!("prop t : {s}\n"))
+    .boxed()
+}

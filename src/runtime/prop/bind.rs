@@ -22,6 +22,12 @@ impl PropMonitor {
         let Some(atoms) = c.atoms_by_event.get(name) else {
             return Ok(());
         };
+        // Dropped twins are matched with point evaluation off only.
+        let atoms = if self.point_on {
+            &atoms.point
+        } else {
+            &atoms.all
+        };
         let b = &mut self.scratch.binding;
         // The codes looked up for this event, by class and argument position:
         // atoms that bind the same argument in one class share the lookup.

@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::{fuse, point, restrict};
+use super::{fuse, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
@@ -30,8 +30,9 @@ pub struct CompiledProp {
     pub(super) call_pairs: Vec<Vec<(BddVar, BddVar)>>,
     /// Quantifiers evaluated by restriction and the nodes skipped then.
     pub(super) bypass: restrict::Bypass,
-    /// The atoms of each event name.
-    pub(super) atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>>,
+    /// The atoms of each event name: every one, and those matched with
+    /// point evaluation on (not the dropped twins).
+    pub(super) atoms_by_event: HashMap<Box<[u8]>, EventAtoms>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
     /// Per node: whether it is an atom of distinct variables only (which
@@ -50,11 +51,35 @@ pub struct CompiledProp {
     /// Per node: the operand it negates if it is a fused negation
     /// ([`fuse::operand`], looked up once rather than at every event).
     pub(super) fused_operand: Vec<Option<NodeIx>>,
+    /// Twins computed by renaming and the nodes dropped then (with point
+    /// evaluation on; see [`twins`]).
+    pub(super) twins: twins::Twins,
     /// The nodes computed at every event with point evaluation on (fused
-    /// negations included: only whether they changed is kept up to date).
-    pub(super) point_order: Vec<NodeIx>,
-    /// Every node (the order with point evaluation off).
-    pub(super) all_order: Vec<NodeIx>,
+    /// negations included: only whether they changed is kept up to date),
+    /// each with how it is computed.
+    pub(super) point_steps: Vec<Step>,
+    /// Every node (the order with point evaluation off), each a [`Step::Node`].
+    pub(super) all_steps: Vec<Step>,
+}
+
+/// The atoms of one event name.
+#[derive(Clone, Debug, Default)]
+pub(super) struct EventAtoms {
+    /// Every atom of the name (with point evaluation off).
+    pub all: Vec<NodeIx>,
+    /// Those that point evaluation reads (and those that bind seen values).
+    pub point: Vec<NodeIx>,
+}
+
+/// How the evaluation of an event treats one node, decided once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Computed by its operator.
+    Node(NodeIx),
+    /// A fused negation `(node, operand)`: only whether it changed.
+    Fused(NodeIx, NodeIx),
+    /// An aliased twin `(node, source)`: its source renamed.
+    Twin(NodeIx, NodeIx),
 }
 
 impl CompiledProp {
@@ -62,7 +87,7 @@ impl CompiledProp {
     pub fn new(plan: PropPlan) -> CompiledProp {
         let n = plan.nodes.len();
         let mut keeps_pre = vec![false; n];
-        let mut atoms_by_event: HashMap<Box<[u8]>, Vec<NodeIx>> = HashMap::new();
+        let mut atoms_by_event: HashMap<Box<[u8]>, EventAtoms> = HashMap::new();
         let mut atom_nodes = Vec::new();
         let mut untimed = true;
         for (i, node) in plan.nodes.iter().enumerate() {
@@ -72,7 +97,7 @@ impl CompiledProp {
                 Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => untimed = false,
                 Op::Atom { event, .. } => {
                     let event: Box<[u8]> = event.as_bytes().into();
-                    atoms_by_event.entry(event).or_default().push(i);
+                    atoms_by_event.entry(event).or_default().all.push(i);
                     atom_nodes.push(i);
                 }
                 _ => {}
@@ -109,12 +134,35 @@ impl CompiledProp {
                 fused[p] = false;
             }
         }
+        let in_order: Vec<bool> = (0..n)
+            .map(|i| point.needs_set[i] && !bypass.skipped[i])
+            .collect();
+        let twins = twins::analyse(&plan, &point, &bypass, &fused, &in_order);
+        // A dropped atom still binds the values seen for its variables.
+        let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
+        for atoms in atoms_by_event.values_mut() {
+            let point = atoms.all.iter().copied();
+            atoms.point = point.filter(|&a| !twins.dropped[a] || seen(a)).collect();
+        }
+        let point_order: Vec<NodeIx> = (0..n)
+            .filter(|&i| in_order[i] && !twins.dropped[i])
+            .collect();
+        let fused_operand: Vec<Option<NodeIx>> =
+            (0..n).map(|i| fuse::operand(&plan, &fused, i)).collect();
+        let point_steps = point_order
+            .iter()
+            .map(|&i| match (fused_operand[i], &twins.of[i]) {
+                (Some(a), _) => Step::Fused(i, a),
+                (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
+                _ => Step::Node(i),
+            })
+            .collect();
         CompiledProp {
             clock: Clock::new(plan.time_bits.clone()),
             kept_point: kept_all
                 .iter()
                 .copied()
-                .filter(|&i| !bypass.skipped[i])
+                .filter(|&i| !bypass.skipped[i] && !twins.dropped[i])
                 .collect(),
             kept_all,
             call_pairs,
@@ -124,11 +172,10 @@ impl CompiledProp {
             plain_atom,
             cube_owner: cube_owners(&plan),
             untimed,
-            point_order: (0..n)
-                .filter(|&i| point.needs_set[i] && !bypass.skipped[i])
-                .collect(),
-            all_order: (0..n).collect(),
-            fused_operand: (0..n).map(|i| fuse::operand(&plan, &fused, i)).collect(),
+            point_steps,
+            twins,
+            all_steps: (0..n).map(Step::Node).collect(),
+            fused_operand,
             fused,
             point,
             bypass,
@@ -139,6 +186,22 @@ impl CompiledProp {
     /// The plan.
     pub fn plan(&self) -> &PropPlan {
         &self.plan
+    }
+
+    /// The nodes of `steps`, in order.
+    #[cfg(test)]
+    pub(super) fn order(steps: &[Step]) -> Vec<NodeIx> {
+        steps.iter().map(|s| s.node()).collect()
+    }
+}
+
+impl Step {
+    /// The node of the step.
+    #[cfg(test)]
+    pub(super) fn node(self) -> NodeIx {
+        match self {
+            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) => n,
+        }
     }
 }
 

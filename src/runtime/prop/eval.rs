@@ -4,6 +4,7 @@
 //! decided, by point evaluation or from its root's set.
 
 use super::PropMonitor;
+use super::compiled::Step;
 use crate::bdd::Bdd;
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
@@ -172,23 +173,37 @@ impl PropMonitor {
         self.scratch.atom_previous = previous;
         let compiled = &*self.compiled;
         let plan = &compiled.plan;
-        let order = if self.point_on {
-            &compiled.point_order
+        let steps = if self.point_on {
+            &compiled.point_steps
         } else {
-            &compiled.all_order
+            &compiled.all_steps
         };
         let fused = &compiled.fused_operand;
         let restricting = self.point_on && compiled.bypass.any;
-        for &n in order {
+        for &step in steps {
+            let n = match step {
+                Step::Node(n) => n,
+                Step::Fused(n, a) => {
+                    // Never built: the sinces that read it read its operand.
+                    let c = &mut self.state.changed;
+                    c[n] = all || c[a];
+                    continue;
+                }
+                Step::Twin(n, source) => {
+                    // Its source renamed (see `twins`).
+                    if all || self.state.changed[source] {
+                        let value = self.twin_value(n);
+                        let s = &mut self.state;
+                        s.changed[n] = all || value != s.now[n];
+                        s.now[n] = value;
+                    } else {
+                        self.state.changed[n] = false;
+                    }
+                    continue;
+                }
+            };
             let s = &mut self.state;
             let c = &s.changed;
-            if self.point_on
-                && let Some(a) = fused[n]
-            {
-                // Never built: the sinces that read it read its operand.
-                s.changed[n] = all || c[a];
-                continue;
-            }
             let dirty = all
                 || match &plan.nodes[n].op {
                     Op::Atom { .. } => continue,
@@ -271,8 +286,11 @@ impl PropMonitor {
     }
 
     /// Whether node `n`'s `now` is computed at every event.
+    /// (A twin dropped with point evaluation on is neither computed as a
+    /// set nor completed for witnesses: none reads it.)
     pub(super) fn is_set(&self, n: NodeIx) -> bool {
-        !self.point_on || (self.compiled.point.needs_set[n] && !self.compiled.fused[n])
+        let c = &self.compiled;
+        !self.point_on || (c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n])
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.
@@ -301,7 +319,7 @@ impl PropMonitor {
     /// event's match and of the nodes computed as sets.
     fn complete_point_nodes(&mut self) {
         for n in 0..self.compiled.plan.nodes.len() {
-            if self.is_set(n) {
+            if self.is_set(n) || self.compiled.twins.dropped[n] {
                 continue;
             }
             let now = &self.state.now;

@@ -200,6 +200,9 @@ impl PropMonitor {
             KeptSummary::Pre(n) if self.point_on && self.compiled.bypass.lazy.contains(&n) => {
                 size(self.lazy_pre(n).as_ref())
             }
+            KeptSummary::Pre(n) if self.point_on && self.compiled.twins.dropped[n] => {
+                size(self.twin_pre(n).as_ref())
+            }
             KeptSummary::Pre(n) => size(s.pre.get(n).and_then(Option::as_ref)),
             KeptSummary::Timed(n) => s
                 .timed

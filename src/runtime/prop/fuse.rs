@@ -53,7 +53,7 @@ pub(super) fn fused(plan: &PropPlan, point: &Analysis) -> Vec<bool> {
 }
 
 /// Clears the nodes the point form reads as sets.
-fn unfuse_leaves(p: &Point, fused: &mut [bool]) {
+pub(super) fn unfuse_leaves(p: &Point, fused: &mut [bool]) {
     let mut stack = vec![p];
     while let Some(p) = stack.pop() {
         match p {

@@ -8,7 +8,8 @@
 //! - [`bind`]: binding an event (matching atoms, enumerating values);
 //! - [`eval`]: evaluating a bound step, [`point`], the point evaluation
 //!   of the statement, and [`restrict`], quantifiers over a conjunction with
-//!   an event evaluated by restriction;
+//!   an event evaluated by restriction, and [`twins`], subformulas computed
+//!   as the renaming of their twin;
 //! - [`gc`]: garbage collection of value codes;
 //! - [`explain`]: witnesses, tuples and profile introspection.
 //!
@@ -26,6 +27,7 @@ mod point;
 mod restrict;
 mod scratch;
 mod state;
+mod twins;
 
 use std::sync::Arc;
 
@@ -240,6 +242,7 @@ impl PropMonitor {
             s.all_dirty = true;
             s.fixed = false;
             self.switch_lazy(on);
+            self.switch_twins(on);
             let s = &mut self.state;
             // Atoms restart from false: a skipped one may hold a stale value.
             for &n in &self.compiled.atom_nodes {

@@ -200,7 +200,7 @@ fn restricted(
 
 /// The nodes that `k` reads within an event with point evaluation on (a
 /// restriction reads its atom's matches, not its value).
-fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<NodeIx> {
+pub(super) fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<NodeIx> {
     if let Some(r) = restricted[k] {
         return Kids::one(match r.source {
             Source::Set(p) => p,
@@ -300,15 +300,18 @@ impl PropMonitor {
     pub(super) fn kept_summaries_now(&self) -> Vec<Bdd> {
         let bypass = &self.compiled.bypass;
         let s = &self.state;
+        let dropped = &self.compiled.twins.dropped;
         let mut out: Vec<Bdd> = s
             .pre
             .iter()
             .enumerate()
-            .filter(|(n, _)| !bypass.hidden[*n])
+            .filter(|(n, _)| !bypass.hidden[*n] && (!self.point_on || !dropped[*n]))
             .filter_map(|(_, b)| b.clone())
             .collect();
         if self.point_on {
             out.extend(bypass.lazy.iter().filter_map(|&q| self.lazy_pre(q)));
+            let kept = (0..dropped.len()).filter(|&n| dropped[n] && self.compiled.keeps_pre[n]);
+            out.extend(kept.filter_map(|n| self.twin_pre(n)));
         }
         out.extend(s.kept_others().cloned());
         out

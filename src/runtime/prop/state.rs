@@ -165,13 +165,15 @@ fn call_consts(
 }
 
 /// The BDD constants of a property in its monitor's space: renamings of rule
-/// calls and the bits of quantified variables.
+/// calls and of twins, and the bits of quantified variables.
 #[derive(Debug)]
 pub(super) struct SpaceConsts {
     /// Per rule call: the substitution of arguments for parameters.
     pub call_renaming: Vec<Option<Renaming>>,
     /// Per quantifier: its variable's bits.
     pub quant_bits: Vec<Option<VarSet>>,
+    /// Per twin: the renaming of its source's bits to its own.
+    pub twin_renaming: Vec<Option<Renaming>>,
 }
 
 impl SpaceConsts {
@@ -191,9 +193,19 @@ impl SpaceConsts {
                 _ => None,
             })
             .collect();
+        let twin_renaming = c
+            .twins
+            .of
+            .iter()
+            .map(|t| match t {
+                Some((_, bits)) if !bits.is_empty() => Some(space.renaming(bits)),
+                _ => None,
+            })
+            .collect();
         SpaceConsts {
             call_renaming,
             quant_bits,
+            twin_renaming,
         }
     }
 }
