@@ -58,13 +58,52 @@ pub(super) const EMPTY: Entry = Entry {
 };
 
 impl Manager {
+    /// Sets the node count past which the cache doubles: when it holds
+    /// fewer than `cache_per_node` entries per two nodes, up to
+    /// [`MAX_CACHE`].
+    pub(super) fn set_grow_cache_at(&mut self) {
+        self.grow_cache_at = if self.cache.len() < MAX_CACHE {
+            2 * self.cache.len() / self.cache_per_node
+        } else {
+            usize::MAX
+        };
+    }
+
     /// Doubles the cache, keeping its entries.
+    #[cold]
+    #[inline(never)]
     pub(super) fn grow_cache(&mut self) {
-        let doubled = vec![EMPTY; 2 * self.cache.len()];
-        let old = std::mem::replace(&mut self.cache, doubled);
-        for e in old {
-            if e.op != Op::Empty {
-                self.remember(e.op, e.a, e.b, e.c, e.r);
+        self.resize_cache(2 * self.cache.len(), |e| e.op != Op::Empty);
+    }
+
+    /// Grows the cache to `len` entries (a power of two, at least its
+    /// length) in place, keeping the entries `keep` accepts. An entry's slot
+    /// is the low bits of its hash, so one at slot `i` of `n` moves to slot
+    /// `i + k * n` for some `k`: beyond the old entries, in the new part,
+    /// where no other old entry goes. No second cache is ever in memory.
+    fn resize_cache(&mut self, len: usize, keep: impl Fn(&Entry) -> bool) {
+        let old = self.cache.len();
+        debug_assert!(len.is_power_of_two() && len >= old);
+        if len == old {
+            for e in &mut self.cache {
+                if !keep(e) {
+                    *e = EMPTY;
+                }
+            }
+            return;
+        }
+        self.cache.resize(len, EMPTY);
+        self.set_grow_cache_at();
+        for i in 0..old {
+            let e = self.cache[i];
+            if !keep(&e) {
+                self.cache[i] = EMPTY;
+                continue;
+            }
+            let to = self.slot(e.op, e.a, e.b, e.c);
+            if to != i {
+                self.cache[to] = e;
+                self.cache[i] = EMPTY;
             }
         }
     }
@@ -115,20 +154,6 @@ impl Manager {
                 && (e.op == Op::Rename || marked[e.b as usize])
                 && marked[e.c as usize]
         };
-        if wanted == self.cache.len() {
-            // In place: no second cache in memory at once.
-            for e in &mut self.cache {
-                if !valid(e) {
-                    *e = EMPTY;
-                }
-            }
-        } else {
-            let old = std::mem::replace(&mut self.cache, vec![EMPTY; wanted]);
-            for e in old {
-                if valid(&e) {
-                    self.remember(e.op, e.a, e.b, e.c, e.r);
-                }
-            }
-        }
+        self.resize_cache(wanted, valid);
     }
 }

@@ -4,7 +4,7 @@
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
-use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MAX_CACHE, MIN_CACHE};
+use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MIN_CACHE};
 
 /// A node's index in the table.
 pub(super) type Id = u32;
@@ -40,6 +40,9 @@ pub(super) struct Manager {
     /// Cache entries per node the cache grows to ([`CACHE_PER_NODE`], or
     /// [`LEAN_CACHE_PER_NODE`] after [`save_memory`](Self::save_memory)).
     pub(super) cache_per_node: usize,
+    /// The node count past which the cache doubles (`usize::MAX` once it
+    /// is as large as it gets).
+    pub(super) grow_cache_at: usize,
     /// Whether the unique table grows by doubling rather than in big steps.
     lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
@@ -83,6 +86,7 @@ impl Manager {
             cache: vec![EMPTY; MIN_CACHE],
             gc_at: MIN_GC_NODES,
             cache_per_node: CACHE_PER_NODE,
+            grow_cache_at: 2 * MIN_CACHE / CACHE_PER_NODE,
             lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
@@ -147,9 +151,7 @@ impl Manager {
         // Grow (never shrink) the cache with the table, keeping its entries:
         // results about every node of the summaries must survive from one
         // event to the next.
-        if self.nodes.len() * self.cache_per_node > 2 * self.cache.len()
-            && self.cache.len() < MAX_CACHE
-        {
+        if self.nodes.len() > self.grow_cache_at {
             self.grow_cache();
         }
         id
@@ -160,6 +162,7 @@ impl Manager {
     pub(super) fn save_memory(&mut self) {
         self.lean = true;
         self.cache_per_node = LEAN_CACHE_PER_NODE;
+        self.set_grow_cache_at();
     }
 
     /// Makes room in the unique table: four times its size, and at once
