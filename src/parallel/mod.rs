@@ -171,19 +171,17 @@ pub fn run_sampled<R: Read + Send>(
     // suggests another.
     if sample > lead && !source.done() {
         let guess = choose(plan, jobs, &first);
-        if guess.layout(plan, jobs).len() > 1 {
-            let revise = Revise { plan, jobs, sample };
-            return pipeline::run(
-                plan,
-                options,
-                jobs,
-                &guess,
-                first,
-                source,
-                Some(revise),
-                on_event,
-            );
-        }
+        let revise = Revise { plan, jobs, sample };
+        return pipeline::run(
+            plan,
+            options,
+            jobs,
+            &guess,
+            first,
+            source,
+            Some(revise),
+            on_event,
+        );
     }
     // Else the sample is read whole before the workers start.
     while first.len() < sample
@@ -202,7 +200,8 @@ pub fn run_sampled<R: Read + Send>(
     };
     let choice = choose(plan, jobs, &first);
     let mut workers = choice.layout(plan, jobs);
-    if workers.len() == 1 {
+    // One worker on a trace the sample holds whole: on this thread.
+    if workers.len() == 1 && source.done() {
         let options = &for_monitors(options, workers[0].len());
         let units = workers.pop().unwrap_or_default();
         return run_inline(units, options, first, source, &mut on_event);
@@ -332,8 +331,8 @@ impl Merger {
     }
 }
 
-/// A run with one worker, on this thread: the batches stepped and merged
-/// one by one (threads could only read ahead of the one worker).
+/// A run with one worker on a short trace (all in `first`, or nearly), on
+/// this thread: the batches stepped and merged one by one.
 fn run_inline<R: Read>(
     units: Vec<worker::Unit>,
     options: &MonitorOptions,

@@ -43,7 +43,7 @@ enum Feed {
 /// The inputs and answers of a layout's workers.
 type Workers = (Vec<SyncSender<Arc<Batch>>>, Vec<Receiver<Found>>);
 
-/// Runs the layout of `choice` on threads (at least two workers), the
+/// Runs the layout of `choice` on threads (one per worker), the
 /// merger on this one; `first` are the batches already read from
 /// `source`. With `revise`, the layout is revised on the sample.
 #[allow(clippy::too_many_arguments)]
