@@ -74,9 +74,14 @@ pub fn merged_pairs(nodes: &[Node], quantified: &[bool]) -> Vec<(VarIx, VarIx)> 
         .collect()
 }
 
-/// Per node: whether its subformula has an `S` (within an event or under `@`).
-fn with_since(nodes: &[Node]) -> Vec<bool> {
-    let mut memo: Vec<Option<bool>> = vec![None; nodes.len()];
+/// Per node, `value` of it given the values of its `kids` (computed
+/// first, without recursion: formulas may be deeply nested).
+fn post_order<T: Copy>(
+    nodes: &[Node],
+    kids: impl Fn(&Op) -> Vec<NodeIx>,
+    mut value: impl FnMut(NodeIx, &[NodeIx], &[Option<T>]) -> T,
+) -> Vec<T> {
+    let mut memo: Vec<Option<T>> = vec![None; nodes.len()];
     for root in 0..nodes.len() {
         let mut stack = vec![root];
         while let Some(&n) = stack.last() {
@@ -91,15 +96,21 @@ fn with_since(nodes: &[Node]) -> Vec<bool> {
                 .filter(|&k| memo[k].is_none())
                 .collect();
             if pending.is_empty() {
-                let own = matches!(nodes[n].op, Op::Since(..));
-                memo[n] = Some(own || kids.iter().any(|&k| memo[k] == Some(true)));
+                memo[n] = Some(value(n, &kids, &memo));
                 stack.pop();
             } else {
                 stack.extend(pending);
             }
         }
     }
-    memo.into_iter().map(|m| m == Some(true)).collect()
+    memo.into_iter().flatten().collect()
+}
+
+/// Per node: whether its subformula has an `S` (within an event or under `@`).
+fn with_since(nodes: &[Node]) -> Vec<bool> {
+    post_order(nodes, kids, |n, kids, memo| {
+        matches!(nodes[n].op, Op::Since(..)) || kids.iter().any(|&k| memo[k] == Some(true))
+    })
 }
 
 /// The nodes `op` reads (its operands, and the operand of `@`).
@@ -113,56 +124,40 @@ fn kids(op: &Op) -> Vec<NodeIx> {
 /// Per node: a hash of its formula with the variables left out, or `None`
 /// if it cannot be a twin. Twins have equal shapes.
 fn shapes(nodes: &[Node]) -> Vec<Option<u64>> {
-    let mut memo: Vec<Option<Option<u64>>> = vec![None; nodes.len()];
-    for root in 0..nodes.len() {
-        let mut stack = vec![root];
-        while let Some(&n) = stack.last() {
-            if memo[n].is_some() {
-                stack.pop();
-                continue;
-            }
+    let kids_if_eligible = |op: &Op| if eligible(op) { kids(op) } else { Vec::new() };
+    post_order(
+        nodes,
+        kids_if_eligible,
+        |n, kids, memo: &[Option<Option<u64>>]| {
             let op = &nodes[n].op;
-            let kids = if eligible(op) { kids(op) } else { Vec::new() };
-            let pending: Vec<NodeIx> = kids
-                .iter()
-                .copied()
-                .filter(|&k| memo[k].is_none())
-                .collect();
-            if !pending.is_empty() {
-                stack.extend(pending);
-                continue;
+            if !eligible(op) {
+                return None;
             }
-            stack.pop();
-            memo[n] = Some(if eligible(op) {
-                let mut h = DefaultHasher::new();
-                std::mem::discriminant(op).hash(&mut h);
-                match op {
-                    Op::Atom { event, args } => {
-                        event.hash(&mut h);
-                        for a in args {
-                            match a {
-                                Arg::Const(c) => (0u8, c).hash(&mut h),
-                                Arg::Var(_) => 1u8.hash(&mut h),
-                            }
+            let mut h = DefaultHasher::new();
+            std::mem::discriminant(op).hash(&mut h);
+            match op {
+                Op::Atom { event, args } => {
+                    event.hash(&mut h);
+                    for a in args {
+                        match a {
+                            Arg::Const(c) => (0u8, c).hash(&mut h),
+                            Arg::Var(_) => 1u8.hash(&mut h),
                         }
                     }
-                    Op::Quant(q, ..) => std::mem::discriminant(q).hash(&mut h),
-                    _ => {}
                 }
-                let mut all = true;
-                for &k in &kids {
-                    match memo[k].flatten() {
-                        Some(s) => s.hash(&mut h),
-                        None => all = false,
-                    }
+                Op::Quant(q, ..) => std::mem::discriminant(q).hash(&mut h),
+                _ => {}
+            }
+            let mut all = true;
+            for &k in kids {
+                match memo[k].flatten() {
+                    Some(s) => s.hash(&mut h),
+                    None => all = false,
                 }
-                all.then(|| h.finish())
-            } else {
-                None
-            });
-        }
-    }
-    memo.into_iter().map(Option::flatten).collect()
+            }
+            all.then(|| h.finish())
+        },
+    )
 }
 
 /// Whether a node of this operator may be (part of) a twin.
