@@ -38,7 +38,6 @@ use batch::{Batch, Batches, End};
 use worker::Found;
 
 pub use assign::{Choice, can_gain, choose, distribute, distribute_sampled};
-use pipeline::Revise;
 
 /// Batches of a sample of the trace, to choose how to spread the
 /// properties over the workers (see [`assign`]).
@@ -171,25 +170,10 @@ pub fn run_sampled<R: Read + Send>(
     // suggests another.
     if sample > lead && !source.done() {
         let guess = choose(plan, jobs, &first);
-        let revise = Revise { plan, jobs, sample };
-        return pipeline::run(
-            plan,
-            options,
-            jobs,
-            &guess,
-            first,
-            source,
-            Some(revise),
-            on_event,
-        );
+        return pipeline::run(plan, options, jobs, &guess, first, source, sample, on_event);
     }
-    // Else the sample is read whole before the workers start.
-    while first.len() < sample
-        && let Some(batch) = source.next_batch()
-    {
-        first.push(Arc::new(batch));
-    }
-    // A trace that the sample holds whole is short: a worker per
+    // Else `first` holds the whole sample. A trace that it holds whole is
+    // short: a worker per
     // `EVENTS_PER_WORKER` of its events at most (threads and monitors cost
     // more than they save on a few events).
     let jobs = if source.done() && sample > 0 {
@@ -206,7 +190,7 @@ pub fn run_sampled<R: Read + Send>(
         let units = workers.pop().unwrap_or_default();
         return run_inline(units, options, first, source, &mut on_event);
     }
-    pipeline::run(plan, options, jobs, &choice, first, source, None, on_event)
+    pipeline::run(plan, options, jobs, &choice, first, source, 0, on_event)
 }
 
 /// The options of each of `monitors` monitors of one process: with more

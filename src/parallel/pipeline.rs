@@ -24,14 +24,6 @@ use super::{EventView, Merger, Outcome, QUEUE, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::MonitorOptions;
 
-/// When and how a running layout is revised: on the first `sample`
-/// batches, as [`choose`] decides for `jobs` workers.
-pub(super) struct Revise<'p> {
-    pub(super) plan: &'p Plan,
-    pub(super) jobs: usize,
-    pub(super) sample: usize,
-}
-
 /// What the merger receives from the reader, in trace order.
 enum Feed {
     /// The next batch: each current worker answers it with a [`Found`].
@@ -45,7 +37,8 @@ type Workers = (Vec<SyncSender<Arc<Batch>>>, Vec<Receiver<Found>>);
 
 /// Runs the layout of `choice` on threads (one per worker), the
 /// merger on this one; `first` are the batches already read from
-/// `source`. With `revise`, the layout is revised on the sample.
+/// `source`. The layout is revised on the first `sample` batches (when
+/// not 0), as [`choose`] decides for `jobs` workers.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run<R: Read + Send>(
     plan: &Plan,
@@ -54,7 +47,7 @@ pub(super) fn run<R: Read + Send>(
     choice: &Choice,
     first: Vec<Arc<Batch>>,
     source: Batches<'_, R>,
-    revise: Option<Revise<'_>>,
+    sample: usize,
     mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
     std::thread::scope(|scope| {
@@ -62,16 +55,11 @@ pub(super) fn run<R: Read + Send>(
         let (feed_tx, feed) = sync_channel(QUEUE);
         let running = choice.clone();
         scope.spawn(move || {
-            let respawn = |sample: &[Arc<Batch>]| -> Option<Workers> {
-                let r = revise.as_ref()?;
-                let better = choose(r.plan, r.jobs, sample);
-                if better.same_as(&running) {
-                    return None;
-                }
-                let units = better.layout(r.plan, r.jobs);
-                Some(spawn(scope, units, options, sample.len()))
+            let respawn = |kept: &[Arc<Batch>]| -> Option<Workers> {
+                let better = choose(plan, jobs, kept);
+                let units = (!better.same_as(&running)).then(|| better.layout(plan, jobs))?;
+                Some(spawn(scope, units, options, kept.len()))
             };
-            let sample = revise.as_ref().map_or(0, |r| r.sample);
             read(first, source, to_workers, &feed_tx, sample, respawn);
         });
         merge(&feed, from_workers, &mut on_event)
@@ -188,37 +176,37 @@ fn work(
     batches: Receiver<Arc<Batch>>,
     out: SyncSender<Found>,
 ) {
-    let mut failed = None;
-    let mut worker = match Worker::new(units, options) {
-        Ok(w) => Some(w),
-        Err(error) => {
-            failed = Some(error);
-            None
-        }
-    };
+    // The monitors, or why they cannot go on (they could not be built, or
+    // refused an event of the replay).
+    let mut worker = Worker::new(units, options);
     for (k, batch) in batches.into_iter().enumerate() {
-        if let (Some(w), None) = (&mut worker, &failed) {
-            let found = w.process(&batch);
-            if k < replay {
-                failed = found.error.map(|(_, _, e)| e);
-                continue;
+        match &mut worker {
+            Ok(w) => {
+                let found = w.process(&batch);
+                if k < replay {
+                    if let Some((_, _, e)) = found.error {
+                        worker = Err(e);
+                    }
+                    continue;
+                }
+                let stop = found.error.is_some() || batch.end.is_some();
+                if out.send(found).is_err() || stop {
+                    return;
+                }
             }
-            let stop = found.error.is_some() || batch.end.is_some();
-            if out.send(found).is_err() || stop {
+            Err(_) if k < replay => {}
+            Err(error) => {
+                // At the first event answered for; at event 1 when the
+                // monitors could not be built, as a sequential run fails
+                // before it reads any.
+                let first = batch.events.first().filter(|_| replay > 0);
+                let (number, line) = first.map_or((1, 0), |e| (e.number, e.line));
+                let _ = out.send(Found {
+                    error: Some((number, line, error.clone())),
+                    ..Found::default()
+                });
                 return;
             }
-        } else if k >= replay {
-            // Reported at the first event answered for (event 1 when the
-            // monitors could not be built, as a sequential run fails
-            // before it reads any).
-            let at = batch.events.first().map_or((1, 0), |e| (e.number, e.line));
-            let at = if replay == 0 { (1, 0) } else { at };
-            let error = failed.take();
-            let _ = out.send(Found {
-                error: error.map(|e| (at.0, at.1, e)),
-                ..Found::default()
-            });
-            return;
         }
     }
 }

@@ -59,11 +59,11 @@ pub(super) const EMPTY: Entry = Entry {
 
 impl Manager {
     /// Sets the node count past which the cache doubles: when it holds
-    /// fewer than `cache_per_node` entries per two nodes, up to
+    /// fewer than [`cache_per_node`](Self::cache_per_node) entries per two nodes, up to
     /// [`MAX_CACHE`].
     pub(super) fn set_grow_cache_at(&mut self) {
         self.grow_cache_at = if self.cache.len() < MAX_CACHE {
-            2 * self.cache.len() / self.cache_per_node
+            2 * self.cache.len() / self.cache_per_node()
         } else {
             usize::MAX
         };
@@ -143,7 +143,7 @@ impl Manager {
     /// node keeps its identity), drops the others, and grows the cache to fit
     /// `live` nodes (it never shrinks).
     pub(super) fn keep_cache_entries(&mut self, marked: &[bool], live: usize) {
-        let wanted = (self.cache_per_node * live)
+        let wanted = (self.cache_per_node() * live)
             .next_power_of_two()
             .clamp(MIN_CACHE, MAX_CACHE)
             .max(self.cache.len());

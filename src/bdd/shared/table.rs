@@ -37,13 +37,10 @@ pub(super) struct Manager {
     pub(super) cache: Vec<Entry>,
     /// Node count that triggers the next collection.
     pub(super) gc_at: usize,
-    /// Cache entries per node the cache grows to ([`CACHE_PER_NODE`], or
-    /// [`LEAN_CACHE_PER_NODE`] after [`save_memory`](Self::save_memory)).
-    pub(super) cache_per_node: usize,
     /// The node count past which the cache doubles (`usize::MAX` once it
     /// is as large as it gets).
     pub(super) grow_cache_at: usize,
-    /// Whether the unique table grows by doubling rather than in big steps.
+    /// Whether the tables grow in small steps ([`save_memory`](Self::save_memory)).
     lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
@@ -85,7 +82,6 @@ impl Manager {
             unique: HashTable::new(),
             cache: vec![EMPTY; MIN_CACHE],
             gc_at: MIN_GC_NODES,
-            cache_per_node: CACHE_PER_NODE,
             grow_cache_at: 2 * MIN_CACHE / CACHE_PER_NODE,
             lean: false,
             maps: HashMap::new(),
@@ -157,11 +153,20 @@ impl Manager {
         id
     }
 
+    /// Cache entries per node the cache grows to.
+    #[inline]
+    pub(super) fn cache_per_node(&self) -> usize {
+        if self.lean {
+            LEAN_CACHE_PER_NODE
+        } else {
+            CACHE_PER_NODE
+        }
+    }
+
     /// Makes the tables grow in smaller steps from now on: the unique table
     /// doubles, and the cache keeps [`LEAN_CACHE_PER_NODE`] entries per node.
     pub(super) fn save_memory(&mut self) {
         self.lean = true;
-        self.cache_per_node = LEAN_CACHE_PER_NODE;
         self.set_grow_cache_at();
     }
 
