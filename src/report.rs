@@ -454,6 +454,9 @@ impl<W: Write> Reporter<W> {
 #[derive(Debug, Default)]
 pub struct EventCounts {
     totals: hashbrown::HashMap<Vec<u8>, u64>,
+    /// Per index of a name known by index ([`add_indexed`](Self::add_indexed)):
+    /// the name and its count.
+    indexed: Vec<Option<(Box<[u8]>, u64)>>,
     /// The name of the current run of equal names, and its length so far.
     run: Vec<u8>,
     run_len: u64,
@@ -482,6 +485,22 @@ impl EventCounts {
         self.run_len += n - 1;
     }
 
+    /// Counts `n` events named `name`, whose index among the names the
+    /// caller knows is `index`: an array update, with no look-up of the
+    /// name. One `EventCounts` must be given one index per name.
+    #[inline]
+    pub fn add_indexed(&mut self, index: u32, name: &[u8], n: u64) {
+        let i = index as usize;
+        if let Some(Some((_, count))) = self.indexed.get_mut(i) {
+            *count += n;
+            return;
+        }
+        if self.indexed.len() <= i {
+            self.indexed.resize(i + 1, None);
+        }
+        self.indexed[i] = Some((name.into(), n));
+    }
+
     fn flush(&mut self) {
         if self.run_len > 0 {
             // A name seen before (the usual case) costs no allocation.
@@ -500,7 +519,8 @@ impl EventCounts {
     pub fn into_counts(mut self) -> BTreeMap<String, u64> {
         self.flush();
         let mut out = BTreeMap::new();
-        for (k, v) in self.totals {
+        let indexed = self.indexed.into_iter().flatten();
+        for (k, v) in self.totals.into_iter().chain(indexed.map(|(k, v)| (k.into(), v))) {
             *out.entry(String::from_utf8_lossy(&k).into_owned())
                 .or_insert(0) += v;
         }
@@ -520,5 +540,20 @@ mod count_tests {
         }
         let counts: Vec<(String, u64)> = c.into_counts().into_iter().collect();
         assert_eq!(counts, vec![("a".to_string(), 3), ("b".to_string(), 4)]);
+    }
+
+    #[test]
+    fn counts_by_index_and_by_name_add_up() {
+        let mut c = EventCounts::default();
+        c.add_indexed(2, b"b", 3);
+        c.add_indexed(0, b"a", 1);
+        c.add_indexed(2, b"b", 2);
+        c.add_n(b"a", 4);
+        c.add(b"z");
+        let counts: Vec<(String, u64)> = c.into_counts().into_iter().collect();
+        assert_eq!(
+            counts,
+            vec![("a".to_string(), 5), ("b".to_string(), 5), ("z".to_string(), 1)]
+        );
     }
 }

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use hashbrown::HashMap;
 use timely::communication::allocator::AllocatorBuilder;
 
-use crate::parallel::EventView;
+use crate::parallel::{Args, EventView};
 use crate::plan::Plan;
 use crate::runtime::MonitorOptions;
 use crate::trace::TraceReader;
@@ -229,8 +229,9 @@ pub fn run(
                 line: offset + ev.line,
                 time: ev.time,
                 name: fields[0],
+                name_index: None,
                 repeats: 0,
-                args: &fields[1..],
+                args: Args::from_fields(&fields[1..]),
                 bytes_read: d.piece.bytes_read,
                 timed: d.piece.timed,
             };

@@ -51,6 +51,61 @@ pub struct Ev {
     count: u32,
 }
 
+/// The arguments of one event: a view of its batch (or of a slice of
+/// fields), whose fields are only looked up when asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct Args<'a>(ArgsOf<'a>);
+
+#[derive(Clone, Copy, Debug)]
+enum ArgsOf<'a> {
+    /// The bytes of a batch and the ends of the event's fields, its name's
+    /// first (an argument starts where the field before it ends).
+    Batch { bytes: &'a [u8], ends: &'a [usize] },
+    Fields(&'a [&'a [u8]]),
+}
+
+impl<'a> Args<'a> {
+    /// The arguments `fields`.
+    pub fn from_fields(fields: &'a [&'a [u8]]) -> Self {
+        Args(ArgsOf::Fields(fields))
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        match self.0 {
+            ArgsOf::Batch { ends, .. } => ends.len().saturating_sub(1),
+            ArgsOf::Fields(f) => f.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Argument `k` (0-based), if there is one.
+    pub fn get(&self, k: usize) -> Option<&'a [u8]> {
+        match self.0 {
+            ArgsOf::Batch { bytes, ends } => {
+                let (start, end) = (*ends.get(k)?, *ends.get(k + 1)?);
+                bytes.get(start..end)
+            }
+            ArgsOf::Fields(f) => f.get(k).copied(),
+        }
+    }
+
+    /// The arguments, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + use<'a> {
+        let this = *self;
+        (0..this.len()).map(move |k| this.get(k).unwrap_or_default())
+    }
+
+    /// The arguments, in order, collected.
+    pub fn to_vec(&self) -> Vec<&'a [u8]> {
+        self.iter().collect()
+    }
+}
+
 /// Consecutive events, owned.
 #[derive(Debug, Default)]
 pub struct Batch {
@@ -80,6 +135,23 @@ impl Batch {
             out.push(&self.bytes[start..end]);
             start = end;
         }
+    }
+
+    /// The name of `ev`.
+    #[inline]
+    pub fn name_of(&self, ev: &Ev) -> &[u8] {
+        self.field(ev.first as usize)
+    }
+
+    /// The arguments of `ev`, read on demand.
+    #[inline]
+    pub fn args_of(&self, ev: &Ev) -> Args<'_> {
+        let first = ev.first as usize;
+        let count = ev.count as usize;
+        Args(ArgsOf::Batch {
+            bytes: &self.bytes,
+            ends: &self.ends[first..first + count],
+        })
     }
 
     /// Field `i` of the batch.

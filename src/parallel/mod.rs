@@ -35,6 +35,8 @@ use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
 use batch::{Batch, Batches, End};
+
+pub use batch::Args;
 use worker::Found;
 
 pub use assign::{Choice, can_gain, choose, distribute, distribute_sampled};
@@ -65,8 +67,11 @@ pub struct EventView<'a> {
     pub time: u64,
     /// Its name.
     pub name: &'a [u8],
+    /// Its name's index in the plan's events (`None`: a name the plan does
+    /// not know, or not known).
+    pub name_index: Option<u32>,
     /// Its arguments.
-    pub args: &'a [&'a [u8]],
+    pub args: Args<'a>,
     /// How many events after it are the same (numbers `number + 1 ..=
     /// number + repeats`, one line each after `line`, at the same time):
     /// a view stands for `1 + repeats` events, and only a view of one
@@ -226,7 +231,6 @@ impl Merger {
             violated,
             all,
         } = self;
-        let mut fields: Vec<&[u8]> = Vec::new();
         all.clear();
         let mut error: Option<(u64, u64, StepError)> = None;
         let mut gc = (0, 0);
@@ -265,13 +269,13 @@ impl Merger {
                 });
                 return false;
             }
-            batch.fields_of(ev, &mut fields);
             let mut view = EventView {
                 number: ev.number,
                 line: ev.line,
                 time: ev.time,
-                name: fields[0],
-                args: &fields[1..],
+                name: batch.name_of(ev),
+                name_index: (ev.name != u32::MAX).then_some(ev.name),
+                args: batch.args_of(ev),
                 repeats: 0,
                 bytes_read: batch.bytes_read,
                 timed: batch.timed,

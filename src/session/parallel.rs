@@ -73,14 +73,23 @@ impl Session {
         ev: &EventView<'_>,
         violated: &[usize],
     ) -> bool {
-        self.counts.add_n(ev.name, 1 + ev.repeats);
+        match ev.name_index {
+            Some(index) => self.counts.add_indexed(index, ev.name, 1 + ev.repeats),
+            None => self.counts.add_n(ev.name, 1 + ev.repeats),
+        }
         merged.events += 1 + ev.repeats;
         // Repeats are at the same time: no regression among them.
         merged.regressions += u64::from(merged.last_time.is_some_and(|t| ev.time < t));
         merged.last_time = Some(ev.time);
+        // The arguments are only looked up for a violation's report.
+        let args = if violated.is_empty() {
+            Vec::new()
+        } else {
+            ev.args.to_vec()
+        };
         let step = Step {
             name: ev.name,
-            args: ev.args,
+            args: &args,
             time: ev.time,
             line: ev.line,
             timed: ev.timed,
