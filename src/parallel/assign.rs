@@ -7,8 +7,9 @@
 //! the trace: `access(u,f) -> [login(u),logout(u)) & [open(f),close(f))`
 //! sliced on `u` sends every `open` and `close` to every slice, while its two
 //! parts, sliced on `u` and on `f`, each step every `access`. With a sample
-//! of the trace (its first events), [`distribute_sampled`] counts the steps
-//! each worker would take both ways and keeps the way whose busiest worker
+//! of the trace (its first events, or about 16,384 of them spread over a
+//! longer sample), [`distribute_sampled`] counts the steps each worker
+//! would take both ways and keeps the way whose busiest worker
 //! takes fewer, unless even that one steps more than three quarters of the
 //! events (most of them sent to every slice): then the property is monitored
 //! whole, unsliced, by one worker. Without a sample, a property is split when
@@ -157,6 +158,14 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
     };
     let whole = whole.map(|s| vec![(p.clone(), Some(s))]);
     let events: u64 = sample.iter().map(|b| b.events.len() as u64).sum();
+    // A long sample is weighed on about `WEIGHED` of its events, picked by
+    // a hash of their numbers (a trace with a period cannot fool it).
+    let stride = (events / WEIGHED).max(1);
+    let events = sample
+        .iter()
+        .flat_map(|b| &b.events)
+        .filter(|ev| weighed(ev.number, stride))
+        .count() as u64;
     if events == 0 {
         // No sample: the plan's choice.
         return split.or(whole).unwrap_or_else(unsliced);
@@ -165,7 +174,7 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
     [split, whole]
         .into_iter()
         .flatten()
-        .map(|w| (busiest(plan, &w, jobs, sample), w))
+        .map(|w| (busiest(plan, &w, jobs, sample, stride), w))
         .min_by_key(|(load, _)| *load)
         // Slices that step most events anyway (those sent to every slice)
         // cost more than they save: the property is monitored whole then.
@@ -173,10 +182,20 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
         .map_or_else(unsliced, |(_, w)| w)
 }
 
-/// The steps the busiest of `jobs` workers takes on `sample` when the
-/// units of `way` run alone: a delivered event is a step, and so is
-/// every other event for a unit that cannot skip its ticks.
-fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>]) -> u64 {
+/// How many events of a sample are weighed, about (see [`weighed`]).
+const WEIGHED: u64 = 16_384;
+
+/// Whether event `number` is weighed when one event in `stride` is.
+#[inline]
+fn weighed(number: u64, stride: u64) -> bool {
+    stride == 1 || (number.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % stride == 0
+}
+
+/// The steps the busiest of `jobs` workers takes on the events of `sample`
+/// that are [`weighed`] when the units of `way` run alone: a delivered
+/// event is a step, and so is every other event for a unit that cannot
+/// skip its ticks.
+fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>], stride: u64) -> u64 {
     let mut load = vec![0u64; jobs];
     let mut whole_at = 0;
     for (q, chosen) in way {
@@ -199,7 +218,7 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>]) -> u64 {
             }
         };
         for batch in sample {
-            for ev in &batch.events {
+            for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
                 match route.receivers(ev.name, |k| batch.arg(ev, k)) {
                     Receivers::One(s) if route.skip_ticks => load[workers[s as usize]] += 1,
                     Receivers::None if route.skip_ticks => {}

@@ -6,7 +6,7 @@ use std::io::Read;
 use hashbrown::HashMap;
 
 use crate::runtime::StepError;
-use crate::trace::{TraceError, TraceReader};
+use crate::trace::{EventRef, TraceError, TraceReader};
 
 /// Events per batch (at most).
 const BATCH_EVENTS: usize = 2048;
@@ -47,6 +47,9 @@ pub struct Ev {
     /// How many events repeat it byte for byte on the lines after it:
     /// events `number + 1 ..= number + repeats`, on the lines after `line`.
     pub repeats: u64,
+    /// Where its name starts in the batch's bytes.
+    start: usize,
+    /// The index in `ends` of its name's end; `count` fields follow.
     first: u32,
     count: u32,
 }
@@ -59,7 +62,8 @@ pub struct Args<'a>(ArgsOf<'a>);
 #[derive(Clone, Copy, Debug)]
 enum ArgsOf<'a> {
     /// The bytes of a batch and the ends of the event's fields, its name's
-    /// first (an argument starts where the field before it ends).
+    /// first (an argument starts one byte after the end of the field before
+    /// it).
     Batch { bytes: &'a [u8], ends: &'a [usize] },
     Fields(&'a [&'a [u8]]),
 }
@@ -87,7 +91,7 @@ impl<'a> Args<'a> {
     pub fn get(&self, k: usize) -> Option<&'a [u8]> {
         match self.0 {
             ArgsOf::Batch { bytes, ends } => {
-                let (start, end) = (*ends.get(k)?, *ends.get(k + 1)?);
+                let (start, end) = (*ends.get(k)? + 1, *ends.get(k + 1)?);
                 bytes.get(start..end)
             }
             ArgsOf::Fields(f) => f.get(k).copied(),
@@ -109,9 +113,12 @@ impl<'a> Args<'a> {
 /// Consecutive events, owned.
 #[derive(Debug, Default)]
 pub struct Batch {
+    /// The fields of the events, each followed by one separator byte: an
+    /// event's name starts at its `start`, and each of its other fields
+    /// one byte after the end of the field before it. (A CSV line read in
+    /// place is copied as it is.)
     bytes: Vec<u8>,
-    /// Per field, where it ends in `bytes`; it starts where the one before
-    /// it ends (the fields of the batch are one after the other).
+    /// Per field, where it ends in `bytes`.
     ends: Vec<usize>,
     /// The events, in trace order.
     pub events: Vec<Ev>,
@@ -130,17 +137,17 @@ impl Batch {
     pub fn fields_of<'a>(&'a self, ev: &Ev, out: &mut Vec<&'a [u8]>) {
         out.clear();
         let first = ev.first as usize;
-        let mut start = first.checked_sub(1).map_or(0, |before| self.ends[before]);
+        let mut start = ev.start;
         for &end in &self.ends[first..first + ev.count as usize] {
             out.push(&self.bytes[start..end]);
-            start = end;
+            start = end + 1;
         }
     }
 
     /// The name of `ev`.
     #[inline]
     pub fn name_of(&self, ev: &Ev) -> &[u8] {
-        self.field(ev.first as usize)
+        &self.bytes[ev.start..self.ends[ev.first as usize]]
     }
 
     /// The arguments of `ev`, read on demand.
@@ -154,42 +161,44 @@ impl Batch {
         })
     }
 
-    /// Field `i` of the batch.
-    #[inline]
-    fn field(&self, i: usize) -> &[u8] {
-        let start = match i.checked_sub(1) {
-            Some(before) => self.ends[before],
-            None => 0,
-        };
-        &self.bytes[start..self.ends[i]]
-    }
-
     /// Argument `k` (0-based) of `ev`, if it has one.
     #[inline]
     pub fn arg(&self, ev: &Ev, k: usize) -> Option<&[u8]> {
-        (k + 1 < ev.count as usize).then(|| self.field(ev.first as usize + 1 + k))
+        (k + 1 < ev.count as usize).then(|| {
+            let i = ev.first as usize + k;
+            &self.bytes[self.ends[i] + 1..self.ends[i + 1]]
+        })
     }
 
-    fn push<'a>(
-        &mut self,
-        number: u64,
-        line: u64,
-        time: u64,
-        name: u32,
-        fields: impl Iterator<Item = &'a [u8]>,
-    ) {
+    /// Adds `event`, whose name has index `name`.
+    fn push(&mut self, event: &EventRef<'_>, name: u32) {
         let first = self.ends.len() as u32;
-        for f in fields {
-            self.bytes.extend_from_slice(f);
-            self.ends.push(self.bytes.len());
+        let start = self.bytes.len();
+        if let Some(record) = event.contiguous() {
+            // One copy of the line's bytes; the fields' ends from their
+            // lengths.
+            self.bytes.extend_from_slice(record);
+            let mut end = start + event.name.len();
+            self.ends.push(end);
+            for arg in event.args() {
+                end += 1 + arg.len();
+                self.ends.push(end);
+            }
+        } else {
+            for f in std::iter::once(event.name).chain(event.args()) {
+                self.bytes.extend_from_slice(f);
+                self.ends.push(self.bytes.len());
+                self.bytes.push(b',');
+            }
         }
         let count = self.ends.len() as u32 - first;
         self.events.push(Ev {
-            number,
-            line,
-            time,
+            number: event.number,
+            line: event.line,
+            time: event.time,
             name,
             repeats: 0,
+            start,
             first,
             count,
         });
@@ -207,6 +216,8 @@ pub struct Batches<'a, R: Read> {
     arity: &'a HashMap<Box<[u8]>, (u32, usize)>,
     stop: &'a (dyn Fn() -> bool + Sync),
     done: bool,
+    /// The sizes of the last full batch's byte, field and event vectors.
+    room: (usize, usize, usize),
 }
 
 impl<'a, R: Read> Batches<'a, R> {
@@ -222,6 +233,7 @@ impl<'a, R: Read> Batches<'a, R> {
             arity,
             stop,
             done: false,
+            room: (0, 0, 0),
         }
     }
 
@@ -236,7 +248,13 @@ impl<'a, R: Read> Batches<'a, R> {
         if self.done {
             return None;
         }
-        let mut batch = Batch::default();
+        // Room for as much as the batch before held: no growing on the way.
+        let mut batch = Batch {
+            bytes: Vec::with_capacity(self.room.0),
+            ends: Vec::with_capacity(self.room.1),
+            events: Vec::with_capacity(self.room.2),
+            ..Batch::default()
+        };
         loop {
             let next = self.reader.next_event();
             if (self.stop)() {
@@ -268,19 +286,14 @@ impl<'a, R: Read> Batches<'a, R> {
                 });
                 break;
             }
-            batch.push(
-                event.number,
-                event.line,
-                event.time,
-                name,
-                std::iter::once(event.name).chain(event.args()),
-            );
+            batch.push(&event, name);
             // A run of the same record: one event of the batch.
             let repeats = self.reader.repeats(u64::MAX);
             if let Some(last) = batch.events.last_mut() {
                 last.repeats = repeats;
             }
             if batch.full() {
+                self.room = (batch.bytes.len(), batch.ends.len(), batch.events.len());
                 batch.bytes_read = self.reader.bytes_read();
                 batch.timed = self.reader.has_time();
                 return Some(batch);

@@ -187,7 +187,7 @@ impl Batch {
             line: m.line,
             number,
             bytes: src,
-            spans: &spans[1..],
+            spans,
         }
     }
 
@@ -224,7 +224,7 @@ pub struct EventRef<'a> {
     /// The buffer that holds the arguments: the reader's input buffer for
     /// a CSV record read in place, or its batch of cleaned fields.
     bytes: &'a [u8],
-    /// The range of each argument in `bytes`.
+    /// The range of the name, then of each argument, in `bytes`.
     spans: &'a [(usize, usize)],
 }
 
@@ -232,20 +232,31 @@ impl<'a> EventRef<'a> {
     /// The number of arguments (the timestamp is not one).
     #[inline]
     pub fn arity(&self) -> usize {
-        self.spans.len()
+        self.spans.len() - 1
     }
 
     /// The arguments, in order.
     #[inline]
     pub fn args(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + use<'a> {
         let (bytes, spans) = (self.bytes, self.spans);
-        spans.iter().map(move |&(start, end)| &bytes[start..end])
+        spans[1..].iter().map(move |&(start, end)| &bytes[start..end])
+    }
+
+    /// The name and the arguments as one stretch of bytes, when they lie
+    /// one after the other, each but the last followed by exactly one byte
+    /// (the `,` of a CSV line read in place, untrimmed): from the name's
+    /// first byte to the last argument's last. `None` otherwise.
+    #[inline]
+    pub fn contiguous(&self) -> Option<&'a [u8]> {
+        let (first, last) = (self.spans.first()?, self.spans.last()?);
+        let adjacent = self.spans.windows(2).all(|w| w[1].0 == w[0].1 + 1);
+        adjacent.then(|| &self.bytes[first.0..last.1])
     }
 
     /// Argument `i` (0-based), or `None` if `i >= self.arity()`.
     #[inline]
     pub fn get_arg(&self, i: usize) -> Option<&'a [u8]> {
-        let &(start, end) = self.spans.get(i)?;
+        let &(start, end) = self.spans.get(i.checked_add(1)?)?;
         Some(&self.bytes[start..end])
     }
 

@@ -153,8 +153,9 @@ impl Manager {
         id
     }
 
-    /// Makes the unique table grow in smaller steps from now on: it
-    /// doubles instead of jumping to the size at which collections start.
+    /// Makes the unique table grow in smaller steps from now on: four
+    /// times its size each time, never at once to the size at which
+    /// collections start.
     /// (The cache keeps its entries per node: halving them cost more in
     /// recomputed operations than it saved in memory.)
     pub(super) fn save_memory(&mut self) {
@@ -163,14 +164,11 @@ impl Manager {
 
     /// Makes room in the unique table: four times its size, and at once
     /// the size at which collections start once it is a sixteenth of that
-    /// (every rehash walks the whole table); twice its size when saving
-    /// memory.
+    /// (every rehash walks the whole table), unless saving memory.
     #[cold]
     fn grow_unique(&mut self) {
         let len = self.unique.len();
-        let wanted = if self.lean {
-            2 * len.max(256)
-        } else if 16 * len >= MIN_GC_NODES {
+        let wanted = if !self.lean && 16 * len >= MIN_GC_NODES {
             MIN_GC_NODES.max(2 * len)
         } else {
             4 * len.max(256)
