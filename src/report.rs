@@ -520,7 +520,11 @@ impl EventCounts {
         self.flush();
         let mut out = BTreeMap::new();
         let indexed = self.indexed.into_iter().flatten();
-        for (k, v) in self.totals.into_iter().chain(indexed.map(|(k, v)| (k.into(), v))) {
+        for (k, v) in self
+            .totals
+            .into_iter()
+            .chain(indexed.map(|(k, v)| (k.into(), v)))
+        {
             *out.entry(String::from_utf8_lossy(&k).into_owned())
                 .or_insert(0) += v;
         }
@@ -553,7 +557,11 @@ mod count_tests {
         let counts: Vec<(String, u64)> = c.into_counts().into_iter().collect();
         assert_eq!(
             counts,
-            vec![("a".to_string(), 5), ("b".to_string(), 5), ("z".to_string(), 1)]
+            vec![
+                ("a".to_string(), 5),
+                ("b".to_string(), 5),
+                ("z".to_string(), 1)
+            ]
         );
     }
 }

@@ -188,7 +188,7 @@ const WEIGHED: u64 = 16_384;
 /// Whether event `number` is weighed when one event in `stride` is.
 #[inline]
 fn weighed(number: u64, stride: u64) -> bool {
-    stride == 1 || (number.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % stride == 0
+    stride == 1 || (number.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32).is_multiple_of(stride)
 }
 
 /// The steps the busiest of `jobs` workers takes on the events of `sample`

@@ -14,6 +14,9 @@ const BATCH_EVENTS: usize = 2048;
 /// one event).
 const BATCH_BYTES: usize = 1 << 20;
 
+/// Spent batches kept to be filled again (at most).
+const MAX_SPARES: usize = 8;
+
 /// Why the stream of events ended early.
 #[derive(Clone, Debug)]
 pub enum End {
@@ -64,7 +67,10 @@ enum ArgsOf<'a> {
     /// The bytes of a batch and the ends of the event's fields, its name's
     /// first (an argument starts one byte after the end of the field before
     /// it).
-    Batch { bytes: &'a [u8], ends: &'a [usize] },
+    Batch {
+        bytes: &'a [u8],
+        ends: &'a [usize],
+    },
     Fields(&'a [&'a [u8]]),
 }
 
@@ -218,6 +224,8 @@ pub struct Batches<'a, R: Read> {
     done: bool,
     /// The sizes of the last full batch's byte, field and event vectors.
     room: (usize, usize, usize),
+    /// Spent batches, emptied, to fill again.
+    spares: Vec<Batch>,
 }
 
 impl<'a, R: Read> Batches<'a, R> {
@@ -234,6 +242,19 @@ impl<'a, R: Read> Batches<'a, R> {
             stop,
             done: false,
             room: (0, 0, 0),
+            spares: Vec::new(),
+        }
+    }
+
+    /// Takes back a batch that every reader of it is done with, to be
+    /// filled again (its memory reused).
+    pub fn reuse(&mut self, mut batch: Batch) {
+        if self.spares.len() < MAX_SPARES {
+            batch.bytes.clear();
+            batch.ends.clear();
+            batch.events.clear();
+            batch.end = None;
+            self.spares.push(batch);
         }
     }
 
@@ -248,13 +269,14 @@ impl<'a, R: Read> Batches<'a, R> {
         if self.done {
             return None;
         }
-        // Room for as much as the batch before held: no growing on the way.
-        let mut batch = Batch {
+        // A spent batch, or one with room for as much as the batch before
+        // held: no growing (and no fresh pages) on the way.
+        let mut batch = self.spares.pop().unwrap_or_else(|| Batch {
             bytes: Vec::with_capacity(self.room.0),
             ends: Vec::with_capacity(self.room.1),
             events: Vec::with_capacity(self.room.2),
             ..Batch::default()
-        };
+        });
         loop {
             let next = self.reader.next_event();
             if (self.stop)() {
@@ -303,5 +325,75 @@ impl<'a, R: Read> Batches<'a, R> {
         batch.bytes_read = self.reader.bytes_read();
         batch.timed = self.reader.has_time();
         Some(batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Format, TraceOptions};
+
+    /// Every event of `trace` as (name, arguments), read in batches of
+    /// `Batches`, each batch handed back for reuse when `reuse`.
+    fn read_all(trace: &str, format: Format, reuse: bool) -> Vec<(String, Vec<String>)> {
+        let arity: HashMap<Box<[u8]>, (u32, usize)> =
+            [(b"p".as_slice().into(), (0, 2)), (b"q".as_slice().into(), (1, 1))].into();
+        let options = TraceOptions {
+            timed: false,
+            format,
+        };
+        let reader = TraceReader::new(trace.as_bytes(), options);
+        let stop = || false;
+        let mut batches = Batches::new(reader, &arity, &stop);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let mut out = Vec::new();
+        while let Some(batch) = batches.next_batch() {
+            assert!(batch.end.is_none(), "{:?}", batch.end);
+            let mut fields = Vec::new();
+            for ev in &batch.events {
+                batch.fields_of(ev, &mut fields);
+                let args = batch.args_of(ev);
+                assert_eq!(args.len() + 1, fields.len());
+                assert_eq!(args.to_vec(), fields[1..].to_vec());
+                for (k, f) in fields[1..].iter().enumerate() {
+                    assert_eq!(batch.arg(ev, k), Some(*f));
+                }
+                assert_eq!(batch.name_of(ev), fields[0]);
+                out.push((text(fields[0]), fields[1..].iter().map(|f| text(f)).collect()));
+            }
+            if reuse {
+                batches.reuse(batch);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lines_copied_whole_and_field_by_field_read_alike_in_reused_batches() {
+        // Plain lines (copied whole), a CRLF line, quoted fields and CRV's
+        // trimmed fields (copied field by field), an empty argument; more
+        // events than one batch holds.
+        let mut plain = String::new();
+        for i in 0..5000 {
+            match i % 4 {
+                0 => plain.push_str(&format!("p,a{i},b\n")),
+                1 => plain.push_str(&format!("q,\"x,{i}\"\n")),
+                2 => plain.push_str(&format!("p,,{i}\r\n")),
+                _ => plain.push_str("q,\"\"\"\"\n"),
+            }
+        }
+        let fresh = read_all(&plain, Format::Plain, false);
+        assert_eq!(fresh.len(), 5000);
+        assert_eq!(fresh[0], ("p".into(), vec!["a0".into(), "b".into()]));
+        assert_eq!(fresh[1], ("q".into(), vec!["x,1".into()]));
+        assert_eq!(fresh[2], ("p".into(), vec![String::new(), "2".into()]));
+        assert_eq!(fresh[3], ("q".into(), vec!["\"".into()]));
+        assert_eq!(read_all(&plain, Format::Plain, true), fresh);
+        let crv = "event, a, b\np , 1 ,2\nq,  3\n";
+        let expected: Vec<(String, Vec<String>)> = vec![
+            ("p".into(), vec!["1".into(), "2".into()]),
+            ("q".into(), vec!["3".into()]),
+        ];
+        assert_eq!(read_all(crv, Format::Crv, true), expected);
     }
 }

@@ -53,6 +53,8 @@ pub(super) fn run<R: Read + Send>(
     std::thread::scope(|scope| {
         let (to_workers, from_workers) = spawn(scope, choice.layout(plan, jobs), options, 0);
         let (feed_tx, feed) = sync_channel(QUEUE);
+        // Spent batches, from the merger back to the reader.
+        let (spent_tx, spent) = sync_channel(2 * QUEUE);
         let running = choice.clone();
         scope.spawn(move || {
             let respawn = |kept: &[Arc<Batch>]| -> Option<Workers> {
@@ -60,9 +62,13 @@ pub(super) fn run<R: Read + Send>(
                 let units = (!better.same_as(&running)).then(|| better.layout(plan, jobs))?;
                 Some(spawn(scope, units, options, kept.len()))
             };
-            read(first, source, to_workers, &feed_tx, sample, respawn);
+            let feeds = Feeds {
+                merger: &feed_tx,
+                spent: &spent,
+            };
+            read(first, source, to_workers, feeds, sample, respawn);
         });
-        merge(&feed, from_workers, &mut on_event)
+        merge(&feed, from_workers, &spent_tx, &mut on_event)
     })
 }
 
@@ -88,6 +94,14 @@ fn spawn<'scope>(
     (to_workers, from_workers)
 }
 
+/// The reader's channels with the merger.
+struct Feeds<'a> {
+    /// The batches, in order, and the layout switch.
+    merger: &'a SyncSender<Feed>,
+    /// The batches the merger is done with.
+    spent: &'a Receiver<Batch>,
+}
+
 /// The reader: sends `first`, then every further batch of `source`, to
 /// each worker of `to` and to the merger. The first `sample` batches are
 /// kept; once they are read (and more follow), `respawn` may start workers
@@ -97,15 +111,22 @@ fn read<R: Read>(
     first: Vec<Arc<Batch>>,
     mut source: Batches<'_, R>,
     mut to: Vec<SyncSender<Arc<Batch>>>,
-    merger: &SyncSender<Feed>,
+    feeds: Feeds<'_>,
     sample: usize,
     respawn: impl FnOnce(&[Arc<Batch>]) -> Option<Workers>,
 ) {
+    let merger = feeds.merger;
     let mut respawn = Some(respawn);
     let mut kept: Vec<Arc<Batch>> = Vec::new();
     let mut revised = sample == 0;
     let mut first = first.into_iter();
-    while let Some(batch) = first.next().or_else(|| source.next_batch().map(Arc::new)) {
+    let next = |source: &mut Batches<'_, R>| {
+        while let Ok(spent) = feeds.spent.try_recv() {
+            source.reuse(spent);
+        }
+        source.next_batch().map(Arc::new)
+    };
+    while let Some(batch) = first.next().or_else(|| next(&mut source)) {
         let more = batch.end.is_none() && !source.done();
         if !revised {
             kept.push(Arc::clone(&batch));
@@ -141,6 +162,7 @@ fn read<R: Read>(
 fn merge(
     feed: &Receiver<Feed>,
     mut from_workers: Vec<Receiver<Found>>,
+    spent: &SyncSender<Batch>,
     on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
     let mut merger = Merger::default();
@@ -155,6 +177,11 @@ fn merge(
                 let found = from_workers.iter().map(|rx| rx.recv().ok());
                 if !merger.batch(&batch, found, on_event) {
                     break;
+                }
+                // Back to the reader, unless a worker still holds it (or the
+                // reader has enough).
+                if let Ok(batch) = Arc::try_unwrap(batch) {
+                    let _ = spent.try_send(batch);
                 }
             }
         }
@@ -183,13 +210,16 @@ fn work(
         match &mut worker {
             Ok(w) => {
                 let found = w.process(&batch);
+                let end = batch.end.is_some();
+                // Let go of it before answering: the merger recycles it.
+                drop(batch);
                 if k < replay {
                     if let Some((_, _, e)) = found.error {
                         worker = Err(e);
                     }
                     continue;
                 }
-                let stop = found.error.is_some() || batch.end.is_some();
+                let stop = found.error.is_some() || end;
                 if out.send(found).is_err() || stop {
                     return;
                 }

@@ -239,7 +239,9 @@ impl<'a> EventRef<'a> {
     #[inline]
     pub fn args(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + use<'a> {
         let (bytes, spans) = (self.bytes, self.spans);
-        spans[1..].iter().map(move |&(start, end)| &bytes[start..end])
+        spans[1..]
+            .iter()
+            .map(move |&(start, end)| &bytes[start..end])
     }
 
     /// The name and the arguments as one stretch of bytes, when they lie
