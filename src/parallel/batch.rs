@@ -336,8 +336,11 @@ mod tests {
     /// Every event of `trace` as (name, arguments), read in batches of
     /// `Batches`, each batch handed back for reuse when `reuse`.
     fn read_all(trace: &str, format: Format, reuse: bool) -> Vec<(String, Vec<String>)> {
-        let arity: HashMap<Box<[u8]>, (u32, usize)> =
-            [(b"p".as_slice().into(), (0, 2)), (b"q".as_slice().into(), (1, 1))].into();
+        let arity: HashMap<Box<[u8]>, (u32, usize)> = [
+            (b"p".as_slice().into(), (0, 2)),
+            (b"q".as_slice().into(), (1, 1)),
+        ]
+        .into();
         let options = TraceOptions {
             timed: false,
             format,
@@ -359,7 +362,10 @@ mod tests {
                     assert_eq!(batch.arg(ev, k), Some(*f));
                 }
                 assert_eq!(batch.name_of(ev), fields[0]);
-                out.push((text(fields[0]), fields[1..].iter().map(|f| text(f)).collect()));
+                out.push((
+                    text(fields[0]),
+                    fields[1..].iter().map(|f| text(f)).collect(),
+                ));
             }
             if reuse {
                 batches.reuse(batch);
