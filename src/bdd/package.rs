@@ -40,7 +40,7 @@ pub trait BddSpace: Clone + fmt::Debug + Sized {
     fn table_stats(&self) -> (usize, u64);
 
     /// Makes the space's tables grow in smaller steps: less memory for a
-    /// little more time (a rehash more often). For a process
+    /// little more time (a rehash or a cache miss more often). For a process
     /// that runs several monitors at once. Nothing for a package without
     /// tables of its own.
     fn save_memory(&self) {}

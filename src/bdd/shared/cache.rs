@@ -7,6 +7,8 @@ use super::table::{Id, Manager, mix};
 /// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
 /// every node of the summaries must survive from one event to the next.
 pub(super) const CACHE_PER_NODE: usize = 2;
+/// Cache entries per node for a space that saves memory: half as many.
+pub(super) const LEAN_CACHE_PER_NODE: usize = 1;
 /// The initial (and smallest) number of cache entries.
 pub(super) const MIN_CACHE: usize = 1 << 15;
 /// The largest number of cache entries.
@@ -57,11 +59,11 @@ pub(super) const EMPTY: Entry = Entry {
 
 impl Manager {
     /// Sets the node count past which the cache doubles: when it holds
-    /// fewer than [`CACHE_PER_NODE`] entries per two nodes, up to
+    /// fewer than [`cache_per_node`](Self::cache_per_node) entries per two nodes, up to
     /// [`MAX_CACHE`].
     pub(super) fn set_grow_cache_at(&mut self) {
         self.grow_cache_at = if self.cache.len() < MAX_CACHE {
-            2 * self.cache.len() / CACHE_PER_NODE
+            2 * self.cache.len() / self.cache_per_node()
         } else {
             usize::MAX
         };
@@ -141,7 +143,7 @@ impl Manager {
     /// node keeps its identity), drops the others, and grows the cache to fit
     /// `live` nodes (it never shrinks).
     pub(super) fn keep_cache_entries(&mut self, marked: &[bool], live: usize) {
-        let wanted = (CACHE_PER_NODE * live)
+        let wanted = (self.cache_per_node() * live)
             .next_power_of_two()
             .clamp(MIN_CACHE, MAX_CACHE)
             .max(self.cache.len());

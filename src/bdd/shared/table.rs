@@ -4,7 +4,7 @@
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
-use super::cache::{CACHE_PER_NODE, EMPTY, Entry, MIN_CACHE};
+use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MIN_CACHE};
 
 /// A node's index in the table.
 pub(super) type Id = u32;
@@ -40,7 +40,7 @@ pub(super) struct Manager {
     /// The node count past which the cache doubles (`usize::MAX` once it
     /// is as large as it gets).
     pub(super) grow_cache_at: usize,
-    /// Whether the unique table grows in small steps ([`save_memory`](Self::save_memory)).
+    /// Whether the tables grow in small steps ([`save_memory`](Self::save_memory)).
     lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
@@ -153,22 +153,33 @@ impl Manager {
         id
     }
 
-    /// Makes the unique table grow in smaller steps from now on: four
-    /// times its size each time, never at once to the size at which
-    /// collections start.
-    /// (The cache keeps its entries per node: halving them cost more in
-    /// recomputed operations than it saved in memory.)
+    /// Cache entries per node the cache grows to.
+    #[inline]
+    pub(super) fn cache_per_node(&self) -> usize {
+        if self.lean {
+            LEAN_CACHE_PER_NODE
+        } else {
+            CACHE_PER_NODE
+        }
+    }
+
+    /// Makes the tables grow in smaller steps from now on: the unique table
+    /// doubles, and the cache keeps [`LEAN_CACHE_PER_NODE`] entries per node.
     pub(super) fn save_memory(&mut self) {
         self.lean = true;
+        self.set_grow_cache_at();
     }
 
     /// Makes room in the unique table: four times its size, and at once
     /// the size at which collections start once it is a sixteenth of that
-    /// (every rehash walks the whole table), unless saving memory.
+    /// (every rehash walks the whole table); twice its size when saving
+    /// memory.
     #[cold]
     fn grow_unique(&mut self) {
         let len = self.unique.len();
-        let wanted = if !self.lean && 16 * len >= MIN_GC_NODES {
+        let wanted = if self.lean {
+            2 * len.max(256)
+        } else if 16 * len >= MIN_GC_NODES {
             MIN_GC_NODES.max(2 * len)
         } else {
             4 * len.max(256)
