@@ -170,10 +170,15 @@ impl Batch {
     /// Argument `k` (0-based) of `ev`, if it has one.
     #[inline]
     pub fn arg(&self, ev: &Ev, k: usize) -> Option<&[u8]> {
-        (k + 1 < ev.count as usize).then(|| {
-            let i = ev.first as usize + k;
-            &self.bytes[self.ends[i] + 1..self.ends[i + 1]]
-        })
+        self.args_of(ev).get(k)
+    }
+
+    /// Empties it, keeping its memory.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.events.clear();
+        self.end = None;
     }
 
     /// Adds `event`, whose name has index `name`.
@@ -250,10 +255,7 @@ impl<'a, R: Read> Batches<'a, R> {
     /// filled again (its memory reused).
     pub fn reuse(&mut self, mut batch: Batch) {
         if self.spares.len() < MAX_SPARES {
-            batch.bytes.clear();
-            batch.ends.clear();
-            batch.events.clear();
-            batch.end = None;
+            batch.clear();
             self.spares.push(batch);
         }
     }
