@@ -317,6 +317,9 @@ mod revise;
 #[path = "parallel/traps.rs"]
 mod traps;
 
+#[path = "parallel/reading.rs"]
+mod reading;
+
 #[test]
 fn options_that_end_or_shape_the_output_give_the_sequential_output() {
     let dir = temp_dir("options");

@@ -1,21 +1,26 @@
-//! The threaded run: a reader thread hands every batch, in order, to each
-//! worker thread and to the merger (the calling thread), which merges the
-//! workers' findings batch by batch.
+//! The threaded run: the workers read the trace themselves, a batch at a
+//! time, whichever of them runs out of batches first (so the reading goes
+//! to the worker that is ahead, and no core waits on a reader thread).
+//! Each batch goes, in order, to every worker and to the merger (the
+//! calling thread), which merges the workers' findings batch by batch.
+//! A layout with fewer workers than jobs also has a thread that only
+//! reads.
 //!
 //! A long trace starts at once, on the layout the plan suggests, while the
-//! reader keeps the first batches as a sample. Once the sample is complete,
-//! the layout the sample suggests ([`choose`]) is compared with the running
-//! one; if it differs, the reader starts the new layout's workers, has them
-//! replay the sample without answering (so their summaries are those of the
-//! whole prefix), tells the merger to take the answers from them from the
-//! next batch on, and drops the old workers' input (they end after the
-//! sample). Either layout gives the same verdicts, so the events already
-//! merged stand; the revision only changes how fast the rest goes.
+//! reading keeps the first batches as a sample. Once the sample is
+//! complete, the layout the sample suggests ([`choose`]) is compared with
+//! the running one; if it differs, the new layout's workers are started,
+//! replay the sample without answering (so their summaries are those of
+//! the whole prefix), the merger takes the answers from them from the next
+//! batch on, and the old workers' input ends (they stop after the sample).
+//! Either layout gives the same verdicts, so the events already merged
+//! stand; the revision only changes how fast the rest goes.
 
 use std::io::Read;
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::thread::Scope;
+use std::time::Duration;
 
 use super::assign::{Choice, choose};
 use super::batch::{Batch, Batches};
@@ -24,7 +29,11 @@ use super::{EventView, Merger, Outcome, QUEUE, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::MonitorOptions;
 
-/// What the merger receives from the reader, in trace order.
+/// How long a worker that finds the reading taken waits for the batch the
+/// holder sends it before it looks again.
+const WAIT: Duration = Duration::from_micros(200);
+
+/// What the merger receives from the reading, in trace order.
 enum Feed {
     /// The next batch: each current worker answers it with a [`Found`].
     Batch(Arc<Batch>),
@@ -32,8 +41,46 @@ enum Feed {
     Switch(Vec<Receiver<Found>>),
 }
 
-/// The inputs and answers of a layout's workers.
-type Workers = (Vec<SyncSender<Arc<Batch>>>, Vec<Receiver<Found>>);
+/// What the threads of a run share.
+struct Shared<'a, R: Read> {
+    plan: &'a Plan,
+    options: &'a MonitorOptions,
+    jobs: usize,
+    /// The reading of the trace, taken by whichever thread needs the next
+    /// batch; `None` once it has ended (every worker's input is then
+    /// closed).
+    input: Mutex<Option<Reading<'a, R>>>,
+}
+
+/// What a worker thread starts with.
+struct Thread {
+    units: Vec<Unit>,
+    options: MonitorOptions,
+    /// Its input.
+    batches: Receiver<Arc<Batch>>,
+    /// Its answers.
+    out: SyncSender<Found>,
+}
+
+/// The reading of the trace: where it stands and where its batches go.
+struct Reading<'a, R: Read> {
+    /// Batches read before the run started, to send first.
+    first: std::vec::IntoIter<Arc<Batch>>,
+    source: Batches<'a, R>,
+    /// The current workers' inputs.
+    to: Vec<SyncSender<Arc<Batch>>>,
+    merger: SyncSender<Feed>,
+    /// The batches the merger is done with, to fill again.
+    spent: Receiver<Batch>,
+    /// The sample so far, until it is complete.
+    kept: Vec<Arc<Batch>>,
+    /// Batches in the sample (0: the layout is not revised).
+    sample: usize,
+    /// The running layout; `None` once it is settled.
+    running: Option<Choice>,
+    /// Whether a thread that only reads has been started.
+    reader: bool,
+}
 
 /// Runs the layout of `choice` on threads (one per worker), the
 /// merger on this one; `first` are the batches already read from
@@ -50,109 +97,273 @@ pub(super) fn run<R: Read + Send>(
     sample: usize,
     mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
+    let (feed_tx, feed) = sync_channel(QUEUE);
+    // Spent batches, from the merger back to the reading.
+    let (spent_tx, spent) = sync_channel(2 * QUEUE);
+    let shared = Shared {
+        plan,
+        options,
+        jobs,
+        input: Mutex::new(Some(Reading {
+            first: first.into_iter(),
+            source,
+            to: Vec::new(),
+            merger: feed_tx,
+            spent,
+            kept: Vec::new(),
+            sample,
+            running: (sample > 0).then(|| choice.clone()),
+            reader: false,
+        })),
+    };
     std::thread::scope(|scope| {
-        let (to_workers, from_workers) = spawn(scope, choice.layout(plan, jobs), options, 0);
-        let (feed_tx, feed) = sync_channel(QUEUE);
-        // Spent batches, from the merger back to the reader.
-        let (spent_tx, spent) = sync_channel(2 * QUEUE);
-        let running = choice.clone();
-        scope.spawn(move || {
-            let respawn = |kept: &[Arc<Batch>]| -> Option<Workers> {
-                let better = choose(plan, jobs, kept);
-                let units = (!better.same_as(&running)).then(|| better.layout(plan, jobs))?;
-                Some(spawn(scope, units, options, kept.len()))
-            };
-            let feeds = Feeds {
-                merger: &feed_tx,
-                spent: &spent,
-            };
-            read(first, source, to_workers, feeds, sample, respawn);
-        });
-        merge(&feed, from_workers, &spent_tx, &mut on_event)
+        let from_workers = shared.start(scope, choice.layout(plan, jobs));
+        // The feed is dropped when the merger returns (not after the scope):
+        // a reader blocked on sending it a batch then wakes and ends.
+        merge(feed, from_workers, &spent_tx, &mut on_event)
     })
 }
 
-/// Starts a worker thread per element of `workers`; each first steps
-/// `replay` batches without answering them.
-fn spawn<'scope>(
-    scope: &'scope Scope<'scope, '_>,
-    workers: Vec<Vec<Unit>>,
-    options: &MonitorOptions,
-    replay: usize,
-) -> Workers {
-    let options = for_monitors(options, workers.iter().map(Vec::len).sum());
-    let mut to_workers = Vec::new();
-    let mut from_workers = Vec::new();
-    for units in workers {
-        let (tx, rx) = sync_channel(QUEUE);
-        let (found_tx, found_rx) = sync_channel(QUEUE);
-        let options = options.clone();
-        scope.spawn(move || work(units, &options, replay, rx, found_tx));
-        to_workers.push(tx);
-        from_workers.push(found_rx);
+impl<'a, R: Read + Send> Shared<'a, R> {
+    /// Starts a worker thread per element of `workers` (each first steps
+    /// `replay` batches without answering), and a thread that only reads
+    /// if they are fewer than the jobs; returns their answers. No thread
+    /// starts before the reading knows them as its current workers.
+    fn start<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        workers: Vec<Vec<Unit>>,
+    ) -> Vec<Receiver<Found>> {
+        let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(reading) = input.as_mut() else {
+            return Vec::new();
+        };
+        let (threads, from) = self.wire(reading, workers, 0);
+        // Unlocked first: a worker that finds the reading locked waits
+        // for the batch the holder sends it.
+        drop(input);
+        self.launch(scope, threads, 0);
+        from
     }
-    (to_workers, from_workers)
-}
 
-/// The reader's channels with the merger.
-struct Feeds<'a> {
-    /// The batches, in order, and the layout switch.
-    merger: &'a SyncSender<Feed>,
-    /// The batches the merger is done with.
-    spent: &'a Receiver<Batch>,
-}
+    /// The channels of `workers`, made the reading's current workers (the
+    /// old ones' inputs are dropped, which ends them); per worker what its
+    /// thread needs, and the answers. Records that a thread that only
+    /// reads is wanted (`None` in the list) if the workers are fewer than
+    /// the jobs.
+    fn wire(
+        &self,
+        reading: &mut Reading<'a, R>,
+        workers: Vec<Vec<Unit>>,
+        replay: usize,
+    ) -> (Vec<Option<Thread>>, Vec<Receiver<Found>>) {
+        let monitors = workers.iter().map(Vec::len).sum();
+        let options = for_monitors(self.options, monitors);
+        let count = workers.len();
+        let mut threads = Vec::new();
+        let mut to_workers = Vec::new();
+        let mut from_workers = Vec::new();
+        for units in workers {
+            // Room for the whole replay, which is sent at once.
+            let (tx, rx) = sync_channel(QUEUE + replay);
+            let (found_tx, found_rx) = sync_channel(QUEUE);
+            threads.push(Some(Thread {
+                units,
+                options: options.clone(),
+                batches: rx,
+                out: found_tx,
+            }));
+            to_workers.push(tx);
+            from_workers.push(found_rx);
+        }
+        reading.to = to_workers;
+        if count < self.jobs && !reading.reader {
+            reading.reader = true;
+            threads.push(None);
+        }
+        (threads, from_workers)
+    }
 
-/// The reader: sends `first`, then every further batch of `source`, to
-/// each worker of `to` and to the merger. The first `sample` batches are
-/// kept; once they are read (and more follow), `respawn` may start workers
-/// of a better layout, which replay them and then take over. Returns when
-/// done or when the merger is gone.
-fn read<R: Read>(
-    first: Vec<Arc<Batch>>,
-    mut source: Batches<'_, R>,
-    mut to: Vec<SyncSender<Arc<Batch>>>,
-    feeds: Feeds<'_>,
-    sample: usize,
-    respawn: impl FnOnce(&[Arc<Batch>]) -> Option<Workers>,
-) {
-    let merger = feeds.merger;
-    let mut respawn = Some(respawn);
-    let mut kept: Vec<Arc<Batch>> = Vec::new();
-    let mut revised = sample == 0;
-    let mut first = first.into_iter();
-    let next = |source: &mut Batches<'_, R>| {
-        while let Ok(spent) = feeds.spent.try_recv() {
-            source.reuse(spent);
+    /// Starts `threads` (`None`: one that only reads); the workers replay
+    /// `replay` batches first.
+    fn launch<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        threads: Vec<Option<Thread>>,
+        replay: usize,
+    ) {
+        for thread in threads {
+            match thread {
+                Some(t) => scope.spawn(move || self.work(scope, t, replay)),
+                None => scope.spawn(move || self.read_all(scope)),
+            };
         }
-        source.next_batch().map(Arc::new)
-    };
-    while let Some(batch) = first.next().or_else(|| next(&mut source)) {
-        let more = batch.end.is_none() && !source.done();
-        if !revised {
-            kept.push(Arc::clone(&batch));
+    }
+
+    /// Reads the next batch and sends it to every current worker and to
+    /// the merger; when that completes the sample, revises the layout.
+    /// False when there are no more batches, or the merger is gone.
+    fn step<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        reading: &mut Reading<'a, R>,
+    ) -> bool {
+        let batch = match reading.first.next() {
+            Some(batch) => batch,
+            None => {
+                while let Ok(spent) = reading.spent.try_recv() {
+                    reading.source.reuse(spent);
+                }
+                match reading.source.next_batch() {
+                    Some(batch) => Arc::new(batch),
+                    None => return false,
+                }
+            }
+        };
+        let more = reading.first.len() > 0 || (batch.end.is_none() && !reading.source.done());
+        if reading.running.is_some() {
+            reading.kept.push(Arc::clone(&batch));
         }
-        for tx in &to {
+        for tx in &reading.to {
             // A worker that is gone failed: the merger finds out.
             let _ = tx.send(Arc::clone(&batch));
         }
-        if merger.send(Feed::Batch(batch)).is_err() {
-            return;
+        if reading.merger.send(Feed::Batch(batch)).is_err() {
+            return false;
         }
-        if !revised && kept.len() == sample {
-            revised = true;
-            if more && let Some((new_to, new_from)) = respawn.take().and_then(|f| f(&kept)) {
+        if reading.kept.len() == reading.sample
+            && let Some(running) = reading.running.take()
+        {
+            let kept = std::mem::take(&mut reading.kept);
+            let better = more.then(|| choose(self.plan, self.jobs, &kept));
+            if let Some(better) = better.filter(|b| !b.same_as(&running)) {
+                let workers = better.layout(self.plan, self.jobs);
+                let (threads, from) = self.wire(reading, workers, kept.len());
+                // Started with the reading locked: their replay is sent
+                // before it is unlocked.
+                self.launch(scope, threads, kept.len());
                 for batch in &kept {
-                    for tx in &new_to {
+                    for tx in &reading.to {
                         let _ = tx.send(Arc::clone(batch));
                     }
                 }
-                // Dropping the old inputs ends the old workers.
-                to = new_to;
-                if merger.send(Feed::Switch(new_from)).is_err() {
+                if reading.merger.send(Feed::Switch(from)).is_err() {
+                    return false;
+                }
+            }
+        }
+        more
+    }
+
+    /// The next batch for the worker whose input is `batches`: one already
+    /// sent to it, else one it reads itself (unless another thread reads
+    /// one meanwhile); `None` when its input has ended.
+    fn next<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        batches: &Receiver<Arc<Batch>>,
+    ) -> Option<Arc<Batch>> {
+        loop {
+            match batches.try_recv() {
+                Ok(batch) => return Some(batch),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            let mut input = match self.input.try_lock() {
+                Ok(input) => input,
+                Err(TryLockError::Poisoned(e)) => e.into_inner(),
+                // Whoever reads sends this worker the batch (or ends its
+                // input): wait for it. Not for ever: the holder may not read
+                // (it found a batch of its own after all, then ended, as
+                // when the merger stops the run), and then this thread must.
+                Err(TryLockError::WouldBlock) => match batches.recv_timeout(WAIT) {
+                    Ok(batch) => return Some(batch),
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                },
+            };
+            // Batches are only sent with the reading locked: empty now, the
+            // input stays empty unless this thread reads.
+            match batches.try_recv() {
+                Ok(batch) => return Some(batch),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            let reading = input.as_mut()?;
+            if !self.step(scope, reading) {
+                // Closes every input.
+                *input = None;
+            }
+        }
+    }
+
+    /// A thread that only reads (beside a layout with fewer workers than
+    /// jobs): batch after batch, until the trace or the merger ends.
+    fn read_all<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        loop {
+            let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(reading) = input.as_mut() else {
+                return;
+            };
+            if !self.step(scope, reading) {
+                *input = None;
+                return;
+            }
+        }
+    }
+
+    /// A worker thread: builds its monitors, steps the first `replay`
+    /// batches without answering, then answers every batch with a
+    /// [`Found`], until the batches end, an error, or the merger is gone.
+    ///
+    /// An error while replaying (one the previous layout's workers did not
+    /// meet, as a monitor that sees more values may run out of codes where a
+    /// slice does not) is reported at the first batch it answers.
+    fn work<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, thread: Thread, replay: usize) {
+        let Thread {
+            units,
+            options,
+            batches,
+            out,
+        } = thread;
+        // The monitors, or why they cannot go on (they could not be built,
+        // or refused an event of the replay).
+        let mut worker = Worker::new(units, &options);
+        let mut k = 0;
+        while let Some(batch) = self.next(scope, &batches) {
+            let replaying = k < replay;
+            k += 1;
+            match &mut worker {
+                Ok(w) => {
+                    let found = w.process(&batch);
+                    let end = batch.end.is_some();
+                    // Let go of it before answering: the merger recycles it.
+                    drop(batch);
+                    if replaying {
+                        if let Some((_, _, e)) = found.error {
+                            worker = Err(e);
+                        }
+                        continue;
+                    }
+                    let stop = found.error.is_some() || end;
+                    if out.send(found).is_err() || stop {
+                        return;
+                    }
+                }
+                Err(_) if replaying => {}
+                Err(error) => {
+                    // At the first event answered for; at event 1 when the
+                    // monitors could not be built, as a sequential run fails
+                    // before it reads any.
+                    let first = batch.events.first().filter(|_| replay > 0);
+                    let (number, line) = first.map_or((1, 0), |e| (e.number, e.line));
+                    let _ = out.send(Found {
+                        error: Some((number, line, error.clone())),
+                        ..Found::default()
+                    });
                     return;
                 }
             }
-            kept = Vec::new();
         }
     }
 }
@@ -160,7 +371,7 @@ fn read<R: Read>(
 /// The merger: per batch, the current workers' findings merged, then each
 /// event handed to `on_event`.
 fn merge(
-    feed: &Receiver<Feed>,
+    feed: Receiver<Feed>,
     mut from_workers: Vec<Receiver<Found>>,
     spent: &SyncSender<Batch>,
     on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
@@ -187,56 +398,4 @@ fn merge(
         }
     }
     merger.outcome
-}
-
-/// A worker thread: builds its monitors, steps the first `replay` batches
-/// without answering, then answers every batch with a [`Found`], until the
-/// batches end, an error, or the merger is gone.
-///
-/// An error while replaying (one the previous layout's workers did not
-/// meet, as a monitor that sees more values may run out of codes where a
-/// slice does not) is reported at the first batch it answers.
-fn work(
-    units: Vec<Unit>,
-    options: &MonitorOptions,
-    replay: usize,
-    batches: Receiver<Arc<Batch>>,
-    out: SyncSender<Found>,
-) {
-    // The monitors, or why they cannot go on (they could not be built, or
-    // refused an event of the replay).
-    let mut worker = Worker::new(units, options);
-    for (k, batch) in batches.into_iter().enumerate() {
-        match &mut worker {
-            Ok(w) => {
-                let found = w.process(&batch);
-                let end = batch.end.is_some();
-                // Let go of it before answering: the merger recycles it.
-                drop(batch);
-                if k < replay {
-                    if let Some((_, _, e)) = found.error {
-                        worker = Err(e);
-                    }
-                    continue;
-                }
-                let stop = found.error.is_some() || end;
-                if out.send(found).is_err() || stop {
-                    return;
-                }
-            }
-            Err(_) if k < replay => {}
-            Err(error) => {
-                // At the first event answered for; at event 1 when the
-                // monitors could not be built, as a sequential run fails
-                // before it reads any.
-                let first = batch.events.first().filter(|_| replay > 0);
-                let (number, line) = first.map_or((1, 0), |e| (e.number, e.line));
-                let _ = out.send(Found {
-                    error: Some((number, line, error.clone())),
-                    ..Found::default()
-                });
-                return;
-            }
-        }
-    }
 }

@@ -10,7 +10,7 @@ use hindsight::trace::{Format, TraceOptions, TraceReader};
 const ACCESS: &str = "prop access : Forall u . Forall f .
   access(u,f) -> [login(u),logout(u)) & [open(f),close(f))";
 
-fn options() -> TraceOptions {
+pub(super) fn options() -> TraceOptions {
     TraceOptions {
         timed: false,
         format: Format::Plain,
@@ -18,7 +18,7 @@ fn options() -> TraceOptions {
 }
 
 /// The violating event numbers of a sequential run.
-fn sequential(spec: &str, trace: &str) -> Vec<u64> {
+pub(super) fn sequential(spec: &str, trace: &str) -> Vec<u64> {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let mut m = Monitor::new(plan, MonitorOptions::default()).expect("monitor");
     let mut reader = TraceReader::new(trace.as_bytes(), options());
