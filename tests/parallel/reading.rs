@@ -4,11 +4,8 @@
 //! verdicts, and a caller that stops the run early ends every thread.
 
 use hindsight::parallel;
-use hindsight::plan::compile_source;
-use hindsight::runtime::MonitorOptions;
-use hindsight::trace::TraceReader;
 
-use super::revise::{options, sequential};
+use super::revise::{run_until, sequential};
 
 /// Sliced on `f`; the `tick` events go to every slice.
 const SLICED: &str = "prop closed : Forall f . close(f) -> @ (!close(f) S open(f))";
@@ -43,22 +40,7 @@ fn files(n: usize) -> String {
 /// The violating event numbers on `jobs` threads, stopping after the
 /// first `stop_after` violations (all of them with `usize::MAX`).
 fn parallel_until(spec: &str, trace: &str, jobs: usize, stop_after: usize) -> Vec<u64> {
-    let (plan, _) = compile_source(spec).expect("well-formed");
-    let reader = TraceReader::new(trace.as_bytes(), options());
-    let mut out = Vec::new();
-    let outcome = parallel::run(
-        &plan,
-        reader,
-        &MonitorOptions::default(),
-        jobs,
-        &|| false,
-        |ev, violated| {
-            if !violated.is_empty() {
-                out.push(ev.number);
-            }
-            out.len() < stop_after
-        },
-    );
+    let (out, outcome) = run_until(spec, trace, jobs, stop_after);
     let by_caller = matches!(outcome.stopped, Some(parallel::Stopped::ByCaller));
     assert!(
         outcome.stopped.is_none() || by_caller,

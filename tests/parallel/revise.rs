@@ -10,7 +10,7 @@ use hindsight::trace::{Format, TraceOptions, TraceReader};
 const ACCESS: &str = "prop access : Forall u . Forall f .
   access(u,f) -> [login(u),logout(u)) & [open(f),close(f))";
 
-pub(super) fn options() -> TraceOptions {
+fn options() -> TraceOptions {
     TraceOptions {
         timed: false,
         format: Format::Plain,
@@ -32,9 +32,15 @@ pub(super) fn sequential(spec: &str, trace: &str) -> Vec<u64> {
     out
 }
 
-/// The violating event numbers of a run on `jobs` threads, and whether its
-/// layout was revised.
-fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<u64>, bool) {
+/// The violating event numbers of a run on `jobs` threads that the caller
+/// stops after the first `stop_after` violations (never with
+/// `usize::MAX`), and how the run ended.
+pub(super) fn run_until(
+    spec: &str,
+    trace: &str,
+    jobs: usize,
+    stop_after: usize,
+) -> (Vec<u64>, parallel::Outcome) {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let reader = TraceReader::new(trace.as_bytes(), options());
     let mut out = Vec::new();
@@ -48,9 +54,16 @@ fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<u64>, bool) {
             if !violated.is_empty() {
                 out.push(ev.number);
             }
-            true
+            out.len() < stop_after
         },
     );
+    (out, outcome)
+}
+
+/// The violating event numbers of a run on `jobs` threads, and whether its
+/// layout was revised.
+fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<u64>, bool) {
+    let (out, outcome) = run_until(spec, trace, jobs, usize::MAX);
     assert!(outcome.stopped.is_none(), "{outcome:?}");
     (out, outcome.revised)
 }
