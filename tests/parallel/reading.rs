@@ -1,7 +1,8 @@
 //! The workers read the trace themselves (whichever runs out of batches
 //! first), with a thread that only reads beside a layout of fewer workers
 //! than jobs: on traces of many batches, every layout gives the sequential
-//! verdicts, and a caller that stops the run early ends every thread.
+//! verdicts, a caller that stops the run early ends every thread, and an
+//! input error anywhere ends the run as it ends the sequential one.
 
 use hindsight::parallel;
 
@@ -78,6 +79,41 @@ fn a_caller_that_stops_early_ends_the_run() {
                     expected[..stop],
                     "--jobs {jobs}, stop after {stop}\n{spec}"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_input_error_deep_in_a_long_trace_ends_every_run_as_the_sequential_one() {
+    let dir = super::temp_dir("reading-errors");
+    let lines: Vec<String> = files(200_000).lines().map(str::to_string).collect();
+    // Within the first batches (read before the threads start), within the
+    // sample, and well after it (read by whichever worker is ahead): an
+    // event with one argument too many, and a field with a quote that never
+    // closes.
+    for (at, bad) in [
+        (3_000, "close,f1,x"),
+        (40_000, "close,f1,x"),
+        (150_000, "close,f1,x"),
+        (150_000, "open,\"f1"),
+    ] {
+        let mut trace = lines.clone();
+        trace[at] = bad.to_string();
+        let trace = super::write(&dir, "trace.csv", &(trace.join("\n") + "\n"));
+        for spec in [SLICED, WHOLE, TWO] {
+            let spec = super::write(&dir, "spec.qtl", spec);
+            let first = super::run(&spec, &trace, 1, &[]);
+            assert_eq!(first.status.code(), Some(2), "{bad} at {at}");
+            let stderr = String::from_utf8_lossy(&first.stderr);
+            assert!(stderr.contains(&format!("line {}", at + 1)), "{stderr}");
+            let out = super::comparable(&first);
+            assert!(out.contains("violated at event"), "{out}");
+            for jobs in [2, 3] {
+                let o = super::run(&spec, &trace, jobs, &[]);
+                assert_eq!(o.status.code(), Some(2), "{bad} at {at}, --jobs {jobs}");
+                assert_eq!(super::comparable(&o), out, "{bad} at {at}, --jobs {jobs}");
+                assert_eq!(o.stderr, first.stderr, "{bad} at {at}, --jobs {jobs}");
             }
         }
     }
