@@ -264,10 +264,8 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         batches: &Receiver<Arc<Batch>>,
     ) -> Option<Arc<Batch>> {
         loop {
-            match batches.try_recv() {
-                Ok(batch) => return Some(batch),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+            if let Some(sent) = waiting(batches) {
+                return sent;
             }
             let mut input = match self.input.try_lock() {
                 Ok(input) => input,
@@ -284,10 +282,8 @@ impl<'a, R: Read + Send> Shared<'a, R> {
             };
             // Batches are only sent with the reading locked: empty now, the
             // input stays empty unless this thread reads.
-            match batches.try_recv() {
-                Ok(batch) => return Some(batch),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+            if let Some(sent) = waiting(batches) {
+                return sent;
             }
             let reading = input.as_mut()?;
             if !self.step(scope, reading) {
@@ -365,6 +361,16 @@ impl<'a, R: Read + Send> Shared<'a, R> {
                 }
             }
         }
+    }
+}
+
+/// A batch already sent to `batches` (`Some(None)` once the input has
+/// ended); `None` if none is waiting.
+fn waiting(batches: &Receiver<Arc<Batch>>) -> Option<Option<Arc<Batch>>> {
+    match batches.try_recv() {
+        Ok(batch) => Some(Some(batch)),
+        Err(TryRecvError::Disconnected) => Some(None),
+        Err(TryRecvError::Empty) => None,
     }
 }
 
