@@ -10,7 +10,7 @@ pub(super) const CACHE_PER_NODE: usize = 2;
 /// Cache entries per node for a space that saves memory: half as many.
 pub(super) const LEAN_CACHE_PER_NODE: usize = 1;
 /// The initial (and smallest) number of cache entries.
-pub(super) const MIN_CACHE: usize = 1 << 15;
+pub(super) const MIN_CACHE: usize = 1 << 13;
 /// The largest number of cache entries.
 pub(super) const MAX_CACHE: usize = 1 << 22;
 

@@ -104,10 +104,18 @@ mod tests {
         let (fm, lm) = (fast.m.borrow(), lean.m.borrow());
         assert_eq!(fm.nodes.len(), lm.nodes.len());
         assert_eq!(lm.cache.len() * 2, fm.cache.len());
-        // Past 16,384 nodes the unique table grows at once to the size at
-        // which collections start; in the lean space it only doubles.
-        assert!(fm.nodes.len() > 1 << 14, "{} nodes", fm.nodes.len());
-        assert!(4 * lm.unique_capacity() < fm.unique_capacity());
+    }
+
+    #[test]
+    fn the_unique_table_grows_fourfold_up_to_the_collection_size_unless_lean() {
+        use table::{MIN_GC_NODES, unique_growth};
+        assert_eq!(unique_growth(0, false), 1024);
+        assert_eq!(unique_growth(1000, false), 4000);
+        assert_eq!(unique_growth(1000, true), 2000);
+        assert_eq!(unique_growth(MIN_GC_NODES / 2, false), MIN_GC_NODES);
+        assert_eq!(unique_growth(MIN_GC_NODES / 2, true), MIN_GC_NODES);
+        assert_eq!(unique_growth(MIN_GC_NODES, false), 2 * MIN_GC_NODES);
+        assert_eq!(unique_growth(3 * MIN_GC_NODES, false), 6 * MIN_GC_NODES);
     }
 
     #[test]

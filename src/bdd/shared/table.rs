@@ -16,8 +16,12 @@ pub(super) const TRUE: Id = 1;
 pub(super) const TERMINAL: u16 = u16::MAX;
 /// The level of a node on the free list.
 const FREED: u16 = u16::MAX - 1;
-/// Collections start once the table holds this many nodes.
-pub(super) const MIN_GC_NODES: usize = 1 << 18;
+/// Collections start once the table holds this many nodes (or twice the
+/// nodes the last collection kept). Small: a monitor whose summaries are
+/// small keeps its node table, unique table and cache in the processor's
+/// caches, where a table of 2^18 nodes (tried before) spent most of each
+/// update waiting on memory.
+pub(super) const MIN_GC_NODES: usize = 1 << 14;
 
 /// A decision node: `if var then hi else lo`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,6 +65,16 @@ pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
         ^ c.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
     let h = h ^ (h >> 31);
     h.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
+}
+
+/// The room a full unique table of `len` nodes grows to (see
+/// `Manager::grow_unique`).
+pub(super) fn unique_growth(len: usize, lean: bool) -> usize {
+    if lean || len >= MIN_GC_NODES {
+        2 * len.max(256)
+    } else {
+        (4 * len.max(256)).min(MIN_GC_NODES)
+    }
 }
 
 #[inline]
@@ -170,29 +184,16 @@ impl Manager {
         self.set_grow_cache_at();
     }
 
-    /// Makes room in the unique table: four times its size, and at once
-    /// the size at which collections start once it is a sixteenth of that
-    /// (every rehash walks the whole table); twice its size when saving
-    /// memory.
+    /// Makes room in the unique table: four times its size up to the size
+    /// at which collections start (every rehash walks the whole table),
+    /// twice its size beyond; twice its size when saving memory.
     #[cold]
     fn grow_unique(&mut self) {
         let len = self.unique.len();
-        let wanted = if self.lean {
-            2 * len.max(256)
-        } else if 16 * len >= MIN_GC_NODES {
-            MIN_GC_NODES.max(2 * len)
-        } else {
-            4 * len.max(256)
-        };
+        let wanted = unique_growth(len, self.lean);
         let nodes = &self.nodes;
         self.unique
             .reserve(wanted - len, |&i| node_hash(&nodes[i as usize]));
-    }
-
-    /// How many nodes the unique table holds before it grows.
-    #[cfg(test)]
-    pub(super) fn unique_capacity(&self) -> usize {
-        self.unique.capacity()
     }
 
     #[inline]
