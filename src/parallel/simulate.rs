@@ -1,10 +1,14 @@
-//! Scale simulation: the work of one worker of a run with many slices,
-//! measured alone on this thread (for `benches/parallel_sim.rs`: what a
-//! machine with more cores than this one would do per core).
+//! Scale simulation: the work of one worker of a run with many slices, over
+//! a trace held in memory, measured alone on this thread (for
+//! `benches/parallel_sim.rs`: what a machine with more cores than this one
+//! would do per core).
 
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use hashbrown::HashMap;
+
+use super::batch::{Batch, Batches, End};
 use super::distribute;
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, StepError};
@@ -19,8 +23,7 @@ pub struct WorkerStats {
     pub ticks: u64,
     /// Violations found (with repeats across monitors).
     pub violations: u64,
-    /// Monitoring time (reading the trace excluded as far as possible: the
-    /// clock runs only around the monitor steps).
+    /// Monitoring time: set by the caller, who times the run.
     pub monitoring: Duration,
 }
 
@@ -33,15 +36,59 @@ pub enum SimError {
     Monitor(StepError),
 }
 
-/// Runs worker `worker` of a run of `plan` on `jobs` workers over the trace,
-/// alone, and measures it. `jobs` is the number of slices of every sliced
-/// property; the run has fewer workers when nothing is sliced. With `step`
-/// false the worker only reads and routes the events (which of its units
-/// receives each), without monitoring them: the cost that a run with a
-/// router upstream does not charge to the worker.
-pub fn simulate_worker<R: Read>(
+/// The whole trace, read into memory once (so that simulated workers do not
+/// each pay for reading it).
+pub struct Events {
+    batches: Vec<Batch>,
+}
+
+impl Events {
+    /// Reads every event of `reader` (named with their indices in `plan`'s
+    /// events, as the routes number them). An event of a known name with
+    /// another arity, or a trace error, is an error.
+    pub fn read<R: Read>(plan: &Plan, reader: TraceReader<R>) -> Result<Events, SimError> {
+        let arity: HashMap<Box<[u8]>, (u32, usize)> = plan
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
+            .collect();
+        let stop = || false;
+        let mut source = Batches::new(reader, &arity, &stop);
+        let mut batches = Vec::new();
+        while let Some(mut batch) = source.next_batch() {
+            match batch.end.take() {
+                None | Some(End::Interrupted) => {}
+                Some(End::Trace(e)) => return Err(SimError::Trace(e)),
+                Some(End::Arity { error, .. }) => return Err(SimError::Monitor(error)),
+            }
+            batches.push(batch);
+        }
+        Ok(Events { batches })
+    }
+
+    /// How many events there are (each repeat counted).
+    pub fn len(&self) -> u64 {
+        let events = self.batches.iter().flat_map(|b| &b.events);
+        events.map(|ev| 1 + ev.repeats).sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.batches.iter().all(|b| b.events.is_empty())
+    }
+}
+
+/// Runs worker `worker` of a run of `plan` on `jobs` workers over the
+/// events, alone, and counts what it received. `jobs` is the number of
+/// slices of every sliced property; the run has fewer workers when nothing
+/// is sliced. With `step` false the worker only routes the events (which
+/// of its units receives each), without monitoring them: the cost that a
+/// run with a router upstream does not charge to the worker. The caller
+/// times it.
+pub fn simulate_worker(
     plan: &Plan,
-    mut reader: TraceReader<R>,
+    events: &Events,
     options: &MonitorOptions,
     jobs: usize,
     worker: usize,
@@ -59,28 +106,35 @@ pub fn simulate_worker<R: Read>(
         monitors.push((m, u.route));
     }
     let mut stats = WorkerStats::default();
-    while let Some(e) = reader.next_event().map_err(SimError::Trace)? {
-        let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
-        fields.push(e.name);
-        fields.extend(e.args());
-        let start = Instant::now();
-        for (m, route) in &mut monitors {
-            let delivered = route.delivers(&fields);
-            if delivered {
-                stats.delivered += 1;
-            } else {
-                stats.ticks += 1;
+    let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
+    for batch in &events.batches {
+        for ev in &batch.events {
+            batch.fields_of(ev, &mut fields);
+            for (m, route) in &mut monitors {
+                let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
+                if delivered {
+                    stats.delivered += 1 + ev.repeats;
+                } else {
+                    stats.ticks += 1 + ev.repeats;
+                }
+                if !step || (!delivered && route.skips(m) && m.violated().is_empty()) {
+                    // Routing only, or a skipped tick with nothing to report
+                    // (as a worker skips it).
+                    continue;
+                }
+                let mut violations = 0;
+                route
+                    .step(m, delivered, &fields, ev.time, |_| violations += 1)
+                    .and_then(|()| match ev.repeats {
+                        0 => Ok(()),
+                        n => route.step_repeats(m, delivered, &fields, ev.time, n, |_, _| {
+                            violations += 1
+                        }),
+                    })
+                    .map_err(SimError::Monitor)?;
+                stats.violations += violations;
             }
-            if !step {
-                continue;
-            }
-            let mut violations = 0;
-            route
-                .step(m, delivered, &fields, e.time, |_| violations += 1)
-                .map_err(SimError::Monitor)?;
-            stats.violations += violations;
         }
-        stats.monitoring += start.elapsed();
     }
     Ok(stats)
 }

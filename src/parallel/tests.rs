@@ -107,3 +107,42 @@ fn threads_are_used_only_where_they_can_gain() {
         "prop c : Forall a . Forall b . (q(a, b) & P q(b, a)) -> P r(a)"
     ));
 }
+
+#[test]
+fn simulated_workers_receive_every_event_once_and_find_the_violations() {
+    use super::simulate::{Events, SimError, simulate_worker};
+    let (plan, _) = compile_source(FILES).expect("well-formed");
+    // A repeated record (lines 3-5) is one event of the batch with repeats.
+    let trace = "close,a\nopen,a\nclose,b\nclose,b\nclose,b\ntick\nopen,d\nclose,d\n";
+    let reader = || TraceReader::new(trace.as_bytes(), options());
+    let events = Events::read(&plan, reader()).expect("events");
+    assert_eq!(events.len(), 8);
+    let expected = sequential(FILES, trace);
+    let monitor = MonitorOptions::default();
+    for jobs in [1, 3] {
+        let (mut delivered, mut ticks, mut violations) = (0, 0, 0);
+        for w in 0..jobs {
+            let s = simulate_worker(&plan, &events, &monitor, jobs, w, true).expect("run");
+            let routed = simulate_worker(&plan, &events, &monitor, jobs, w, false).expect("run");
+            assert_eq!((routed.delivered, routed.ticks), (s.delivered, s.ticks));
+            assert_eq!(routed.violations, 0);
+            delivered += s.delivered;
+            ticks += s.ticks;
+            violations += s.violations;
+        }
+        if jobs == 1 {
+            // One monitor of both properties.
+            assert_eq!((delivered, ticks), (8, 0));
+        } else {
+            // neverEmpty (whole) gets its 3 `open` and `tick` events and
+            // 5 ticks; each closeOnlyOpen slice gets the events of its
+            // values, and a tick for every other one (`tick`, which it does
+            // not mention, too).
+            assert_eq!((delivered, ticks), (3 + 7, 5 + 7 * 2 + 3));
+        }
+        assert_eq!(violations, expected.len() as u64, "jobs {jobs}");
+    }
+    let wrong = "close,a\nopen,a,b\n";
+    let events = Events::read(&plan, TraceReader::new(wrong.as_bytes(), options()));
+    assert!(matches!(events, Err(SimError::Monitor(_))), "arity error");
+}
