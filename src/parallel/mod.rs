@@ -5,9 +5,11 @@
 //!   ([`batch`]) and hands each, in order, to every worker and to the merger.
 //! - **Data slicing**: a property the plan can slice (see
 //!   [`crate::plan::slice`]) is monitored in `jobs` slices, one per worker:
-//!   slice `h` receives the events whose routed value hashes to `h`, every
-//!   event of an unrouted name, and a tick for the others, so that `@`, `S`,
-//!   time and rules keep the step structure of the whole trace.
+//!   slice `h` receives the events whose routed value hashes to `h` (or
+//!   that a sample of the trace gave slice `h`, where the hash would leave
+//!   the slices uneven: see [`assign`]), every event of an unrouted name,
+//!   and a tick for the others, so that `@`, `S`, time and rules keep the
+//!   step structure of the whole trace.
 //! - **Property parallelism**: properties that cannot be sliced are spread
 //!   over the workers.
 //! - **Merging**: per batch, the workers' violations are merged by event
@@ -196,6 +198,25 @@ pub fn run_sampled<R: Read + Send>(
         return run_inline(units, options, first, source, &mut on_event);
     }
     pipeline::run(plan, options, jobs, &choice, first, source, 0, on_event)
+}
+
+/// The layout a run on `jobs` workers settles on for a long trace that
+/// starts with `batches`: the one its first batches suggest, unless its
+/// whole sample suggests monitoring some property another way (as
+/// [`run`] revises it).
+pub fn distribute_as_run(
+    plan: &Plan,
+    jobs: usize,
+    batches: &[Arc<Batch>],
+) -> Vec<Vec<worker::Unit>> {
+    let guess = choose(plan, jobs, &batches[..batches.len().min(LEAD_BATCHES)]);
+    let sample = choose(plan, jobs, &batches[..batches.len().min(SAMPLE_BATCHES)]);
+    let choice = if sample.same_as(&guess) {
+        guess
+    } else {
+        sample
+    };
+    choice.layout(plan, jobs)
 }
 
 /// The options of each of `monitors` monitors of one process: with more

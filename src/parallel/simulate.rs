@@ -4,12 +4,13 @@
 //! would do per core).
 
 use std::io::Read;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hashbrown::HashMap;
 
 use super::batch::{Batch, Batches, End};
-use super::distribute;
+use super::distribute_as_run;
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
@@ -39,7 +40,7 @@ pub enum SimError {
 /// The whole trace, read into memory once (so that simulated workers do not
 /// each pay for reading it).
 pub struct Events {
-    batches: Vec<Batch>,
+    batches: Vec<Arc<Batch>>,
 }
 
 impl Events {
@@ -62,7 +63,7 @@ impl Events {
                 Some(End::Trace(e)) => return Err(SimError::Trace(e)),
                 Some(End::Arity { error, .. }) => return Err(SimError::Monitor(error)),
             }
-            batches.push(batch);
+            batches.push(Arc::new(batch));
         }
         Ok(Events { batches })
     }
@@ -80,9 +81,10 @@ impl Events {
 }
 
 /// Runs worker `worker` of a run of `plan` on `jobs` workers over the
-/// events, alone, and counts what it received. `jobs` is the number of
-/// slices of every sliced property; the run has fewer workers when nothing
-/// is sliced. With `step` false the worker only routes the events (which
+/// events, alone, and counts what it received. The workers are laid out as
+/// a run's are on a long trace ([`distribute_as_run`]): `jobs` is the
+/// number of slices of every sliced property; the run has fewer workers
+/// when nothing is sliced. With `step` false the worker only routes the events (which
 /// of its units receives each), without monitoring them: the cost that a
 /// run with a router upstream does not charge to the worker. The caller
 /// times it.
@@ -94,7 +96,7 @@ pub fn simulate_worker(
     worker: usize,
     step: bool,
 ) -> Result<WorkerStats, SimError> {
-    let mut workers = distribute(plan, jobs);
+    let mut workers = distribute_as_run(plan, jobs, &events.batches);
     let units = if worker < workers.len() {
         workers.swap_remove(worker)
     } else {
@@ -107,19 +109,26 @@ pub fn simulate_worker(
     }
     let mut stats = WorkerStats::default();
     let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
+    // Per unit: whether it has had its first event (after which a tick
+    // invariant unit skips the events it does not receive).
+    let mut started = vec![false; monitors.len()];
     for batch in &events.batches {
         for ev in &batch.events {
             batch.fields_of(ev, &mut fields);
-            for (m, route) in &mut monitors {
+            for ((m, route), started) in monitors.iter_mut().zip(&mut started) {
                 let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
                 if delivered {
                     stats.delivered += 1 + ev.repeats;
                 } else {
                     stats.ticks += 1 + ev.repeats;
                 }
-                if !step || (!delivered && route.skips(m) && m.violated().is_empty()) {
-                    // Routing only, or a skipped tick with nothing to report
-                    // (as a worker skips it).
+                // A skipped tick (one a router upstream would not even send)
+                // is the same decision with or without stepping; only one
+                // while a violation stands (its verdict is reported at each
+                // tick) is a step.
+                let skipped = !delivered && route.skip_ticks && *started;
+                *started = true;
+                if !step || (skipped && m.violated().is_empty()) {
                     continue;
                 }
                 let mut violations = 0;

@@ -146,3 +146,91 @@ fn simulated_workers_receive_every_event_once_and_find_the_violations() {
     let events = Events::read(&plan, TraceReader::new(wrong.as_bytes(), options()));
     assert!(matches!(events, Err(SimError::Monitor(_))), "arity error");
 }
+
+/// Values of which the hash puts `n` in slice `slice` of 2.
+fn values_in_slice(slice: u64, n: usize) -> Vec<String> {
+    (0..)
+        .map(|i| format!("f{i}"))
+        .filter(|v| slice_of(v.as_bytes(), 2) == slice)
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
+    use super::simulate::{Events, simulate_worker};
+    use super::{choose, distribute_as_run};
+    let spec = "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))";
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    // Four files, all in slice 0 by their hash: opened and closed in turn,
+    // and one closed twice (a violation each time it is closed again).
+    let files = values_in_slice(0, 4);
+    let mut trace = String::new();
+    for round in 0..50 {
+        for f in &files {
+            trace.push_str(&format!("open,{f}\nclose,{f}\n"));
+        }
+        if round % 10 == 3 {
+            trace.push_str(&format!("close,{}\n", files[2]));
+        }
+    }
+    let expected = sequential(spec, &trace);
+    assert_eq!(expected.len(), 5);
+    for jobs in 2..5 {
+        assert_eq!(parallel(spec, &trace, jobs).0, expected, "jobs {jobs}");
+    }
+    let events =
+        Events::read(&plan, TraceReader::new(trace.as_bytes(), options())).expect("events");
+    let sample = batches(&plan, &trace);
+    let workers = choose(&plan, 2, &sample).layout(&plan, 2);
+    let (a, b) = (&workers[0][0].route, &workers[1][0].route);
+    let (Some(ta), Some(tb)) = (&a.assigned, &b.assigned) else {
+        panic!("no values assigned")
+    };
+    assert!(std::sync::Arc::ptr_eq(ta, tb), "one table for both slices");
+    assert_eq!(ta.len(), 4);
+    // Two files on each slice (the busiest first: files[2], closed most).
+    assert_eq!(ta.values().filter(|&&s| s == 0).count(), 2);
+    assert_eq!(a.slice_of_value(files[2].as_bytes()), 0);
+    let monitor = MonitorOptions::default();
+    let received: Vec<u64> = (0..2)
+        .map(|w| (simulate_worker(&plan, &events, &monitor, 2, w, true).expect("run")).delivered)
+        .collect();
+    assert_eq!(received.iter().sum::<u64>(), 405);
+    assert!(received[0].abs_diff(received[1]) <= 5, "{received:?}");
+    assert_eq!(
+        distribute_as_run(&plan, 2, &sample)[1][0]
+            .route
+            .assigned
+            .as_ref()
+            .map(|t| t.len()),
+        Some(4)
+    );
+}
+
+#[test]
+fn values_the_hash_spreads_evenly_keep_the_hash() {
+    use super::choose;
+    let spec = "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))";
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let mut trace = String::new();
+    for f in values_in_slice(0, 3).iter().chain(&values_in_slice(1, 3)) {
+        trace.push_str(&format!("open,{f}\nclose,{f}\n"));
+    }
+    let workers = choose(&plan, 2, &batches(&plan, &trace)).layout(&plan, 2);
+    assert!(workers.iter().all(|w| w[0].route.assigned.is_none()));
+}
+
+/// The batches of `trace`, as a run reads them.
+fn batches(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::Batch>> {
+    let arity: hashbrown::HashMap<Box<[u8]>, (u32, usize)> = plan
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
+        .collect();
+    let stop = || false;
+    let reader = TraceReader::new(trace.as_bytes(), options());
+    let mut source = super::Batches::new(reader, &arity, &stop);
+    std::iter::from_fn(|| source.next_batch().map(std::sync::Arc::new)).collect()
+}

@@ -1,6 +1,8 @@
 //! A worker: monitors of some properties, or of one slice of some
 //! properties, each built inside the thread, fed every batch in order.
 
+use std::sync::Arc;
+
 use hashbrown::{HashMap, HashSet};
 
 use super::batch::Batch;
@@ -31,7 +33,15 @@ pub struct Route {
     /// that batches carry, and [`Route::names`] gives): how an event of
     /// that name is delivered.
     pub by_name: Vec<Delivery>,
+    /// Routed values given their slice (from a sample of the trace, where
+    /// the hash would leave the slices uneven); every other value goes to
+    /// the slice of its hash ([`slice_of`]). The same for every slice of
+    /// the group, so that a value's events all go to one slice.
+    pub assigned: Option<Arc<Assigned>>,
 }
+
+/// Values given their slice ([`Route::assigned`]).
+pub type Assigned = HashMap<Box<[u8]>, u64>;
 
 /// The slices that receive an event as it is ([`Route::receivers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +110,17 @@ impl Route {
                 .map(|v| v == &Ok(TickVerdict::AsBefore))
                 .collect(),
             by_name,
+            assigned: None,
         }
+    }
+
+    /// The slice of routed value `value`.
+    #[inline]
+    pub fn slice_of_value(&self, value: &[u8]) -> u64 {
+        if let Some(s) = self.assigned.as_ref().and_then(|a| a.get(value)) {
+            return *s;
+        }
+        slice_of(value, self.slices)
     }
 
     /// Whether an event of name number `name` (its index in the plan's
@@ -133,9 +153,23 @@ impl Route {
             None | Some(Delivery::Tick) => Receivers::None,
             Some(Delivery::All) => Receivers::All,
             Some(&Delivery::Arg(k)) => match arg(k) {
-                Some(v) => Receivers::One(slice_of(v, self.slices)),
+                Some(v) => Receivers::One(self.slice_of_value(v)),
                 None => Receivers::All,
             },
+        }
+    }
+
+    /// The value by which an event of name number `name` whose argument `k`
+    /// is `arg(k)` is routed, if it is routed by one.
+    #[inline]
+    pub fn routed_value<'a>(
+        &self,
+        name: u32,
+        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
+    ) -> Option<&'a [u8]> {
+        match self.by_name.get(name as usize) {
+            Some(&Delivery::Arg(k)) => arg(k),
+            _ => None,
         }
     }
 
