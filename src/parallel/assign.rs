@@ -24,12 +24,13 @@
 //! be the same for every slice of a group, and it is fixed for the run.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use hashbrown::HashMap;
 
 use super::batch::Batch;
-use super::worker::{Assigned, Receivers, Route, Unit, slice_of};
+use super::worker::{Assigned, Receivers, Route, Unit, value_hash};
 use crate::plan::slice::{Parallel, Slicing};
 use crate::plan::{Plan, PropPlan};
 
@@ -131,7 +132,7 @@ pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Choice {
     let ways: Vec<Way> = (plan.props.iter())
         .map(|p| way(plan, p, jobs, sample))
         .collect();
-    let assigned = balance(&ways, jobs, sample);
+    let assigned = balance(plan, &ways, jobs, sample);
     Choice {
         ways,
         jobs,
@@ -148,7 +149,12 @@ pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Choice {
 /// `w`), each evening out the loads the groups before it left: the
 /// busiest values first, each on the least loaded worker. Events sent to
 /// every slice load all workers alike and are not counted.
-fn balance(ways: &[Way], jobs: usize, sample: &[Arc<Batch>]) -> BTreeMap<RoutesKey, Arc<Assigned>> {
+fn balance(
+    plan: &Plan,
+    ways: &[Way],
+    jobs: usize,
+    sample: &[Arc<Batch>],
+) -> BTreeMap<RoutesKey, Arc<Assigned>> {
     let mut out = BTreeMap::new();
     if jobs < 2 {
         return out;
@@ -157,17 +163,23 @@ fn balance(ways: &[Way], jobs: usize, sample: &[Arc<Batch>]) -> BTreeMap<RoutesK
         .filter_map(|(_, s)| s.as_ref())
         .map(|s| s.routes.clone().into_iter().collect())
         .collect();
+    let stride = stride(sample);
     let mut load = vec![0u64; jobs];
     for key in keys {
-        let routes = route_map(key.iter().map(|(e, k)| (e.as_str(), *k)));
-        let mut counts: HashMap<&[u8], u64> = HashMap::new();
+        // Per event name (by its index in the plan's events): the argument
+        // that routes it.
+        let position: Vec<Option<usize>> = (plan.events.keys())
+            .map(|e| key.iter().find(|(n, _)| n == e).map(|&(_, k)| k))
+            .collect();
+        let mut counts = Counts::with_capacity_and_hasher(1024, Default::default());
         for batch in sample {
-            for ev in &batch.events {
-                let value = routes
-                    .get(batch.name_of(ev))
-                    .and_then(|&k| batch.arg(ev, k));
+            for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
+                let value = (position.get(ev.name as usize))
+                    .copied()
+                    .flatten()
+                    .and_then(|k| batch.arg(ev, k));
                 if let Some(v) = value {
-                    *counts.entry(v).or_default() += 1 + ev.repeats;
+                    count(&mut counts, v);
                 }
             }
         }
@@ -178,28 +190,71 @@ fn balance(ways: &[Way], jobs: usize, sample: &[Arc<Batch>]) -> BTreeMap<RoutesK
     out
 }
 
+/// Events per routed value of a sample, by the value's [`value_hash`]
+/// (with the value). Two values of one hash would count as one, and only
+/// one of them get a slice by hand: the other goes by hash, which is as
+/// sound.
+type Counts<'a> = HashMap<u64, (u64, &'a [u8]), BuildHasherDefault<Hashed>>;
+
+/// The hasher of [`Counts`], whose keys are hashes already: it keeps them.
+#[derive(Default)]
+struct Hashed(u64);
+
+impl Hasher for Hashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `u64` keys; any byte input still hashes.
+        self.0 = value_hash(bytes);
+    }
+
+    fn write_u64(&mut self, h: u64) {
+        // Spread over the high bits too, which the table's probing uses.
+        self.0 = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ h;
+    }
+}
+
+#[inline]
+fn count<'a>(counts: &mut Counts<'a>, value: &'a [u8]) {
+    counts.entry(value_hash(value)).or_insert((0, value)).0 += 1;
+}
+
 /// Adds to the loads of the workers (`load`, one per slice) the events of
 /// the routed values `counts`: by hash, or, where that would leave the
 /// busiest worker at least 5% busier, each value in turn (the busiest
 /// first) on the least loaded worker, and then returns the values' slices.
-fn spread(counts: HashMap<&[u8], u64>, load: &mut [u64]) -> Option<Assigned> {
+fn spread(counts: Counts<'_>, load: &mut [u64]) -> Option<Assigned> {
     let slices = load.len() as u64;
     let mut hashed = load.to_vec();
-    for (v, c) in &counts {
-        hashed[slice_of(v, slices) as usize] += c;
+    let (mut total, mut heaviest) = (load.iter().sum::<u64>(), 0);
+    for (h, (c, _)) in &counts {
+        hashed[(h % slices) as usize] += c;
+        total += c;
+        heaviest = heaviest.max(*c);
     }
-    let mut values: Vec<(&[u8], u64)> = counts.into_iter().collect();
-    values.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let max = |l: &[u64]| l.iter().copied().max().unwrap_or(0);
+    // No spreading does better than an even split, nor than the heaviest
+    // value (and the busiest load before) alone: when the hash is within 5%
+    // of that, it stays (many values, as usual).
+    let floor = total.div_ceil(slices).max(heaviest).max(max(load));
+    if max(&hashed) * 19 <= floor * 20 {
+        load.copy_from_slice(&hashed);
+        return None;
+    }
+    let mut values: Vec<(u64, u64, &[u8])> =
+        counts.into_iter().map(|(h, (c, v))| (c, h, v)).collect();
+    values.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut balanced = load.to_vec();
     let mut table = Assigned::new();
-    for (v, c) in values {
+    for (c, _, v) in values {
         let (w, _) = (balanced.iter().enumerate())
             .min_by_key(|&(w, l)| (*l, w))
             .unwrap_or((0, &0));
         balanced[w] += c;
         table.insert(v.into(), w as u64);
     }
-    let max = |l: &[u64]| l.iter().copied().max().unwrap_or(0);
     if max(&balanced) * 20 < max(&hashed) * 19 {
         load.copy_from_slice(&balanced);
         Some(table)
@@ -253,10 +308,7 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
         }
     };
     let whole = whole.map(|s| vec![(p.clone(), Some(s))]);
-    let events: u64 = sample.iter().map(|b| b.events.len() as u64).sum();
-    // A long sample is weighed on about `WEIGHED` of its events, picked by
-    // a hash of their numbers (a trace with a period cannot fool it).
-    let stride = (events / WEIGHED).max(1);
+    let stride = stride(sample);
     let events = sample
         .iter()
         .flat_map(|b| &b.events)
@@ -280,6 +332,14 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
 
 /// How many events of a sample are weighed, about (see [`weighed`]).
 const WEIGHED: u64 = 16_384;
+
+/// One event in how many of `sample` is weighed: a long sample is weighed
+/// on about [`WEIGHED`] of its events, picked by a hash of their numbers (a
+/// trace with a period cannot fool it).
+fn stride(sample: &[Arc<Batch>]) -> u64 {
+    let events: u64 = sample.iter().map(|b| b.events.len() as u64).sum();
+    (events / WEIGHED).max(1)
+}
 
 /// Whether event `number` is weighed when one event in `stride` is.
 #[inline]
@@ -315,14 +375,14 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>], stride: u
         };
         // The events of each routed value, spread over the slices as the
         // run would ([`spread`]).
-        let mut counts: HashMap<&[u8], u64> = HashMap::new();
+        let mut counts = Counts::with_capacity_and_hasher(1024, Default::default());
         for batch in sample {
             for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
                 let arg = |k| batch.arg(ev, k);
                 match route.receivers(ev.name, arg) {
                     Receivers::One(_) if route.skip_ticks => {
                         if let Some(v) = route.routed_value(ev.name, arg) {
-                            *counts.entry(v).or_default() += 1;
+                            count(&mut counts, v);
                         }
                     }
                     Receivers::None if route.skip_ticks => {}

@@ -251,15 +251,20 @@ impl Route {
     }
 }
 
-/// The slice of a value: FNV-1a, a fixed hash, modulo `slices`.
+/// The slice of a value: its [`value_hash`] modulo `slices`.
 pub fn slice_of(value: &[u8], slices: u64) -> u64 {
+    value_hash(value) % slices.max(1)
+}
+
+/// A fixed hash of a value: FNV-1a, with its high bits mixed in (FNV's low
+/// bits are weak for short keys).
+pub fn value_hash(value: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in value {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    // Mix the high bits in: FNV's low bits are weak for short keys.
-    (h ^ (h >> 29)) % slices.max(1)
+    h ^ (h >> 29)
 }
 
 /// One monitor of a worker: a plan (a subset of the properties), the global
