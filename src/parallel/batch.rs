@@ -5,6 +5,7 @@ use std::io::Read;
 
 use hashbrown::HashMap;
 
+use crate::plan::Plan;
 use crate::runtime::StepError;
 use crate::trace::{EventRef, TraceError, TraceReader};
 
@@ -218,6 +219,14 @@ impl Batch {
     fn full(&self) -> bool {
         self.events.len() >= BATCH_EVENTS || self.bytes.len() >= BATCH_BYTES
     }
+}
+
+/// Per event name of `plan`: its index in the plan's events (as routes
+/// number them) and its arity, as [`Batches::new`] takes them.
+pub fn names(plan: &Plan) -> HashMap<Box<[u8]>, (u32, usize)> {
+    (plan.events.iter().enumerate())
+        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
+        .collect()
 }
 
 /// The batches of a trace, read on demand (events of a known name with

@@ -31,8 +31,6 @@ pub mod worker;
 use std::io::Read;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
-
 use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
@@ -154,14 +152,7 @@ pub fn run_sampled<R: Read + Send>(
     stop: &(dyn Fn() -> bool + Sync),
     mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
 ) -> Outcome {
-    // Per event name: its index in the plan's events (as routes number
-    // them) and its arity.
-    let arity: HashMap<Box<[u8]>, (u32, usize)> = plan
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
-        .collect();
+    let arity = batch::names(plan);
     let mut source = Batches::new(reader, &arity, stop);
     // The first batches, read before the workers start: enough to tell a
     // short trace.

@@ -7,9 +7,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hashbrown::HashMap;
-
-use super::batch::{Batch, Batches, End};
+use super::batch::{Batch, Batches, End, names};
 use super::distribute_as_run;
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, StepError};
@@ -48,12 +46,7 @@ impl Events {
     /// events, as the routes number them). An event of a known name with
     /// another arity, or a trace error, is an error.
     pub fn read<R: Read>(plan: &Plan, reader: TraceReader<R>) -> Result<Events, SimError> {
-        let arity: HashMap<Box<[u8]>, (u32, usize)> = plan
-            .events
-            .iter()
-            .enumerate()
-            .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
-            .collect();
+        let arity = names(plan);
         let stop = || false;
         let mut source = Batches::new(reader, &arity, &stop);
         let mut batches = Vec::new();
@@ -72,6 +65,11 @@ impl Events {
     pub fn len(&self) -> u64 {
         let events = self.batches.iter().flat_map(|b| &b.events);
         events.map(|ev| 1 + ev.repeats).sum()
+    }
+
+    /// The batches, in order.
+    pub fn batches(&self) -> &[Arc<Batch>] {
+        &self.batches
     }
 
     /// Whether there are none.

@@ -223,14 +223,7 @@ fn values_the_hash_spreads_evenly_keep_the_hash() {
 
 /// The batches of `trace`, as a run reads them.
 fn batches(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::Batch>> {
-    let arity: hashbrown::HashMap<Box<[u8]>, (u32, usize)> = plan
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
-        .collect();
-    let stop = || false;
     let reader = TraceReader::new(trace.as_bytes(), options());
-    let mut source = super::Batches::new(reader, &arity, &stop);
-    std::iter::from_fn(|| source.next_batch().map(std::sync::Arc::new)).collect()
+    let events = super::simulate::Events::read(plan, reader).expect("events");
+    events.batches().to_vec()
 }
