@@ -24,13 +24,13 @@
 //! be the same for every slice of a group, and it is fixed for the run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
 
 use super::batch::Batch;
-use super::worker::{Assigned, Receivers, Route, Unit, value_hash};
+use super::worker::{Assigned, Hashed, Receivers, Route, Unit, value_hash};
 use crate::plan::slice::{Parallel, Slicing};
 use crate::plan::{Plan, PropPlan};
 
@@ -191,45 +191,23 @@ fn balance(
 }
 
 /// Events per routed value of a sample, by the value's [`value_hash`]
-/// (with the value). Two values of one hash would count as one, and only
-/// one of them get a slice by hand: the other goes by hash, which is as
-/// sound.
-type Counts<'a> = HashMap<u64, (u64, &'a [u8]), BuildHasherDefault<Hashed>>;
-
-/// The hasher of [`Counts`], whose keys are hashes already: it keeps them.
-#[derive(Default)]
-struct Hashed(u64);
-
-impl Hasher for Hashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by `u64` keys; any byte input still hashes.
-        self.0 = value_hash(bytes);
-    }
-
-    fn write_u64(&mut self, h: u64) {
-        // Spread over the high bits too, which the table's probing uses.
-        self.0 = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ h;
-    }
-}
+/// (two values of one hash count as one, and go to one slice).
+type Counts = HashMap<u64, u64, BuildHasherDefault<Hashed>>;
 
 #[inline]
-fn count<'a>(counts: &mut Counts<'a>, value: &'a [u8]) {
-    counts.entry(value_hash(value)).or_insert((0, value)).0 += 1;
+fn count(counts: &mut Counts, value: &[u8]) {
+    *counts.entry(value_hash(value)).or_default() += 1;
 }
 
 /// Adds to the loads of the workers (`load`, one per slice) the events of
 /// the routed values `counts`: by hash, or, where that would leave the
 /// busiest worker at least 5% busier, each value in turn (the busiest
 /// first) on the least loaded worker, and then returns the values' slices.
-fn spread(counts: Counts<'_>, load: &mut [u64]) -> Option<Assigned> {
+fn spread(counts: Counts, load: &mut [u64]) -> Option<Assigned> {
     let slices = load.len() as u64;
     let mut hashed = load.to_vec();
     let (mut total, mut heaviest) = (load.iter().sum::<u64>(), 0);
-    for (h, (c, _)) in &counts {
+    for (h, c) in &counts {
         hashed[(h % slices) as usize] += c;
         total += c;
         heaviest = heaviest.max(*c);
@@ -243,17 +221,16 @@ fn spread(counts: Counts<'_>, load: &mut [u64]) -> Option<Assigned> {
         load.copy_from_slice(&hashed);
         return None;
     }
-    let mut values: Vec<(u64, u64, &[u8])> =
-        counts.into_iter().map(|(h, (c, v))| (c, h, v)).collect();
+    let mut values: Vec<(u64, u64)> = counts.into_iter().map(|(h, c)| (c, h)).collect();
     values.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut balanced = load.to_vec();
-    let mut table = Assigned::new();
-    for (c, _, v) in values {
+    let mut table = Assigned::default();
+    for (c, h) in values {
         let (w, _) = (balanced.iter().enumerate())
             .min_by_key(|&(w, l)| (*l, w))
             .unwrap_or((0, &0));
         balanced[w] += c;
-        table.insert(v.into(), w as u64);
+        table.insert(h, w as u64);
     }
     if max(&balanced) * 20 < max(&hashed) * 19 {
         load.copy_from_slice(&balanced);
@@ -379,15 +356,13 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>], stride: u
         for batch in sample {
             for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
                 let arg = |k| batch.arg(ev, k);
-                match route.receivers(ev.name, arg) {
-                    Receivers::One(_) if route.skip_ticks => {
-                        if let Some(v) = route.routed_value(ev.name, arg) {
-                            count(&mut counts, v);
-                        }
-                    }
-                    Receivers::None if route.skip_ticks => {}
-                    // Stepped by every slice: as it is or as a tick.
-                    _ => workers.iter().for_each(|&w| load[w] += 1),
+                match route.routed_value(ev.name, arg) {
+                    Some(v) if route.skip_ticks => count(&mut counts, v),
+                    _ => match route.receivers(ev.name, arg) {
+                        Receivers::None if route.skip_ticks => {}
+                        // Stepped by every slice: as it is or as a tick.
+                        _ => workers.iter().for_each(|&w| load[w] += 1),
+                    },
                 }
             }
         }

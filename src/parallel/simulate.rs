@@ -82,10 +82,10 @@ impl Events {
 /// events, alone, and counts what it received. The workers are laid out as
 /// a run's are on a long trace ([`distribute_as_run`]): `jobs` is the
 /// number of slices of every sliced property; the run has fewer workers
-/// when nothing is sliced. With `step` false the worker only routes the events (which
-/// of its units receives each), without monitoring them: the cost that a
-/// run with a router upstream does not charge to the worker. The caller
-/// times it.
+/// when nothing is sliced. With `step` false the worker only routes the
+/// events (which of its units receives each, and which ticks it skips),
+/// without monitoring them: the cost that a run with a router upstream
+/// does not charge to the worker. The caller times it.
 pub fn simulate_worker(
     plan: &Plan,
     events: &Events,

@@ -1,6 +1,7 @@
 //! A worker: monitors of some properties, or of one slice of some
 //! properties, each built inside the thread, fed every batch in order.
 
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use hashbrown::{HashMap, HashSet};
@@ -33,15 +34,38 @@ pub struct Route {
     /// that batches carry, and [`Route::names`] gives): how an event of
     /// that name is delivered.
     pub by_name: Vec<Delivery>,
-    /// Routed values given their slice (from a sample of the trace, where
-    /// the hash would leave the slices uneven); every other value goes to
-    /// the slice of its hash ([`slice_of`]). The same for every slice of
-    /// the group, so that a value's events all go to one slice.
+    /// Routed values, by their [`value_hash`], given their slice (from a
+    /// sample of the trace, where the hash would leave the slices uneven);
+    /// every other value goes to the slice of its hash ([`slice_of`]). The
+    /// same for every slice of the group, so that a value's events all go
+    /// to one slice (a value whose hash another value's equals goes where
+    /// that one does: still one slice per value).
     pub assigned: Option<Arc<Assigned>>,
 }
 
-/// Values given their slice ([`Route::assigned`]).
-pub type Assigned = HashMap<Box<[u8]>, u64>;
+/// Value hashes given their slice ([`Route::assigned`]).
+pub type Assigned = HashMap<u64, u64, BuildHasherDefault<Hashed>>;
+
+/// The hasher of tables keyed by [`value_hash`]: the keys are hashes
+/// already.
+#[derive(Default)]
+pub struct Hashed(u64);
+
+impl Hasher for Hashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `u64` keys; any byte input still hashes.
+        self.0 = value_hash(bytes);
+    }
+
+    fn write_u64(&mut self, h: u64) {
+        // Spread over the high bits too, which the table's probing uses.
+        self.0 = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ h;
+    }
+}
 
 /// The slices that receive an event as it is ([`Route::receivers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,10 +141,11 @@ impl Route {
     /// The slice of routed value `value`.
     #[inline]
     pub fn slice_of_value(&self, value: &[u8]) -> u64 {
-        if let Some(s) = self.assigned.as_ref().and_then(|a| a.get(value)) {
-            return *s;
+        let h = value_hash(value);
+        match self.assigned.as_ref().and_then(|a| a.get(&h)) {
+            Some(&s) => s,
+            None => h % self.slices.max(1),
         }
-        slice_of(value, self.slices)
     }
 
     /// Whether an event of name number `name` (its index in the plan's
