@@ -7,16 +7,18 @@
 //! sample's choice of parts and of values' slices). The trace is read into
 //! memory first. Times are the CPU time of this thread (from
 //! `/proc/thread-self/schedstat`, so that other processes on a busy machine
-//! do not count), the least of `SIM_RUNS` runs (default 3), minus the time
-//! of the same worker routing the events and deciding which ticks it skips,
-//! without monitoring them (which a run with more cores does once, upstream
-//! of the workers). The sequential run is measured again after each number
-//! of slices, and the least of its times is the one the ratios use.
+//! do not count), the least of `SIM_RUNS` rounds (default 3; each round
+//! times every worker once, then the sequential run), of the worker
+//! stepping the events routed to it: the trace is routed to each worker
+//! first, untimed, as a router upstream of the workers would send it (every
+//! event the worker receives, and the ticks it cannot skip). The sequential
+//! run is measured the same way (one worker that receives every event) in
+//! every round, and the least of its times is the one the ratios use.
 
 use std::fs::File;
 use std::time::Duration;
 
-use hindsight::parallel::simulate::{Events, simulate_worker};
+use hindsight::parallel::simulate::{Events, Routed, route_worker, step_worker};
 use hindsight::plan::compile_source;
 use hindsight::runtime::MonitorOptions;
 use hindsight::trace::{Format, TraceOptions, TraceReader, timed_by_name};
@@ -49,39 +51,16 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(3)
         .max(1);
-    let cpu = |jobs: usize, worker: usize, step: bool| {
-        let mut stats = None;
-        let mut least = Duration::MAX;
-        for _ in 0..runs {
-            let start = thread_cpu();
-            let s = simulate_worker(
-                &plan,
-                &events,
-                &MonitorOptions::default(),
-                jobs,
-                worker,
-                step,
-            )
-            .unwrap_or_else(|e| panic!("{e:?}"));
-            least = least.min(thread_cpu().saturating_sub(start));
-            stats = Some(s);
-        }
-        (stats.unwrap_or_default(), least)
+    // A worker's monitoring: stepping the events routed to it (routed
+    // first, untimed: in a run with more cores, a router upstream does
+    // that once for all workers).
+    let time = |routed: &Routed| {
+        let start = thread_cpu();
+        let s = step_worker(routed, &MonitorOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        (s, thread_cpu().saturating_sub(start))
     };
-    // A worker's monitoring: its run less the same run routing the events
-    // without stepping them (in a run with more cores, a router upstream
-    // does that once for all workers).
-    let run = |jobs: usize, worker: usize| {
-        let (mut stats, total) = cpu(jobs, worker, true);
-        let (_, routing) = cpu(jobs, worker, false);
-        stats.monitoring = total.saturating_sub(routing);
-        stats
-    };
-    let sequential = run(1, 0);
-    // The least sequential time measured so far: measured again after each
-    // number of slices, as the machine's speed drifts over minutes (a
-    // faster sequential figure makes every ratio smaller, never larger).
-    let mut seq = sequential.monitoring;
+    let whole = route_worker(&plan, &events, 1, 0);
+    let (sequential, mut seq) = time(&whole);
     println!(
         "sequential: {} events, {:.3} s CPU monitoring (reading the trace: {:.3} s)",
         sequential.delivered + sequential.ticks,
@@ -89,23 +68,39 @@ fn main() {
         reading.as_secs_f64()
     );
     for n in args[2..].iter().map(|n| n.parse::<usize>().expect("N")) {
-        let mut largest = Duration::ZERO;
-        let mut most = 0;
+        let routed: Vec<Routed> = (0..n).map(|w| route_worker(&plan, &events, n, w)).collect();
+        // `runs` rounds, each timing every worker once and then the
+        // sequential run: a minute when the machine is slow touches one
+        // run of each, and the least of a worker's runs is its figure.
+        let mut least = vec![Duration::MAX; n];
+        let mut stats = vec![None; n];
+        for _ in 0..runs {
+            for (w, r) in routed.iter().enumerate() {
+                let (s, t) = time(r);
+                least[w] = least[w].min(t);
+                stats[w] = Some(s);
+            }
+            let (_, t) = time(&whole);
+            println!("sequential again: {:.3} s", t.as_secs_f64());
+            seq = seq.min(t);
+        }
         println!("{n} slices: worker, delivered, ticks, CPU seconds");
-        for w in 0..n {
-            let s = run(n, w);
+        for (w, (s, t)) in stats.iter().zip(&least).enumerate() {
+            let s = s.clone().unwrap_or_default();
             println!(
                 "  {w:>3} {:>10} {:>10} {:>8.3}",
                 s.delivered,
                 s.ticks,
-                s.monitoring.as_secs_f64()
+                t.as_secs_f64()
             );
-            largest = largest.max(s.monitoring);
-            most = most.max(s.delivered);
         }
-        let again = run(1, 0).monitoring;
-        println!("sequential again: {:.3} s", again.as_secs_f64());
-        seq = seq.min(again);
+        let largest = least.iter().copied().max().unwrap_or_default();
+        let most = stats
+            .iter()
+            .flatten()
+            .map(|s| s.delivered)
+            .max()
+            .unwrap_or(0);
         println!(
             "{n} slices: largest worker {:.3} s = 1/{:.1} of sequential ({:.3} s, the least so far); most events delivered to one worker: {most}",
             largest.as_secs_f64(),

@@ -148,7 +148,9 @@ pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Choice {
 /// their slices ([`Choice::layout`]: slice `w` of every group on worker
 /// `w`), each evening out the loads the groups before it left: the
 /// busiest values first, each on the least loaded worker. Events sent to
-/// every slice load all workers alike and are not counted.
+/// every slice load all workers alike and are not counted. With `jobs`
+/// slices, `jobs / 2` times as many events of the sample are weighed as
+/// for choosing the layout (up to all of them).
 fn balance(
     plan: &Plan,
     ways: &[Way],
@@ -163,7 +165,9 @@ fn balance(
         .filter_map(|(_, s)| s.as_ref())
         .map(|s| s.routes.clone().into_iter().collect())
         .collect();
-    let stride = stride(sample);
+    // Each value's share of the events is estimated on more of the sample
+    // the more slices there are to even out (all of it from 8 slices on).
+    let stride = (stride(sample) * 2 / jobs as u64).max(1);
     let mut load = vec![0u64; jobs];
     for key in keys {
         // Per event name (by its index in the plan's events): the argument

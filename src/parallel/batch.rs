@@ -216,6 +216,26 @@ impl Batch {
         });
     }
 
+    /// Adds a copy of `ev`, an event of `from` (as a router upstream of a
+    /// worker sends it the events it receives).
+    pub fn push_copy(&mut self, from: &Batch, ev: &Ev) {
+        let first = self.ends.len() as u32;
+        let start = self.bytes.len();
+        let mut fields = Vec::with_capacity(1 + ev.count as usize);
+        from.fields_of(ev, &mut fields);
+        for f in fields {
+            self.bytes.extend_from_slice(f);
+            self.ends.push(self.bytes.len());
+            self.bytes.push(b',');
+        }
+        self.events.push(Ev {
+            start,
+            first,
+            ..*ev
+        });
+        self.timed = from.timed;
+    }
+
     fn full(&self) -> bool {
         self.events.len() >= BATCH_EVENTS || self.bytes.len() >= BATCH_BYTES
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::batch::{Batch, Batches, End, names};
-use super::distribute_as_run;
+use super::{distribute_as_run, worker};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
@@ -78,70 +78,151 @@ impl Events {
     }
 }
 
-/// Runs worker `worker` of a run of `plan` on `jobs` workers over the
-/// events, alone, and counts what it received. The workers are laid out as
-/// a run's are on a long trace ([`distribute_as_run`]): `jobs` is the
-/// number of slices of every sliced property; the run has fewer workers
-/// when nothing is sliced. With `step` false the worker only routes the
-/// events (which of its units receives each, and which ticks it skips),
-/// without monitoring them: the cost that a run with a router upstream
-/// does not charge to the worker. The caller times it.
-pub fn simulate_worker(
-    plan: &Plan,
-    events: &Events,
-    options: &MonitorOptions,
-    jobs: usize,
-    worker: usize,
-    step: bool,
-) -> Result<WorkerStats, SimError> {
+/// One event a worker steps: event `event` of its input, for its unit
+/// `unit`, delivered as it is or as a tick.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    event: u32,
+    unit: u32,
+    delivered: bool,
+}
+
+/// The events one worker of a run steps, in trace order, copied as a
+/// router upstream of it would send them: every event it receives, and the
+/// ticks it cannot skip (all of them for a unit that is not tick invariant,
+/// the first event otherwise). Skipped ticks are not sent; the worker
+/// reports a standing violation over them itself.
+pub struct Routed {
+    units: Vec<worker::Unit>,
+    /// The events sent to the worker.
+    input: Batch,
+    entries: Vec<Entry>,
+    /// The events and ticks of [`WorkerStats`], as routed.
+    stats: WorkerStats,
+    /// The number of events in the whole trace.
+    total: u64,
+}
+
+impl Routed {
+    /// What the worker receives: events delivered and ticks (skipped ones
+    /// included), with no monitoring time.
+    pub fn stats(&self) -> &WorkerStats {
+        &self.stats
+    }
+
+    /// How many events and ticks the worker steps, over its units (the
+    /// ticks it skips are not among them).
+    pub fn stepped(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Routes the events to worker `worker` of a run of `plan` on `jobs`
+/// workers. The workers are laid out as a run's are on a long trace
+/// ([`distribute_as_run`]): `jobs` is the number of slices of every sliced
+/// property; the run has fewer workers when nothing is sliced.
+pub fn route_worker(plan: &Plan, events: &Events, jobs: usize, worker: usize) -> Routed {
     let mut workers = distribute_as_run(plan, jobs, &events.batches);
     let units = if worker < workers.len() {
         workers.swap_remove(worker)
     } else {
         Vec::new()
     };
-    let mut monitors = Vec::new();
-    for u in units {
-        let m = Monitor::new(u.plan, options.clone()).map_err(SimError::Monitor)?;
-        monitors.push((m, u.route));
-    }
     let mut stats = WorkerStats::default();
-    let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
+    let mut input = Batch::default();
+    let mut entries = Vec::new();
     // Per unit: whether it has had its first event (after which a tick
     // invariant unit skips the events it does not receive).
-    let mut started = vec![false; monitors.len()];
+    let mut started = vec![false; units.len()];
     for batch in &events.batches {
         for ev in &batch.events {
-            batch.fields_of(ev, &mut fields);
-            for ((m, route), started) in monitors.iter_mut().zip(&mut started) {
+            let mut sent = false;
+            for (u, (unit, started)) in units.iter().zip(&mut started).enumerate() {
+                let route = &unit.route;
                 let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
                 if delivered {
                     stats.delivered += 1 + ev.repeats;
                 } else {
                     stats.ticks += 1 + ev.repeats;
                 }
-                // A skipped tick (one a router upstream would not even send)
-                // is the same decision with or without stepping; only one
-                // while a violation stands (its verdict is reported at each
-                // tick) is a step.
                 let skipped = !delivered && route.skip_ticks && *started;
                 *started = true;
-                if !step || (skipped && m.violated().is_empty()) {
+                if skipped {
                     continue;
                 }
-                let mut violations = 0;
-                route
-                    .step(m, delivered, &fields, ev.time, |_| violations += 1)
-                    .and_then(|()| match ev.repeats {
-                        0 => Ok(()),
-                        n => route.step_repeats(m, delivered, &fields, ev.time, n, |_, _| {
-                            violations += 1
-                        }),
-                    })
-                    .map_err(SimError::Monitor)?;
-                stats.violations += violations;
+                if !sent {
+                    input.push_copy(batch, ev);
+                    sent = true;
+                }
+                entries.push(Entry {
+                    event: input.events.len() as u32 - 1,
+                    unit: u as u32,
+                    delivered,
+                });
             }
         }
     }
+    Routed {
+        units,
+        input,
+        entries,
+        stats,
+        total: events.len(),
+    }
+}
+
+/// Steps the events `routed` to one worker through fresh monitors of its
+/// units: what it received and the violations it found (a standing
+/// violation counted at each tick it skipped). The caller times it.
+pub fn step_worker(routed: &Routed, options: &MonitorOptions) -> Result<WorkerStats, SimError> {
+    let mut monitors = Vec::with_capacity(routed.units.len());
+    for u in &routed.units {
+        let m = Monitor::new(u.plan.clone(), options.clone()).map_err(SimError::Monitor)?;
+        monitors.push(m);
+    }
+    // Per unit: the number of the last event it stepped, with its repeats.
+    let mut last: Vec<Option<u64>> = vec![None; monitors.len()];
+    let mut stats = routed.stats.clone();
+    let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
+    let skipped = |m: &Monitor, route: &worker::Route, from: Option<u64>, to: u64| {
+        // Ticks skipped after event `from` (and its repeats), before `to`.
+        let gap = from.map_or(0, |f| to.saturating_sub(f + 1));
+        let standing = m.violated().iter().filter(|&&i| route.as_before[i]);
+        gap * standing.count() as u64
+    };
+    let input = &routed.input;
+    for entry in &routed.entries {
+        let ev = &input.events[entry.event as usize];
+        let u = entry.unit as usize;
+        let (m, route) = (&mut monitors[u], &routed.units[u].route);
+        stats.violations += skipped(m, route, last[u], ev.number);
+        last[u] = Some(ev.number + ev.repeats);
+        input.fields_of(ev, &mut fields);
+        let mut violations = 0;
+        route
+            .step(m, entry.delivered, &fields, ev.time, |_| violations += 1)
+            .and_then(|()| match ev.repeats {
+                0 => Ok(()),
+                n => route.step_repeats(m, entry.delivered, &fields, ev.time, n, |_, _| {
+                    violations += 1
+                }),
+            })
+            .map_err(SimError::Monitor)?;
+        stats.violations += violations;
+    }
+    for (u, m) in monitors.iter().enumerate() {
+        stats.violations += skipped(m, &routed.units[u].route, last[u], routed.total + 1);
+    }
     Ok(stats)
+}
+
+/// [`route_worker`], then [`step_worker`].
+pub fn simulate_worker(
+    plan: &Plan,
+    events: &Events,
+    options: &MonitorOptions,
+    jobs: usize,
+    worker: usize,
+) -> Result<WorkerStats, SimError> {
+    step_worker(&route_worker(plan, events, jobs, worker), options)
 }

@@ -110,7 +110,7 @@ fn threads_are_used_only_where_they_can_gain() {
 
 #[test]
 fn simulated_workers_receive_every_event_once_and_find_the_violations() {
-    use super::simulate::{Events, SimError, simulate_worker};
+    use super::simulate::{Events, SimError, route_worker, step_worker};
     let (plan, _) = compile_source(FILES).expect("well-formed");
     // A repeated record (lines 3-5) is one event of the batch with repeats.
     let trace = "close,a\nopen,a\nclose,b\nclose,b\nclose,b\ntick\nopen,d\nclose,d\n";
@@ -120,12 +120,14 @@ fn simulated_workers_receive_every_event_once_and_find_the_violations() {
     let expected = sequential(FILES, trace);
     let monitor = MonitorOptions::default();
     for jobs in [1, 3] {
-        let (mut delivered, mut ticks, mut violations) = (0, 0, 0);
+        let (mut delivered, mut ticks, mut violations, mut stepped) = (0, 0, 0, 0);
         for w in 0..jobs {
-            let s = simulate_worker(&plan, &events, &monitor, jobs, w, true).expect("run");
-            let routed = simulate_worker(&plan, &events, &monitor, jobs, w, false).expect("run");
-            assert_eq!((routed.delivered, routed.ticks), (s.delivered, s.ticks));
-            assert_eq!(routed.violations, 0);
+            let routed = route_worker(&plan, &events, jobs, w);
+            let s = step_worker(&routed, &monitor).expect("run");
+            let r = routed.stats();
+            assert_eq!((r.delivered, r.ticks), (s.delivered, s.ticks));
+            assert_eq!(r.violations, 0);
+            stepped += routed.stepped();
             delivered += s.delivered;
             ticks += s.ticks;
             violations += s.violations;
@@ -139,6 +141,13 @@ fn simulated_workers_receive_every_event_once_and_find_the_violations() {
             // values, and a tick for every other one (`tick`, which it does
             // not mention, too).
             assert_eq!((delivered, ticks), (3 + 7, 5 + 7 * 2 + 3));
+        }
+        // Routed records: one per unit and event (a repeated record is one),
+        // but for the ticks a tick-invariant slice skips.
+        if jobs == 1 {
+            assert_eq!(stepped, 6);
+        } else {
+            assert!(stepped < 6 * 4, "{stepped}");
         }
         assert_eq!(violations, expected.len() as u64, "jobs {jobs}");
     }
@@ -194,7 +203,7 @@ fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
     assert_eq!(a.slice_of_value(files[2].as_bytes()), 0);
     let monitor = MonitorOptions::default();
     let received: Vec<u64> = (0..2)
-        .map(|w| (simulate_worker(&plan, &events, &monitor, 2, w, true).expect("run")).delivered)
+        .map(|w| (simulate_worker(&plan, &events, &monitor, 2, w).expect("run")).delivered)
         .collect();
     assert_eq!(received.iter().sum::<u64>(), 405);
     assert!(received[0].abs_diff(received[1]) <= 5, "{received:?}");
