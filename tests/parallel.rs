@@ -433,3 +433,6 @@ fn runs_of_repeated_records_give_the_sequential_output() {
         assert_eq!(o.status.code(), first.status.code());
     }
 }
+
+#[path = "parallel/segments.rs"]
+mod segments;

@@ -86,16 +86,15 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if let (Some(jobs), Some(trace)) = (jobs, trace) {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
-        let file = match File::open(trace) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("error: cannot read {trace_name}: {e}");
-                return ExitCode::from(2);
-            }
-        };
         let stdout = Stdout::new(progress::stdout(progress.as_ref()));
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
-        return exit_code(&session.run_parallel(file, jobs, &mut report));
+        return match session.run_parallel_file(trace, jobs, &mut report) {
+            Ok(outcome) => exit_code(&outcome),
+            Err(e) => {
+                eprintln!("error: cannot read {trace_name}: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     if let Some(path) = &opts.users.profile {
         let started = File::create(path)

@@ -289,6 +289,12 @@ impl<'a, R: Read> Batches<'a, R> {
         }
     }
 
+    /// Whether the trace is plain CSV (no header), uncompressed.
+    pub fn plain_csv(&self) -> bool {
+        self.reader.format() == crate::trace::Format::Plain
+            && self.reader.compression() == crate::trace::Compression::None
+    }
+
     /// Whether the last batch has been read.
     pub fn done(&self) -> bool {
         self.done

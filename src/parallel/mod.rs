@@ -25,6 +25,7 @@
 mod assign;
 pub mod batch;
 mod pipeline;
+pub mod segments;
 pub mod simulate;
 pub mod worker;
 
@@ -113,6 +114,10 @@ pub struct Outcome {
     /// Whether the layout the run started with was replaced by the one
     /// the sample of the trace suggests (see [`run`]).
     pub revised: bool,
+    /// For a run in time segments ([`segments`]): how many segments after
+    /// the first were taken from their speculative worker, and how many
+    /// the worker before stepped again (their states did not agree).
+    pub segments: Option<(usize, usize)>,
 }
 
 /// Monitors the trace of `reader` against `plan` on `jobs` threads (plus the

@@ -236,3 +236,128 @@ fn batches(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::B
     let events = super::simulate::Events::read(plan, reader).expect("events");
     events.batches().to_vec()
 }
+
+#[test]
+fn segment_bounds_are_line_starts_with_the_lines_before_them() {
+    use super::segments::{layout, scan};
+    use std::io::Cursor;
+    let text: String = (0..400)
+        .map(|i| format!("e,{}\n", "x".repeat(i % 7)))
+        .collect();
+    let size = text.len() as u64;
+    let l = layout(&mut Cursor::new(&text), size, 3)
+        .expect("read")
+        .expect("a layout");
+    assert_eq!((l.bounds[0], l.bounds[3]), (0, size));
+    let lines = scan(text.as_bytes(), &l).expect("read").expect("no quote");
+    assert_eq!(lines[0], 0);
+    for (s, &before) in lines.iter().enumerate().skip(1) {
+        let b = l.bounds[s] as usize;
+        assert_eq!(&text[b - 1..b], "\n", "segment {s} starts a line");
+        assert_eq!(before, text[..b].matches('\n').count() as u64);
+        let w = l.warm[s] as usize;
+        assert!(l.bounds[s - 1] as usize <= w && w < b, "{l:?}");
+        assert_eq!(&text[w - 1..w], "\n", "warm-up {s} starts a line");
+    }
+    // The first segment has no warm-up; the others step about as many
+    // bytes as it does (a line more or less).
+    assert_eq!(l.warm[0], 0);
+    let work: Vec<u64> = (0..3).map(|s| l.bounds[s + 1] - l.warm[s]).collect();
+    assert!(work.iter().all(|&w| w.abs_diff(work[0]) <= 20), "{work:?}");
+    // A quote may hide a line end; fewer lines than segments leave none.
+    let quoted = format!("{text}q,\"a\"\n");
+    assert_eq!(scan(quoted.as_bytes(), &l).expect("read"), None);
+    assert_eq!(
+        layout(&mut Cursor::new(b"a\nb\n"), 4, 3).expect("read"),
+        None
+    );
+}
+
+/// A run of `spec` over `trace` in `jobs` time segments: its violations,
+/// events and `(taken, stepped again)` segments.
+fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64, (usize, usize)) {
+    use super::segments::{layout, run};
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let path = std::env::temp_dir().join(format!(
+        "hindsight-segments-{}-{jobs}-{}.csv",
+        std::process::id(),
+        trace.len()
+    ));
+    std::fs::write(&path, trace).expect("write");
+    let l = layout(
+        &mut std::io::Cursor::new(trace.as_bytes()),
+        trace.len() as u64,
+        jobs,
+    )
+    .expect("read")
+    .expect("a layout");
+    let reader = |r| TraceReader::new(r, options());
+    let (mut out, mut events) = (Vec::new(), 0);
+    let outcome = run(
+        &plan,
+        &path,
+        &l,
+        &reader,
+        &MonitorOptions::default(),
+        &|| false,
+        |ev, props| {
+            assert_eq!(ev.number, events + 1);
+            events += 1 + ev.repeats;
+            out.extend(props.iter().map(|&p| (ev.number, p)));
+            true
+        },
+    );
+    std::fs::remove_file(&path).expect("remove");
+    let outcome = outcome.expect("no quote");
+    assert!(outcome.stopped.is_none(), "{:?}", outcome.stopped);
+    (out, events, outcome.segments.expect("segments"))
+}
+
+const ACCESS: &str = "prop access : Forall u . Forall f . access(u, f) -> \
+                      [login(u), logout(u)) & [open(f), close(f))";
+
+/// Users `u1`-`u4` and files `f1`-`f3` in turn: every value is logged in
+/// or out, opened or closed, every few events.
+fn busy(rounds: usize) -> String {
+    let mut t = String::new();
+    for i in 0..rounds {
+        let (u, f) = (1 + i % 4, 1 + i % 3);
+        t.push_str(&format!("login,u{u}\nopen,f{f}\naccess,u{u},f{f}\n"));
+        t.push_str(&format!("access,u{},f{f}\n", 1 + (i + 1) % 4));
+        if i % 2 == 0 {
+            t.push_str(&format!("logout,u{u}\nclose,f{f}\n"));
+        }
+    }
+    t
+}
+
+#[test]
+fn a_segment_whose_warm_up_reaches_the_true_state_is_taken() {
+    let trace = busy(300);
+    let expected = sequential(ACCESS, &trace);
+    assert!(!expected.is_empty());
+    for jobs in [2, 3, 4] {
+        let (found, events, segments) = in_segments(ACCESS, &trace, jobs);
+        assert_eq!(found, expected, "jobs {jobs}");
+        assert_eq!(events, trace.lines().count() as u64);
+        assert_eq!(segments, (jobs - 1, 0), "jobs {jobs}");
+    }
+}
+
+#[test]
+fn a_segment_whose_warm_up_missed_a_value_is_stepped_again() {
+    // `u0` logs in first and is never seen again until the last access,
+    // which is allowed: a segment that started later would not know it.
+    let trace = format!("login,u0\nopen,f9\n{}access,u0,f9\n", busy(300));
+    let expected = sequential(ACCESS, &trace);
+    assert!(
+        expected
+            .iter()
+            .all(|&(n, _)| n < trace.lines().count() as u64)
+    );
+    for jobs in [2, 3] {
+        let (found, _, segments) = in_segments(ACCESS, &trace, jobs);
+        assert_eq!(found, expected, "jobs {jobs}");
+        assert_eq!(segments, (0, jobs - 1), "jobs {jobs}");
+    }
+}

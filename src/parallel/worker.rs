@@ -331,6 +331,19 @@ impl Worker {
         Ok(Worker { monitors })
     }
 
+    /// Its monitors' states in values ([`Monitor::snapshot`]), if every one
+    /// can be taken.
+    pub fn snapshot(&self) -> Option<Vec<crate::runtime::Snapshot>> {
+        self.monitors.iter().map(|(m, _, _)| m.snapshot()).collect()
+    }
+
+    /// Garbage collections and codes released so far, over its monitors.
+    pub fn gc(&self) -> (u64, u64) {
+        (self.monitors.iter())
+            .map(|(m, _, _)| m.gc_stats())
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    }
+
     /// Steps every monitor through `batch`: what they found.
     pub fn process(&mut self, batch: &Batch) -> Found {
         let mut fields: Vec<&[u8]> = Vec::new();
@@ -375,11 +388,7 @@ impl Worker {
             }
         }
         found.violations.sort_unstable();
-        found.gc = self
-            .monitors
-            .iter()
-            .map(|(m, _, _)| m.gc_stats())
-            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        found.gc = self.gc();
         found
     }
 }

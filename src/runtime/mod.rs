@@ -164,6 +164,30 @@ pub struct Monitor {
     last_event: Vec<u8>,
 }
 
+/// The most tuples of codes a [`Monitor::snapshot`] enumerates, and a
+/// comparison of two checks.
+pub const SNAPSHOT_TUPLES: u64 = 1 << 22;
+
+/// A monitor's kept state in values ([`Monitor::snapshot`]).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    props: Vec<prop::snapshot::PropSnapshot>,
+    stepped: bool,
+}
+
+impl Snapshot {
+    /// Whether two snapshots of monitors of the same plan hold the same
+    /// summaries over values, so that the monitors give the same verdicts
+    /// on any continuation of the trace from here. `false` when unsure
+    /// (more than [`SNAPSHOT_TUPLES`] tuples to check).
+    pub fn agrees(&self, other: &Snapshot) -> bool {
+        let mut budget = SNAPSHOT_TUPLES;
+        self.stepped == other.stepped
+            && self.props.len() == other.props.len()
+            && (self.props.iter().zip(&other.props)).all(|(a, b)| a.agrees(b, &mut budget))
+    }
+}
+
 // SAFETY: `Monitor` holds `Rc`s (the BDD manager shared by its properties,
 // inside every `Space`, `Bdd`, `VarSet` and `Renaming` handle), which are not
 // `Send` because two `Rc`s to one allocation on two threads would race on the
@@ -362,6 +386,22 @@ impl Monitor {
     /// Number of events whose time stamp was smaller than their predecessor's.
     pub fn time_regressions(&self) -> u64 {
         self.time_regressions
+    }
+
+    /// The monitor's state in values rather than codes, to compare with
+    /// another monitor of the same plan that saw another stretch of the
+    /// trace ([`Snapshot::agrees`]). `None` when it cannot be taken: a
+    /// property with time bounds, seen values or comparisons, or summaries
+    /// of more than [`SNAPSHOT_TUPLES`] tuples in all.
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        let mut budget = SNAPSHOT_TUPLES;
+        let props = (self.props.iter())
+            .map(|p| p.snapshot(&mut budget))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Snapshot {
+            props,
+            stepped: self.events > 0,
+        })
     }
 
     /// Processes the next event (`time` is 0 for untimed traces) and returns the

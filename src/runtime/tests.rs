@@ -176,3 +176,58 @@ fn step_repeats_refuses_when_a_repeat_is_not_a_no_op() {
     assert!(!m.step_repeats(5));
     assert_eq!(m.events(), 5);
 }
+
+/// A monitor of `spec` after `events` (untimed).
+fn after(spec: &str, events: &[(&str, &[&str])]) -> Monitor {
+    let mut m = Monitor::from_source(spec, MonitorOptions::default()).expect("well-formed");
+    for (name, args) in events {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        m.step(name.as_bytes(), &args, 0).expect("step");
+    }
+    m
+}
+
+#[test]
+fn snapshots_of_different_histories_agree_exactly_when_their_summaries_hold_for_the_same_values() {
+    let spec = "prop p : Forall u . access(u) -> [login(u), logout(u))\n\
+                prop q : Forall f . use(f) -> !P bad(f)";
+    let agree = |a: &[(&str, &[&str])], b: &[(&str, &[&str])]| {
+        let (a, b) = (after(spec, a), after(spec, b));
+        let (sa, sb) = (
+            a.snapshot().expect("snapshot"),
+            b.snapshot().expect("snapshot"),
+        );
+        assert_eq!(sa.agrees(&sb), sb.agrees(&sa), "symmetric");
+        sa.agrees(&sb)
+    };
+    // `b` logged in on both sides, with other codes (first value here,
+    // second there), and `a` logged out again: a value one side never saw.
+    assert!(agree(
+        &[("login", &["a"]), ("login", &["b"]), ("logout", &["a"])],
+        &[("login", &["b"]), ("tick", &[])],
+    ));
+    // Logged in here, not there.
+    assert!(!agree(
+        &[("login", &["a"]), ("login", &["b"])],
+        &[("login", &["b"]), ("logout", &["a"])],
+    ));
+    // A value only the other side numbered, in a summary that holds for
+    // the unseen values (`!P bad(f)` kept as `P bad(f)`, false there): `c`
+    // is bad on one side only.
+    assert!(!agree(
+        &[("bad", &["c"]), ("use", &["d"])],
+        &[("use", &["d"]), ("use", &["c"])],
+    ));
+    assert!(agree(
+        &[("bad", &["c"]), ("use", &["d"])],
+        &[("use", &["d"]), ("bad", &["c"])],
+    ));
+    // A monitor that stepped nothing agrees with none that did.
+    assert!(!agree(&[], &[("tick", &[])]));
+    // Time bounds are not snapshot.
+    let timed = after(
+        "prop t : Forall u . access(u) -> P[<=3] login(u)",
+        &[("login", &["a"])],
+    );
+    assert!(timed.snapshot().is_none());
+}

@@ -29,7 +29,15 @@ pub(super) fn all(state: &State<'_>) -> Vec<Vec<WitnessValue>> {
     let set = state.now[inner].not();
     let mut codes: Vec<Vec<u64>> = Vec::new();
     let mut current = Vec::new();
-    enumerate(&set, &bits, 0, &mut current, &mut codes);
+    // No bound: every tuple is asked for.
+    let _ = enumerate(
+        &set,
+        &bits,
+        0,
+        &mut current,
+        &mut codes,
+        &mut u64::MAX.clone(),
+    );
     let mut out: Vec<Vec<WitnessValue>> = codes
         .into_iter()
         .map(|tuple| {
@@ -66,20 +74,23 @@ pub(super) fn outer_vars(state: &State<'_>) -> (Vec<usize>, usize) {
 }
 
 /// Appends to `out` every assignment of the codes of `bits[k..]` under which
-/// `set` (already restricted to `current`'s choices) is not false.
-fn enumerate(
+/// `set` (already restricted to `current`'s choices) is not false; `None`
+/// (with `out` partly filled) once more than `budget` are found.
+pub(in crate::runtime) fn enumerate(
     set: &crate::bdd::Bdd,
     bits: &[(usize, Vec<BddVar>)],
     k: usize,
     current: &mut Vec<u64>,
     out: &mut Vec<Vec<u64>>,
-) {
+    budget: &mut u64,
+) -> Option<()> {
     if set.is_false() {
-        return;
+        return Some(());
     }
     let Some((_, vbits)) = bits.get(k) else {
+        *budget = budget.checked_sub(1)?;
         out.push(current.clone());
-        return;
+        return Some(());
     };
     // Depth-first over the bits of variable k, most significant first.
     let mut stack = vec![(set.clone(), 0usize, 0u64)];
@@ -89,8 +100,9 @@ fn enumerate(
         }
         if depth == vbits.len() {
             current.push(code);
-            enumerate(&s, bits, k + 1, current, out);
+            let done = enumerate(&s, bits, k + 1, current, out, budget);
             current.pop();
+            done?;
             continue;
         }
         let bit = vbits[depth];
@@ -98,4 +110,5 @@ fn enumerate(
         stack.push((s.restrict(&[(bit, true)]), depth + 1, (code << 1) | 1));
         stack.push((s.restrict(&[(bit, false)]), depth + 1, code << 1));
     }
+    Some(())
 }

@@ -26,6 +26,7 @@ mod gc;
 mod point;
 mod restrict;
 mod scratch;
+pub mod snapshot;
 mod state;
 mod twins;
 

@@ -1,0 +1,240 @@
+//! Time segments (`hindsight::parallel::segments`): for random
+//! specifications and untimed traces, a run in 2-6 segments finds the
+//! violations of the sequential run, whether each segment's state agreed
+//! with the one before it or was stepped again; and `run --jobs N` on a
+//! file split into segments prints the sequential output.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use hindsight::parallel::segments;
+use hindsight::plan::compile_source;
+use hindsight::runtime::{Monitor, MonitorOptions};
+use hindsight::trace::{Format, TraceOptions, TraceReader};
+use proptest::prelude::*;
+
+use super::{comparable, spec, temp_dir, trace, write};
+
+const PLAIN: TraceOptions = TraceOptions {
+    timed: false,
+    format: Format::Plain,
+};
+
+/// The generator's trace without its time stamps.
+fn untimed(seed: u64, len: usize) -> String {
+    let timed = trace(seed, len);
+    let lines = timed
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |(head, _)| head));
+    lines.map(|l| format!("{l}\n")).collect()
+}
+
+/// `(event, property)` violations, in order.
+type Violations = Vec<(u64, usize)>;
+
+/// `(event, property)` violations of the sequential run.
+fn sequential(spec: &str, trace: &str) -> Violations {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let mut m = Monitor::new(plan, MonitorOptions::default()).expect("monitor");
+    let mut reader = TraceReader::new(trace.as_bytes(), PLAIN);
+    let mut out = Vec::new();
+    while let Some(e) = reader.next_event().expect("trace") {
+        let args: Vec<&[u8]> = e.args().collect();
+        let violated = m.step(e.name, &args, e.time).expect("step");
+        out.extend(violated.iter().map(|&p| (e.number, p)));
+    }
+    out
+}
+
+/// The violations of a run of `trace` (written at `path`) in `jobs`
+/// segments, and its segments `(taken, stepped again)`; `None` when the
+/// trace is too short to be split so.
+fn in_segments(
+    spec: &str,
+    path: &Path,
+    trace: &str,
+    jobs: usize,
+) -> Option<(Violations, (usize, usize))> {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let layout = segments::layout(
+        &mut std::io::Cursor::new(trace.as_bytes()),
+        trace.len() as u64,
+        jobs,
+    )
+    .expect("read")?;
+    let reader = |r| TraceReader::new(r, PLAIN);
+    let mut out = Vec::new();
+    let outcome = segments::run(
+        &plan,
+        path,
+        &layout,
+        &reader,
+        &MonitorOptions::default(),
+        &|| false,
+        |ev, violated| {
+            out.extend(violated.iter().map(|&p| (ev.number, p)));
+            true
+        },
+    );
+    let outcome = outcome.expect("no quote");
+    assert!(outcome.stopped.is_none(), "{outcome:?}");
+    Some((out, outcome.segments.expect("segments")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn segments_find_the_sequential_violations(seed in any::<u64>(), tseed in any::<u64>(), len in 0usize..300) {
+        let spec = spec(seed);
+        let trace = untimed(tseed, len);
+        let dir = temp_dir("segments-prop");
+        let path = write(&dir, &format!("{tseed}-{len}.csv"), &trace);
+        let expected = sequential(&spec, &trace);
+        for jobs in 2..=6 {
+            if let Some((found, _)) = in_segments(&spec, &path, &trace, jobs) {
+                prop_assert_eq!(&found, &expected, "jobs {}\n{}\n{}", jobs, spec, trace);
+            }
+        }
+    }
+}
+
+#[test]
+fn random_runs_take_some_segments_and_step_others_again() {
+    let dir = temp_dir("segments-count");
+    let (mut taken, mut again) = (0, 0);
+    for seed in 0..40 {
+        let (spec, trace) = (spec(seed), untimed(seed + 1000, 300));
+        let path = write(&dir, &format!("{seed}.csv"), &trace);
+        let expected = sequential(&spec, &trace);
+        let (found, (t, a)) = in_segments(&spec, &path, &trace, 3).expect("a layout");
+        assert_eq!(found, expected, "seed {seed}");
+        taken += t;
+        again += a;
+    }
+    assert!(
+        taken >= 10 && again >= 10,
+        "{taken} taken, {again} stepped again"
+    );
+}
+
+fn run(spec: &Path, trace: &Path, jobs: usize) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .arg("run")
+        .arg(format!("--jobs={jobs}"))
+        .arg(spec)
+        .arg(trace)
+        .env_remove("HINDSIGHT_JOBS")
+        .env("HINDSIGHT_SEGMENTS", "0")
+        .output()
+        .expect("runs")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn jobs_print_the_sequential_output_in_segments(seed in any::<u64>(), tseed in any::<u64>(), len in 0usize..300) {
+        let dir = temp_dir("segments-bin");
+        let spec_path = write(&dir, &format!("{seed}.qtl"), &spec(seed));
+        let trace_path = write(&dir, &format!("{tseed}-{len}.csv"), &untimed(tseed, len));
+        let first = run(&spec_path, &trace_path, 1);
+        for jobs in 2..=8 {
+            let o = run(&spec_path, &trace_path, jobs);
+            prop_assert_eq!(o.status.code(), first.status.code());
+            prop_assert_eq!(comparable(&o), comparable(&first), "jobs {}", jobs);
+            prop_assert_eq!(String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&first.stderr));
+        }
+    }
+}
+
+#[test]
+fn options_that_end_or_shape_the_output_give_the_sequential_output_in_segments() {
+    let dir = temp_dir("segments-options");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+         prop once : Forall f . open(f) -> !@P open(f)\n\
+         prop any : Exists f . P open(f)\n",
+    );
+    let mut text = "close,a\n".repeat(3);
+    for i in 0..200 {
+        text.push_str(&format!(
+            "open,v{}\nclose,v{}\nclose,v{}\n",
+            i % 7,
+            i % 7,
+            i % 5
+        ));
+    }
+    text.push_str("close,a,x\nopen,b\n");
+    let trace = write(&dir, "trace.csv", &text);
+    let with = |jobs: usize, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hindsight"))
+            .arg("run")
+            .arg(format!("--jobs={jobs}"))
+            .args(extra)
+            .arg(&spec)
+            .arg(&trace)
+            .env_remove("HINDSIGHT_JOBS")
+            .env("HINDSIGHT_SEGMENTS", "0")
+            .output()
+            .expect("runs")
+    };
+    for extra in [
+        &[][..],
+        &["--stop-at-first"],
+        &["--max-violations", "3"],
+        &["--json"],
+        &["--quiet"],
+        &["--prop", "once", "--prop", "any"],
+    ] {
+        let first = with(1, extra);
+        // The arity error near the end ends every run but the first.
+        let code = if extra == ["--stop-at-first"] { 1 } else { 2 };
+        assert_eq!(first.status.code(), Some(code), "{extra:?}");
+        for jobs in [2, 3, 5] {
+            let o = with(jobs, extra);
+            assert_eq!(o.status.code(), first.status.code(), "{extra:?}");
+            let same = |o: &Output| {
+                let text = comparable(o);
+                let cut = |l: &str| l.split("\"seconds\"").next().unwrap_or(l).to_string();
+                text.lines().map(cut).collect::<Vec<_>>()
+            };
+            assert_eq!(same(&o), same(&first), "{extra:?} --jobs {jobs}");
+            assert_eq!(o.stderr, first.stderr, "{extra:?} --jobs {jobs}");
+        }
+    }
+}
+
+#[test]
+fn a_file_with_quotes_is_not_split_in_segments_and_gives_the_sequential_output() {
+    let dir = temp_dir("segments-quotes");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n",
+    );
+    // A quoted value with a line end in it, about where a bound would be.
+    let mut text = String::new();
+    for i in 0..400 {
+        if i == 200 {
+            text.push_str("open,\"x\ny\"\nclose,\"x\ny\"\nclose,\"x\ny\"\n");
+        }
+        text.push_str(&format!(
+            "open,v{}\nclose,v{}\nclose,v{}\n",
+            i % 7,
+            i % 7,
+            i % 5
+        ));
+    }
+    let trace = write(&dir, "trace.csv", &text);
+    let first = run(&spec, &trace, 1);
+    assert_eq!(first.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&first.stdout).contains("close(x\\ny)"));
+    for jobs in [2, 3, 4] {
+        let o = run(&spec, &trace, jobs);
+        assert_eq!(o.status.code(), first.status.code());
+        assert_eq!(comparable(&o), comparable(&first), "jobs {jobs}");
+    }
+}
