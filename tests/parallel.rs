@@ -217,6 +217,11 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn run(spec: &Path, trace: &Path, jobs: usize, extra: &[&str]) -> Output {
+    run_env(spec, trace, jobs, extra, &[])
+}
+
+/// `run --jobs=JOBS EXTRA... SPEC TRACE` with the environment variables `env`.
+fn run_env(spec: &Path, trace: &Path, jobs: usize, extra: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hindsight"))
         .arg("run")
         .arg(format!("--jobs={jobs}"))
@@ -224,9 +229,13 @@ fn run(spec: &Path, trace: &Path, jobs: usize, extra: &[&str]) -> Output {
         .arg(spec)
         .arg(trace)
         .env_remove("HINDSIGHT_JOBS")
+        .envs(env.iter().copied())
         .output()
         .expect("runs")
 }
+
+/// How a test runs the binary: spec, trace, jobs, more arguments.
+type Runner = dyn Fn(&Path, &Path, usize, &[&str]) -> Output;
 
 /// Standard output without what depends on the run: the time taken and the
 /// garbage collections (counted per monitor, so per slice in parallel).
@@ -320,34 +329,17 @@ mod traps;
 #[path = "parallel/reading.rs"]
 mod reading;
 
-#[test]
-fn options_that_end_or_shape_the_output_give_the_sequential_output() {
-    let dir = temp_dir("options");
-    let spec = write(
-        &dir,
-        "spec.qtl",
-        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n\
-         prop once : Forall f . open(f) -> !@P open(f)\n\
-         prop any : Exists f . P open(f)\n",
-    );
-    let trace = write(
-        &dir,
-        "trace.csv",
-        "close,a\nopen,a\nopen,b\nclose,b\nclose,b\nopen,a\nclose,c\nopen,d\nclose,a,x\n",
-    );
-    for extra in [
-        &["--stop-at-first"][..],
-        &["--max-violations", "1"],
-        &["--output", "json"],
-        &["--quiet"],
-        &["--prop", "once", "--prop", "any"],
-    ] {
-        let first = run(&spec, &trace, 1, extra);
-        // The arity error at event 9 ends every run but the first.
+/// For each option set of `extras`, `run` at 2, 3 and 5 jobs gives the
+/// exit status, output (but for times and collection counts) and errors of
+/// 1 job; an arity error in the trace ends every run but one with
+/// `--stop-at-first`.
+fn same_output_with_options(spec: &Path, trace: &Path, extras: &[&[&str]], run: &Runner) {
+    for &extra in extras {
+        let first = run(spec, trace, 1, extra);
         let code = if extra == ["--stop-at-first"] { 1 } else { 2 };
         assert_eq!(first.status.code(), Some(code), "{extra:?}");
         for jobs in [2, 3, 5] {
-            let o = run(&spec, &trace, jobs, extra);
+            let o = run(spec, trace, jobs, extra);
             assert_eq!(o.status.code(), first.status.code(), "{extra:?}");
             let json = |o: &Output| {
                 comparable(o)
@@ -367,6 +359,30 @@ fn options_that_end_or_shape_the_output_give_the_sequential_output() {
             assert_eq!(o.stderr, first.stderr, "{extra:?} --jobs {jobs}");
         }
     }
+}
+
+/// Properties for the options tests: sliced, split and whole.
+const OPTIONS_SPEC: &str = "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+                            prop once : Forall f . open(f) -> !@P open(f)\n\
+                            prop any : Exists f . P open(f)\n";
+
+#[test]
+fn options_that_end_or_shape_the_output_give_the_sequential_output() {
+    let dir = temp_dir("options");
+    let spec = write(&dir, "spec.qtl", OPTIONS_SPEC);
+    let trace = write(
+        &dir,
+        "trace.csv",
+        "close,a\nopen,a\nopen,b\nclose,b\nclose,b\nopen,a\nclose,c\nopen,d\nclose,a,x\n",
+    );
+    let extras: [&[&str]; 5] = [
+        &["--stop-at-first"],
+        &["--max-violations", "1"],
+        &["--output", "json"],
+        &["--quiet"],
+        &["--prop", "once", "--prop", "any"],
+    ];
+    same_output_with_options(&spec, &trace, &extras, &run);
     // The environment variable sets the default.
     let o = Command::new(env!("CARGO_BIN_EXE_hindsight"))
         .args(["run", "--stop-at-first"])

@@ -361,3 +361,20 @@ fn a_segment_whose_warm_up_missed_a_value_is_stepped_again() {
         assert_eq!(segments, (0, jobs - 1), "jobs {jobs}");
     }
 }
+
+#[test]
+fn a_warm_up_steps_only_the_events_that_change_the_state() {
+    use super::segments::warm_steps;
+    let (plan, _) = compile_source(ACCESS).expect("well-formed");
+    let names: Vec<&str> = plan.props[0].state_events().into_iter().collect();
+    assert_eq!(names, ["close", "login", "logout", "open"]);
+    let steps = warm_steps(&plan).expect("tick invariant");
+    let stepped: Vec<&str> = (plan.events.keys().zip(&steps))
+        .filter(|&(_, &s)| s)
+        .map(|(e, _)| e.as_str())
+        .collect();
+    assert_eq!(stepped, ["close", "login", "logout", "open"]);
+    // `@ p(x)` changes at every step: every event is stepped.
+    let (prev, _) = compile_source("prop q : Forall x . q(x) -> @ p(x)").expect("well-formed");
+    assert_eq!(warm_steps(&prev), None);
+}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::batch::Batch;
+use super::batch::{Batch, Ev};
 use crate::plan::ticks::TickVerdict;
 use crate::plan::{Op, Plan};
 use crate::runtime::{Monitor, MonitorOptions, StepError};
@@ -346,9 +346,15 @@ impl Worker {
 
     /// Steps every monitor through `batch`: what they found.
     pub fn process(&mut self, batch: &Batch) -> Found {
+        self.process_where(batch, |_| true)
+    }
+
+    /// [`Worker::process`] of the events of `batch` for which `step` holds
+    /// (the others are not stepped at all).
+    pub fn process_where(&mut self, batch: &Batch, mut step: impl FnMut(&Ev) -> bool) -> Found {
         let mut fields: Vec<&[u8]> = Vec::new();
         let mut found = Found::default();
-        'events: for ev in &batch.events {
+        'events: for ev in batch.events.iter().filter(|ev| step(ev)) {
             // The fields are looked up once, when a unit steps the event.
             fields.clear();
             for (monitor, global, route) in &mut self.monitors {

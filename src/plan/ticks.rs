@@ -28,6 +28,7 @@
 
 use super::{Op, PropPlan};
 use crate::syntax::Quant;
+use std::collections::BTreeSet;
 
 /// A value at a tick, the same for every assignment, or unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +70,36 @@ pub enum TickVerdict {
 }
 
 impl PropPlan {
+    /// The event names whose steps can change this property's state: the
+    /// atoms read by its `S` nodes and by the operands of its `@`s, down to
+    /// the leaves. For a tick-invariant property, any other event steps
+    /// like a tick (the atoms the state reads are all false at it), which
+    /// leaves the state as it was once the property has had a first step.
+    pub fn state_events(&self) -> BTreeSet<&str> {
+        let mut todo: Vec<usize> = (self.nodes.iter().enumerate())
+            .flat_map(|(n, node)| match node.op {
+                Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) => vec![n],
+                Op::Prev(a) => vec![a],
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut seen = vec![false; self.nodes.len()];
+        let mut out = BTreeSet::new();
+        while let Some(n) = todo.pop() {
+            if std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            match &self.nodes[n].op {
+                Op::Atom { event, .. } => {
+                    out.insert(event.as_str());
+                }
+                Op::Prev(a) => todo.push(*a),
+                op => todo.extend(op.same_step_kids().iter()),
+            }
+        }
+        out
+    }
+
     /// Whether a tick leaves this property's state unchanged, with its
     /// verdict at a tick (see [`ticks`](self)); else why not.
     pub fn tick_invariant(&self) -> Result<TickVerdict, String> {

@@ -5,7 +5,7 @@
 //! file split into segments prints the sequential output.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use hindsight::parallel::segments;
 use hindsight::plan::compile_source;
@@ -13,7 +13,9 @@ use hindsight::runtime::{Monitor, MonitorOptions};
 use hindsight::trace::{Format, TraceOptions, TraceReader};
 use proptest::prelude::*;
 
-use super::{comparable, spec, temp_dir, trace, write};
+use super::{
+    OPTIONS_SPEC, comparable, run_env, same_output_with_options, spec, temp_dir, trace, write,
+};
 
 const PLAIN: TraceOptions = TraceOptions {
     timed: false,
@@ -119,15 +121,12 @@ fn random_runs_take_some_segments_and_step_others_again() {
 }
 
 fn run(spec: &Path, trace: &Path, jobs: usize) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .arg("run")
-        .arg(format!("--jobs={jobs}"))
-        .arg(spec)
-        .arg(trace)
-        .env_remove("HINDSIGHT_JOBS")
-        .env("HINDSIGHT_SEGMENTS", "0")
-        .output()
-        .expect("runs")
+    run_with(spec, trace, jobs, &[])
+}
+
+/// `run --jobs=JOBS EXTRA... SPEC TRACE`, splitting any trace that can be.
+fn run_with(spec: &Path, trace: &Path, jobs: usize, extra: &[&str]) -> Output {
+    run_env(spec, trace, jobs, extra, &[("HINDSIGHT_SEGMENTS", "0")])
 }
 
 proptest! {
@@ -151,13 +150,7 @@ proptest! {
 #[test]
 fn options_that_end_or_shape_the_output_give_the_sequential_output_in_segments() {
     let dir = temp_dir("segments-options");
-    let spec = write(
-        &dir,
-        "spec.qtl",
-        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n\
-         prop once : Forall f . open(f) -> !@P open(f)\n\
-         prop any : Exists f . P open(f)\n",
-    );
+    let spec = write(&dir, "spec.qtl", OPTIONS_SPEC);
     let mut text = "close,a\n".repeat(3);
     for i in 0..200 {
         text.push_str(&format!(
@@ -169,42 +162,15 @@ fn options_that_end_or_shape_the_output_give_the_sequential_output_in_segments()
     }
     text.push_str("close,a,x\nopen,b\n");
     let trace = write(&dir, "trace.csv", &text);
-    let with = |jobs: usize, extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_hindsight"))
-            .arg("run")
-            .arg(format!("--jobs={jobs}"))
-            .args(extra)
-            .arg(&spec)
-            .arg(&trace)
-            .env_remove("HINDSIGHT_JOBS")
-            .env("HINDSIGHT_SEGMENTS", "0")
-            .output()
-            .expect("runs")
-    };
-    for extra in [
-        &[][..],
+    let extras: [&[&str]; 6] = [
         &["--stop-at-first"],
+        &[],
         &["--max-violations", "3"],
         &["--json"],
         &["--quiet"],
         &["--prop", "once", "--prop", "any"],
-    ] {
-        let first = with(1, extra);
-        // The arity error near the end ends every run but the first.
-        let code = if extra == ["--stop-at-first"] { 1 } else { 2 };
-        assert_eq!(first.status.code(), Some(code), "{extra:?}");
-        for jobs in [2, 3, 5] {
-            let o = with(jobs, extra);
-            assert_eq!(o.status.code(), first.status.code(), "{extra:?}");
-            let same = |o: &Output| {
-                let text = comparable(o);
-                let cut = |l: &str| l.split("\"seconds\"").next().unwrap_or(l).to_string();
-                text.lines().map(cut).collect::<Vec<_>>()
-            };
-            assert_eq!(same(&o), same(&first), "{extra:?} --jobs {jobs}");
-            assert_eq!(o.stderr, first.stderr, "{extra:?} --jobs {jobs}");
-        }
-    }
+    ];
+    same_output_with_options(&spec, &trace, &extras, &run_with);
 }
 
 #[test]
