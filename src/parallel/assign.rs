@@ -7,7 +7,7 @@
 //! the trace: `access(u,f) -> [login(u),logout(u)) & [open(f),close(f))`
 //! sliced on `u` sends every `open` and `close` to every slice, while its two
 //! parts, sliced on `u` and on `f`, each step every `access`. With a sample
-//! of the trace (its first events, or about 16,384 of them spread over a
+//! of the trace (its first events, or about 4,096 of them spread over a
 //! longer sample), [`distribute_sampled`] counts the steps each worker
 //! would take both ways and keeps the way whose busiest worker
 //! takes fewer, unless even that one steps more than three quarters of the
@@ -312,7 +312,7 @@ fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
 }
 
 /// How many events of a sample are weighed, about (see [`weighed`]).
-const WEIGHED: u64 = 16_384;
+const WEIGHED: u64 = 4_096;
 
 /// One event in how many of `sample` is weighed: a long sample is weighed
 /// on about [`WEIGHED`] of its events, picked by a hash of their numbers (a
