@@ -30,14 +30,8 @@ pub(super) fn all(state: &State<'_>) -> Vec<Vec<WitnessValue>> {
     let mut codes: Vec<Vec<u64>> = Vec::new();
     let mut current = Vec::new();
     // No bound: every tuple is asked for.
-    let _ = enumerate(
-        &set,
-        &bits,
-        0,
-        &mut current,
-        &mut codes,
-        &mut u64::MAX.clone(),
-    );
+    let mut unbounded = u64::MAX;
+    let _ = enumerate(&set, &bits, 0, &mut current, &mut codes, &mut unbounded);
     let mut out: Vec<Vec<WitnessValue>> = codes
         .into_iter()
         .map(|tuple| {

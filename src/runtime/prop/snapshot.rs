@@ -115,15 +115,15 @@ impl PropSnapshot {
     /// Whether every tuple of values for which a summary of `self` holds
     /// makes `other`'s hold too.
     fn covered_by(&self, other: &PropSnapshot, budget: &mut u64) -> bool {
+        // Per class: the values `other` numbered and `self` did not, for
+        // which `self`'s unseen row stands.
+        let only_theirs: Vec<Vec<&[u8]>> = (other.values.iter().zip(&self.values))
+            .map(|(t, s)| t.iter().filter(|v| !s.contains(*v)).map(|v| &**v).collect())
+            .collect();
         for ((n, classes, mine), (m, _, theirs)) in self.kept.iter().zip(&other.kept) {
             if n != m {
                 return false;
             }
-            // Per class: the values `other` numbered and `self` did not,
-            // for which `self`'s unseen row stands.
-            let only_theirs: Vec<Vec<&[u8]>> = (other.values.iter().zip(&self.values))
-                .map(|(t, s)| t.iter().filter(|v| !s.contains(*v)).map(|v| &**v).collect())
-                .collect();
             for tuple in mine {
                 let mut concrete: Vec<Option<&[u8]>> = Vec::with_capacity(tuple.len());
                 if !expand(

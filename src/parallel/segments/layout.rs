@@ -1,0 +1,123 @@
+//! Where a file's segments lie: bounds at line starts, warm-ups before
+//! them, and the lines before each (see [`super`]).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// The warm-up of a segment, as a share of the file: `1 / WARM_UP`, up to
+/// [`MAX_WARM_UP`] bytes and half a segment. (What it must cover depends
+/// on the trace, not on the number of segments: on the `gen_access.py` log,
+/// about 150,000 events, until every logged-in user has been seen again.)
+pub(super) const WARM_UP: u64 = 30;
+
+/// The longest warm-up, in bytes (a few million events).
+pub(super) const MAX_WARM_UP: u64 = 64 << 20;
+
+/// Where the segments of a file lie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Per segment, where it starts (a line start), and at the end the
+    /// file's size: segment `s` is `bounds[s]..bounds[s + 1]`.
+    pub bounds: Vec<u64>,
+    /// Per segment, where its warm-up starts (its own start for the first).
+    pub warm: Vec<u64>,
+}
+
+/// Splits `file` (of `size` bytes) into `jobs` segments, each but the
+/// first with a warm-up of `size / WARM_UP` bytes (at most `MAX_WARM_UP`
+/// and half a segment), sized so that every worker steps about as many
+/// bytes; each bound is the first line start at or after its place.
+/// `None` when the file has too few lines for that.
+pub fn layout(file: &mut (impl Read + Seek), size: u64, jobs: usize) -> io::Result<Option<Layout>> {
+    let n = jobs.max(1);
+    let jobs = n as u64;
+    let warm = (size / WARM_UP).min(MAX_WARM_UP).min(size / jobs / 2);
+    let body = size.saturating_sub(warm) / jobs;
+    let mut out = Layout {
+        bounds: vec![0; n + 1],
+        warm: vec![0; n],
+    };
+    out.bounds[n] = size;
+    for s in 1..n {
+        let start = body * s as u64 + warm;
+        let (Some(w), Some(b)) = (line_start(file, start - warm)?, line_start(file, start)?) else {
+            return Ok(None);
+        };
+        (out.warm[s], out.bounds[s]) = (w, b);
+    }
+    let ordered = out.bounds.windows(2).all(|w| w[0] < w[1])
+        && (1..n).all(|s| out.warm[s] < out.bounds[s] && out.warm[s] >= out.bounds[s - 1]);
+    Ok(ordered.then_some(out))
+}
+
+/// The first line start at or after `at` (`None`: none before the end).
+fn line_start(file: &mut (impl Read + Seek), at: u64) -> io::Result<Option<u64>> {
+    if at == 0 {
+        return Ok(Some(0));
+    }
+    // A line starts at `at` when the byte before it ends a line.
+    let mut pos = file.seek(SeekFrom::Start(at - 1))?;
+    let mut buf = [0u8; 4096];
+    loop {
+        let got = file.read(&mut buf)?;
+        if got == 0 {
+            return Ok(None);
+        }
+        if let Some(i) = buf[..got].iter().position(|&b| b == b'\n') {
+            return Ok(Some(pos + i as u64 + 1));
+        }
+        pos += got as u64;
+    }
+}
+
+/// The lines before each segment of `layout` in `file`, read whole; `None`
+/// when it has a quote (a line end may then lie inside a field, and a
+/// bound inside a record).
+pub fn scan(mut file: impl Read, layout: &Layout) -> io::Result<Option<Vec<u64>>> {
+    let n = layout.warm.len();
+    let mut out = vec![0; n];
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut pos, mut lines, mut next) = (0u64, 0u64, 1usize);
+    loop {
+        let got = file.read(&mut buf)?;
+        if got == 0 {
+            break;
+        }
+        let chunk = &buf[..got];
+        if chunk.contains(&b'"') {
+            return Ok(None);
+        }
+        let end = pos + got as u64;
+        // The chunk up to each bound in it, then the rest.
+        let mut from = 0;
+        while next < n && layout.bounds[next] <= end {
+            let upto = (layout.bounds[next] - pos) as usize;
+            lines += line_ends(&chunk[from..upto]);
+            out[next] = lines;
+            from = upto;
+            next += 1;
+        }
+        lines += line_ends(&chunk[from..]);
+        pos = end;
+    }
+    Ok(Some(out))
+}
+
+/// The line ends in `bytes`, counted in blocks of 255 bytes (a form the
+/// compiler turns into vector instructions).
+fn line_ends(bytes: &[u8]) -> u64 {
+    (bytes.chunks(255))
+        .map(|b| {
+            b.iter()
+                .fold(0u8, |n, &c| n.wrapping_add(u8::from(c == b'\n'))) as u64
+        })
+        .sum()
+}
+
+/// A stretch of a file: `len` bytes from `start`.
+pub fn range(path: &Path, start: u64, len: u64) -> io::Result<io::Take<File>> {
+    let mut f = File::open(path)?;
+    f.seek(SeekFrom::Start(start))?;
+    Ok(f.take(len))
+}
