@@ -85,7 +85,10 @@ fn by_default_satisfactions_are_printed_as_monpoly_does() {
     let points: Vec<&str> = out.lines().filter(|l| l.starts_with('@')).collect();
     assert_eq!(
         points,
-        vec!["@12 (time point 3): (bob)", "@40 (time point 6): (alice)"]
+        vec![
+            "@12 (time point 3): (\"bob\")",
+            "@40 (time point 6): (\"alice\")"
+        ]
     );
 }
 
@@ -103,10 +106,10 @@ fn every_satisfying_tuple_is_printed_in_text_and_json() {
     assert_eq!(
         points,
         vec![
-            "@1 (time point 0): (a,1)",
-            "@2 (time point 1): (a,1) (b,2)",
-            "@3 (time point 2): (b,2)",
-            "@4 (time point 3): (b,2)",
+            "@1 (time point 0): (\"a\",1)",
+            "@2 (time point 1): (\"a\",1) (\"b\",2)",
+            "@3 (time point 2): (\"b\",2)",
+            "@4 (time point 3): (\"b\",2)",
         ]
     );
     let o = hindsight(&["run", "--output", "json", &f, "--sig", &s, &t]);

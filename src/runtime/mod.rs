@@ -383,6 +383,14 @@ impl Monitor {
         }
     }
 
+    /// The event of the last step (a time-point of several `events`, as
+    /// given to [`Monitor::step_set`]) that the violation of property
+    /// `property` is due to: its index in `events`, or `None` when the
+    /// violation is due to no one event. See [`witness`] (the culprit).
+    pub fn culprit(&self, property: usize, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+        self.props.get(property)?.culprit(events)
+    }
+
     /// Number of events whose time stamp was smaller than their predecessor's.
     pub fn time_regressions(&self) -> u64 {
         self.time_regressions

@@ -295,6 +295,13 @@ impl<'a> EventRef<'a> {
         self.places.get(i.checked_add(1)?).copied()
     }
 
+    /// The line and column where the name starts, where the reader knows
+    /// it (MonPoly logs).
+    #[inline]
+    pub fn name_place(&self) -> Option<(u64, u64)> {
+        self.places.first().copied()
+    }
+
     /// Argument `i` (0-based), or `None` if `i >= self.arity()`.
     #[inline]
     pub fn get_arg(&self, i: usize) -> Option<&'a [u8]> {

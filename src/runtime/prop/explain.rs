@@ -131,6 +131,13 @@ impl PropMonitor {
         (named, *total)
     }
 
+    /// The event of `events` (the last step's) that the violation at the
+    /// last step is due to (see [`crate::runtime::Monitor::culprit`]).
+    pub fn culprit(&self, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+        let _ = events;
+        None
+    }
+
     /// Turns the recording of satisfying tuples on or off.
     pub fn enable_tuples(&mut self, on: bool) {
         self.explain.tuples_on = on;
