@@ -359,6 +359,7 @@ impl Session {
         // values of each event read against a signature).
         let runs = !self.options.timepoints && self.profile.is_none() && self.typing.is_none();
         let mfotl_points = self.typing.is_some() && !self.options.event_steps;
+        let mut culprits = false;
         loop {
             let next = reader.next_timepoint();
             // An event read after a cancellation may be cut short: not processed.
@@ -385,6 +386,12 @@ impl Session {
             };
             let by_points = mfotl_points && point.format == crate::trace::Format::MonPoly;
             let flow = if self.options.timepoints || by_points {
+                if !culprits {
+                    // A violation names the event it is due to: the walk of
+                    // the witnesses finds it.
+                    self.monitor.enable_witnesses(true);
+                    culprits = true;
+                }
                 self.timepoint(&point, out)
             } else {
                 self.events(&point, out)
