@@ -17,6 +17,7 @@
 
 pub mod lex;
 pub mod parse;
+mod rename;
 pub mod sig;
 pub mod typing;
 pub mod values;
@@ -121,12 +122,20 @@ pub fn translate(
     let mut parser = parse::Parser::new(toks, formula.len(), &sig);
     let phi = parser.formula().map_err(MfotlError::Formula)?;
     let used = std::mem::take(&mut parser.used);
-    let var_types = std::mem::take(&mut parser.var_types)
+    let var_types: std::collections::HashMap<String, sig::Type> = std::mem::take(&mut parser.var_types)
         .into_iter()
         .map(|(v, (ty, _))| (v, ty))
         .collect();
     let mut arena = std::mem::take(&mut parser.arena);
     let free = free_vars(&arena, phi);
+    let names: Vec<String> = free.iter().map(|v| v.name.clone()).collect();
+    let (phi, renamed) = rename::unshadow(&mut arena, phi, &names);
+    let mut var_types: std::collections::HashMap<String, sig::Type> = var_types;
+    for (new, old) in renamed {
+        if let Some(&ty) = var_types.get(&old) {
+            var_types.insert(new, ty);
+        }
+    }
     let span = arena.span(phi);
     let mut body = match reading {
         Reading::Violations => phi,

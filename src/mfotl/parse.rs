@@ -39,6 +39,27 @@ pub struct Parser<'a> {
 
 type Parsed<T> = Result<T, Diagnostic>;
 
+/// The interval of a temporal operator.
+#[derive(Clone, Copy, Debug)]
+enum Interval {
+    /// None written (or `[0,*)`): any time.
+    Any,
+    /// The ages within these bounds.
+    Within(TimeBound),
+    /// An open interval between two consecutive numbers, `(2,3)`: no age.
+    Empty,
+}
+
+impl Interval {
+    /// As the optional bound of QTL's `P` and `H` (not for [`Interval::Empty`]).
+    fn bound(self) -> Option<TimeBound> {
+        match self {
+            Interval::Within(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         span,
@@ -157,11 +178,18 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.pos += 1;
-            let bound = if op.is_none() { self.interval()? } else { None };
+            let bound = if op.is_none() {
+                self.interval()?
+            } else {
+                Interval::Any
+            };
             let rhs = self.expr(if right { level } else { level + 1 })?;
-            let form = match op {
-                Some(op) => Form::Bin(op, lhs, rhs),
-                None => Form::Since(bound, lhs, rhs),
+            let form = match (op, bound) {
+                (Some(op), _) => Form::Bin(op, lhs, rhs),
+                (None, Interval::Any) => Form::Since(None, lhs, rhs),
+                (None, Interval::Within(t)) => Form::Since(Some(t), lhs, rhs),
+                // No time stamp difference is in the interval: never.
+                (None, Interval::Empty) => Form::False,
             };
             lhs = self.mk(form, start);
         }
@@ -184,13 +212,15 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let bound = self.interval()?;
                 let a = self.expr(TEMPORAL + 1)?;
-                let form = match k {
-                    "PREVIOUS" => match bound {
-                        Some(t) => Form::PrevIn(t, a),
-                        None => Form::Prev(a),
-                    },
-                    "ONCE" => Form::Once(bound, a),
-                    _ => Form::Hist(bound, a),
+                let form = match (k, bound) {
+                    // An interval with no natural number in it: PREVIOUS
+                    // and ONCE never hold, PAST_ALWAYS always does.
+                    ("PAST_ALWAYS", Interval::Empty) => Form::True,
+                    (_, Interval::Empty) => Form::False,
+                    ("PREVIOUS", Interval::Within(t)) => Form::PrevIn(t, a),
+                    ("PREVIOUS", Interval::Any) => Form::Prev(a),
+                    ("ONCE", b) => Form::Once(b.bound(), a),
+                    (_, b) => Form::Hist(b.bound(), a),
                 };
                 Ok(self.mk(form, start))
             }
@@ -260,11 +290,11 @@ impl<'a> Parser<'a> {
 
     /// An optional interval after a temporal operator: `[` or `(`, a number
     /// (with an optional unit), `,`, a number or `*`, then `]` or `)`.
-    fn interval(&mut self) -> Parsed<Option<TimeBound>> {
+    fn interval(&mut self) -> Parsed<Interval> {
         let lo_open = match (self.peek(), self.peek_at(1)) {
             (Some(Tok::Punct("[")), _) => false,
             (Some(Tok::Punct("(")), Some(Tok::Int(_) | Tok::Unit(..))) => true,
-            _ => return Ok(None),
+            _ => return Ok(Interval::Any),
         };
         let start = self.span().start;
         self.pos += 1;
@@ -282,7 +312,12 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.expected("`]` or `)` closing the interval"));
         };
-        TimeBound::within(lo, lo_open, hi, hi_open).map(Some).ok_or_else(|| {
+        // `(a,a+1)`: MonPoly takes it (it is not empty over the reals), and
+        // no time stamp difference, a whole number, is in it.
+        if lo_open && hi_open && hi == lo.checked_add(1) {
+            return Ok(Interval::Empty);
+        }
+        TimeBound::within(lo, lo_open, hi, hi_open).map(Interval::Within).ok_or_else(|| {
             Diagnostic::error(
                 Span::new(start, self.last_end()),
                 "this interval contains no natural number (write its ends as lower,upper with lower <= upper)",
