@@ -15,12 +15,12 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use hindsight::mfotl::typing::Typing;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{MonitorOptions, witness::WitnessValue};
 use hindsight::session::{
     OnError, Outcome, Report, RunError, Session, SessionOptions, Verdict, Warning,
 };
-use hindsight::mfotl::typing::Typing;
 use hindsight::trace::{TraceOptions, timed_by_name};
 
 use super::args::RunOptions;
@@ -37,15 +37,16 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, translation, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals) {
-        Ok(x) => x,
-        Err(code) => {
-            if let Some(hint) = hints::swapped(spec, trace) {
-                eprintln!("{hint}");
+    let (text, mut plan, translation, time_decimals) =
+        match load_any(spec, &opts.mfotl, opts.time_decimals) {
+            Ok(x) => x,
+            Err(code) => {
+                if let Some(hint) = hints::swapped(spec, trace) {
+                    eprintln!("{hint}");
+                }
+                return code;
             }
-            return code;
-        }
-    };
+        };
     let satisfactions = opts.mfotl.reports_satisfactions(spec);
     if opts.mfotl.event_steps && translation.is_none() {
         eprintln!(

@@ -122,10 +122,11 @@ pub fn translate(
     let mut parser = parse::Parser::new(toks, formula.len(), &sig);
     let phi = parser.formula().map_err(MfotlError::Formula)?;
     let used = std::mem::take(&mut parser.used);
-    let var_types: std::collections::HashMap<String, sig::Type> = std::mem::take(&mut parser.var_types)
-        .into_iter()
-        .map(|(v, (ty, _))| (v, ty))
-        .collect();
+    let var_types: std::collections::HashMap<String, sig::Type> =
+        std::mem::take(&mut parser.var_types)
+            .into_iter()
+            .map(|(v, (ty, _))| (v, ty))
+            .collect();
     let mut arena = std::mem::take(&mut parser.arena);
     let free = free_vars(&arena, phi);
     let names: Vec<String> = free.iter().map(|v| v.name.clone()).collect();

@@ -11,7 +11,11 @@ use crate::syntax::{Arena, Form, FormId, Ident, Term};
 /// `f` with every quantified variable that hides another renamed; `free`
 /// are the free variables of `f`. Returns the new root and the renamings
 /// (new name, original name).
-pub(super) fn unshadow(arena: &mut Arena, f: FormId, free: &[String]) -> (FormId, Vec<(String, String)>) {
+pub(super) fn unshadow(
+    arena: &mut Arena,
+    f: FormId,
+    free: &[String],
+) -> (FormId, Vec<(String, String)>) {
     let mut taken: HashSet<String> = free.iter().cloned().collect();
     collect_names(arena, f, &mut taken);
     let mut r = Rename {
@@ -122,7 +126,14 @@ impl Rename {
                     self.scope.push(v.name.clone());
                     let body = self.copy(arena, body, &inner);
                     self.scope.pop();
-                    Form::Quant(q, Ident { name: fresh, span: v.span }, body)
+                    Form::Quant(
+                        q,
+                        Ident {
+                            name: fresh,
+                            span: v.span,
+                        },
+                        body,
+                    )
                 }
                 Form::Not(a) => Form::Not(self.copy(arena, a, map)),
                 Form::Prev(a) => Form::Prev(self.copy(arena, a, map)),
@@ -166,7 +177,8 @@ mod tests {
         )
         .expect("renamed, then well-formed");
         assert!(
-            t.qtl.contains("Exists n_2 . r(y,n_2)") && t.qtl.contains("Exists y_2 . Exists y_3 . r(y_3,\"2\")"),
+            t.qtl.contains("Exists n_2 . r(y,n_2)")
+                && t.qtl.contains("Exists y_2 . Exists y_3 . r(y_3,\"2\")"),
             "{}",
             t.qtl
         );

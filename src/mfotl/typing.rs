@@ -162,7 +162,10 @@ mod tests {
                     .collect::<Vec<_>>()
             })
         };
-        assert_eq!(read("p", &["007", "0x10"]), Ok(vec!["007".into(), "16".into()]));
+        assert_eq!(
+            read("p", &["007", "0x10"]),
+            Ok(vec!["007".into(), "16".into()])
+        );
         assert_eq!(read("q", &["2.50"]), Ok(vec!["2.5".into()]));
         // Not used by the formula: as it is, as MonPoly does.
         assert_eq!(read("r", &["lots"]), Ok(vec!["lots".into()]));

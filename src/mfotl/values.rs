@@ -116,24 +116,26 @@ fn float(raw: &[u8]) -> Result<Cow<'_, [u8]>, String> {
     let x = if lower == "inf" || lower == "infinity" {
         f64::INFINITY
     } else if lower == "nan" || lower.starts_with("nan(") {
-        return Err("is NaN, a float that hindsight does not read (it equals and orders \
+        return Err(
+            "is NaN, a float that hindsight does not read (it equals and orders \
                     with nothing)"
-            .to_owned());
+                .to_owned(),
+        );
     } else if let Some(hex) = lower.strip_prefix("0x") {
         hex_float(hex).ok_or_else(bad)?
     } else {
         let b = lower.as_bytes();
-        let mantissa_end = b
-            .iter()
-            .position(|&c| c == b'e')
-            .unwrap_or(b.len());
+        let mantissa_end = b.iter().position(|&c| c == b'e').unwrap_or(b.len());
         let (mantissa, exponent) = b.split_at(mantissa_end);
         let points = mantissa.iter().filter(|&&c| c == b'.').count();
         let digits = mantissa.iter().filter(|c| c.is_ascii_digit()).count();
         let exp_ok = match exponent {
             [] => true,
             [b'e', rest @ ..] => {
-                let rest = rest.strip_prefix(b"-").or(rest.strip_prefix(b"+")).unwrap_or(rest);
+                let rest = rest
+                    .strip_prefix(b"-")
+                    .or(rest.strip_prefix(b"+"))
+                    .unwrap_or(rest);
                 !rest.is_empty() && rest.iter().all(u8::is_ascii_digit)
             }
             _ => false,
@@ -282,7 +284,7 @@ pub fn format_g(x: f64) -> String {
             s.to_owned()
         }
     };
-    if exp < -4 || exp >= P {
+    if !(-4..P).contains(&exp) {
         let sign = if exp < 0 { '-' } else { '+' };
         format!("{}e{sign}{:02}", strip(mantissa), exp.abs())
     } else {
@@ -328,7 +330,9 @@ mod tests {
         ] {
             assert_eq!(canon(Type::Int, raw).as_deref(), Ok(want), "{raw}");
         }
-        for raw in ["", "-", "0x", "lots", "5.0", "_5", "0x_1", "-_1", " 5", "5 ", "0b102"] {
+        for raw in [
+            "", "-", "0x", "lots", "5.0", "_5", "0x_1", "-_1", " 5", "5 ", "0b102",
+        ] {
             let e = canon(Type::Int, raw).expect_err(raw);
             assert!(e.starts_with("is not an int"), "{e}");
         }
@@ -357,7 +361,11 @@ mod tests {
         assert_eq!(inf.len(), 310);
         assert_eq!(canon(Type::Float, "-Infinity"), Ok(format!("-{inf}")));
         for raw in ["", "1e", "1 ", "abc", "1.2.3", "e5", "."] {
-            assert!(canon(Type::Float, raw).expect_err(raw).starts_with("is not a float"));
+            assert!(
+                canon(Type::Float, raw)
+                    .expect_err(raw)
+                    .starts_with("is not a float")
+            );
         }
         assert!(canon(Type::Float, "nan").expect_err("nan").contains("NaN"));
     }
@@ -370,7 +378,9 @@ mod tests {
             let (a, b) = (c(Type::Int, w[0]), c(Type::Int, w[1]));
             assert_eq!(order(Type::Int, &a, &b), Ordering::Less, "{w:?}");
         }
-        let floats = ["-inf", "-1e300", "-2.5", "0", "1e-300", "0.1", "2.5", "1e300", "inf"];
+        let floats = [
+            "-inf", "-1e300", "-2.5", "0", "1e-300", "0.1", "2.5", "1e300", "inf",
+        ];
         for w in floats.windows(2) {
             let (a, b) = (c(Type::Float, w[0]), c(Type::Float, w[1]));
             assert_eq!(order(Type::Float, &a, &b), Ordering::Less, "{w:?}");
@@ -405,6 +415,12 @@ mod tests {
         assert_eq!(show(Type::Str, ""), "\"\"");
         assert_eq!(show(Type::Str, "\"q\""), "\"q\"");
         assert_eq!(show(Type::Int, "0x10"), "16");
-        assert_eq!(json_text(Type::Float, &canon(Type::Float, "1e300").expect("f").into_bytes()), "1e300");
+        assert_eq!(
+            json_text(
+                Type::Float,
+                &canon(Type::Float, "1e300").expect("f").into_bytes()
+            ),
+            "1e300"
+        );
     }
 }

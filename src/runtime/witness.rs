@@ -383,26 +383,35 @@ pub(super) fn culprit(
     let value = |v: VarIx| witness.iter().find(|(w, _)| *w == v).map(|(_, x)| x);
     events.iter().position(|&(name, args)| {
         found.atoms.iter().any(|&n| {
-            let Op::Atom { event, args: pattern } = &plan.nodes[n].op else {
+            let Op::Atom {
+                event,
+                args: pattern,
+            } = &plan.nodes[n].op
+            else {
                 return false;
             };
             if event.as_bytes() != name || pattern.len() != args.len() {
                 return false;
             }
-            pattern.iter().zip(args).enumerate().all(|(i, (p, &arg))| match p {
-                crate::plan::Arg::Const(c) => c.as_bytes() == arg,
-                crate::plan::Arg::Var(v) => {
-                    let repeated_ok = pattern[..i].iter().zip(args.iter()).all(|(q, &earlier)| {
-                        !matches!(q, crate::plan::Arg::Var(w) if w == v) || earlier == arg
-                    });
-                    let blamed_ok = match value(*v) {
-                        Some(WitnessValue::Value(x)) => &**x == arg,
-                        Some(WitnessValue::Unseen) => false,
-                        None => true,
-                    };
-                    repeated_ok && blamed_ok
-                }
-            })
+            pattern
+                .iter()
+                .zip(args)
+                .enumerate()
+                .all(|(i, (p, &arg))| match p {
+                    crate::plan::Arg::Const(c) => c.as_bytes() == arg,
+                    crate::plan::Arg::Var(v) => {
+                        let repeated_ok =
+                            pattern[..i].iter().zip(args.iter()).all(|(q, &earlier)| {
+                                !matches!(q, crate::plan::Arg::Var(w) if w == v) || earlier == arg
+                            });
+                        let blamed_ok = match value(*v) {
+                            Some(WitnessValue::Value(x)) => &**x == arg,
+                            Some(WitnessValue::Unseen) => false,
+                            None => true,
+                        };
+                        repeated_ok && blamed_ok
+                    }
+                })
         })
     })
 }

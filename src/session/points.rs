@@ -25,7 +25,10 @@ impl Session {
             let args = match &self.typing {
                 None => raw.into_iter().map(Cow::Borrowed).collect(),
                 Some(typing) => match typing.read(e.name, &raw) {
-                    Ok(args) => args.into_iter().map(|a| Cow::Owned(a.into_owned())).collect(),
+                    Ok(args) => args
+                        .into_iter()
+                        .map(|a| Cow::Owned(a.into_owned()))
+                        .collect(),
                     Err(m) => {
                         let error = misfit(typing, &e, m);
                         if self.skip() {

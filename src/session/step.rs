@@ -153,7 +153,8 @@ impl Session {
         listed: bool,
     ) -> ControlFlow<()> {
         let monitor = &self.monitor;
-        let all = (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
+        let all =
+            (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
         let v = ev.violation(
             property,
             number,

@@ -65,24 +65,15 @@ pub(super) struct MonPoly {
 fn is_token(b: u8) -> bool {
     !matches!(
         b,
-        b' ' | b'\t'
-            | b'\r'
-            | b'\n'
-            | b'('
-            | b')'
-            | b','
-            | b'@'
-            | b'#'
-            | b';'
-            | b'"'
-            | b'{'
-            | b'}'
+        b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b',' | b'@' | b'#' | b';' | b'"' | b'{' | b'}'
     )
 }
 
 /// `b` as an error message shows it.
 fn found(b: Option<u8>) -> String {
-    b.map_or("the end of the log".to_owned(), |b| format!("`{}`", show(&[b])))
+    b.map_or("the end of the log".to_owned(), |b| {
+        format!("`{}`", show(&[b]))
+    })
 }
 
 impl MonPoly {
@@ -197,7 +188,11 @@ impl MonPoly {
 
     /// Reads `"..."` (the next byte is the `"`): its content, `\` taking
     /// the next byte as it is (both kept, as MonPoly keeps them).
-    fn quoted<R: Read>(&mut self, input: &mut Input<R>, batch: &mut Batch) -> Result<(), TraceError> {
+    fn quoted<R: Read>(
+        &mut self,
+        input: &mut Input<R>,
+        batch: &mut Batch,
+    ) -> Result<(), TraceError> {
         let (line, column) = (self.line, self.column);
         self.bump(input, b'"')?;
         let mut escaped = false;
