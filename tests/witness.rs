@@ -327,7 +327,10 @@ fn a_time_point_violation_names_the_event_it_is_due_to() {
         trace.as_os_str(),
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
-    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("property")).collect();
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" violated at "))
+        .collect();
     assert_eq!(
         lines,
         vec![
