@@ -499,4 +499,12 @@ fn negate_names_the_violating_event_of_a_time_point() {
             "property neg violated at event 3 at time 4: q(d)",
         ]
     );
+    // The same property as a closed pattern: its own FORALL is not a free
+    // variable, so the satisfactions are `true`.
+    let f = scratch("closedneg.mfotl", "NOT FORALL x . q(x) IMPLIES ONCE p(x)");
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(
+        satisfactions(&o),
+        vec!["@2 (time point 1): true", "@4 (time point 2): true"]
+    );
 }

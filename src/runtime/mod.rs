@@ -366,11 +366,12 @@ impl Monitor {
 
     /// Turns on or off, for every property, the recording of the satisfying
     /// tuples of its violations: every assignment of the statement's leading
-    /// `Forall` variables that makes it false (the MFOTL front end's
-    /// satisfactions; see `runtime/tuples.rs`). Off by default, and then free.
-    pub fn enable_tuples(&mut self, on: bool) {
+    /// `Forall` variables (at most `width` of them: an MFOTL pattern's free
+    /// variables) that makes it false (the MFOTL front end's satisfactions;
+    /// see [`witness`]). Off by default, and then free.
+    pub fn enable_tuples(&mut self, on: bool, width: Option<usize>) {
         for p in &mut self.props {
-            p.enable_tuples(on);
+            p.enable_tuples(on, width);
         }
     }
 
@@ -383,10 +384,9 @@ impl Monitor {
         }
     }
 
-    /// The event of the last step (a time-point of several `events`, as
-    /// given to [`Monitor::step_set`]) that the violation of property
-    /// `property` is due to: its index in `events`, or `None` when the
-    /// violation is due to no one event. See [`witness`] (the culprit).
+    /// The event of the last step (a time-point of `events`, as given to
+    /// [`Monitor::step_set`]) that the violation of property `property` is
+    /// due to: its index, or `None` when due to no one event ([`witness`]).
     pub fn culprit(&self, property: usize, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
         self.props.get(property)?.culprit(events)
     }

@@ -137,9 +137,11 @@ pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
 pub(super) enum Depth {
     /// Through every connective and quantifier that blames values.
     All,
-    /// Through the statement's leading `Forall` quantifiers only (the free
-    /// variables of an MFOTL pattern, for its satisfying tuples).
-    Leading,
+    /// Through the statement's leading `Forall` quantifiers only, at most
+    /// this many (the free variables of an MFOTL pattern, for its
+    /// satisfying tuples: a quantifier of the formula itself may follow
+    /// them, as in the pattern `NOT FORALL x . φ`).
+    Leading(usize),
 }
 
 /// What [`falsify`] finds at a violation.
@@ -317,6 +319,10 @@ impl Walk<'_, '_> {
     fn visit(&mut self, n: NodeIx, target: bool, set: Bdd) -> Bdd {
         let plan = self.state.plan;
         let all = self.depth == Depth::All;
+        let most = match self.depth {
+            Depth::All => usize::MAX,
+            Depth::Leading(k) => k,
+        };
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match &plan.nodes[n].op {
             Op::Not(a) if all => self.visit(*a, !target, set),
             Op::Implies(a, b) if all && !target => {
@@ -343,7 +349,10 @@ impl Walk<'_, '_> {
                 let (universal, seen_only) = quant_kind(*q);
                 // Forall is false, or Exists true, because of some values.
                 // (Leading: only a `Forall` is reached, from the root down.)
-                if universal == target || !(all || matches!(q, Quant::Forall)) {
+                if universal == target
+                    || !(all || matches!(q, Quant::Forall))
+                    || self.vars.len() >= most
+                {
                     return set;
                 }
                 let mut body = set.and(&self.having(*a, target));

@@ -190,7 +190,7 @@ impl Session {
         if options.all_witnesses > 0 {
             monitor.enable_all_witnesses(options.all_witnesses);
         }
-        monitor.enable_tuples(options.satisfactions);
+        monitor.enable_tuples(options.satisfactions, None);
         let n = monitor.properties().len();
         Ok(Session {
             monitor,
@@ -267,6 +267,9 @@ impl Session {
     /// and the time-points of a MonPoly log are steps (unless
     /// `event_steps`). [`Session::from_mfotl`] sets it.
     pub fn set_typing(&mut self, typing: Typing) {
+        let width = Some(typing.columns.len());
+        self.monitor
+            .enable_tuples(self.options.satisfactions, width);
         self.typing = Some(typing);
     }
 

@@ -24,6 +24,8 @@ pub(super) struct Explain {
     tuples_on: bool,
     /// The satisfying tuples of the violation at the last event.
     tuples: Vec<Vec<WitnessValue>>,
+    /// The most leading `Forall` variables of the satisfying tuples.
+    tuple_width: Option<usize>,
 }
 
 impl Explain {
@@ -52,7 +54,8 @@ impl PropMonitor {
         });
         let tuples = (e.tuples_on && violated).then(|| {
             let state = self.witness_state();
-            witness::falsify(&state, Depth::Leading, usize::MAX, false, u64::MAX).tuples
+            let depth = Depth::Leading(e.tuple_width.unwrap_or(usize::MAX));
+            witness::falsify(&state, depth, usize::MAX, false, u64::MAX).tuples
         });
         let e = &mut self.explain;
         e.found = found.unwrap_or_default();
@@ -146,10 +149,12 @@ impl PropMonitor {
         witness::culprit(&self.compiled.plan, &self.explain.found, events)
     }
 
-    /// Turns the recording of satisfying tuples on or off.
-    pub fn enable_tuples(&mut self, on: bool) {
+    /// Turns the recording of satisfying tuples on or off, over at most
+    /// `width` leading `Forall` variables (`None`: all of them).
+    pub fn enable_tuples(&mut self, on: bool, width: Option<usize>) {
         self.explain.tuples_on = on;
         self.explain.tuples.clear();
+        self.explain.tuple_width = width;
     }
 
     /// The names of the statement's leading `Forall` variables, outermost first.
@@ -158,6 +163,9 @@ impl PropMonitor {
         let mut n = plan.root;
         let mut names = Vec::new();
         while let Op::Quant(Quant::Forall, v, a) = &plan.nodes[n].op {
+            if Some(names.len()) == self.explain.tuple_width {
+                break;
+            }
             names.push(plan.vars[*v].name.clone());
             n = *a;
         }
