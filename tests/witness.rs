@@ -270,7 +270,7 @@ fn a_nested_quantifier_is_blamed_by_both_options() {
     let trace = scratch("nested.csv", "open,a\nopen,b\nclose,a\nopen,c\nshutdown\n");
     let run = |opts: &[&str]| {
         let mut args: Vec<&std::ffi::OsStr> = vec!["run".as_ref()];
-        args.extend(opts.iter().map(|o| std::ffi::OsStr::new(o)));
+        args.extend(opts.iter().map(std::ffi::OsStr::new));
         args.push(spec.as_os_str());
         args.push(trace.as_os_str());
         let o = hindsight(&args);

@@ -19,6 +19,7 @@ pub mod lex;
 pub mod parse;
 mod rename;
 pub mod sig;
+mod types;
 pub mod typing;
 pub mod values;
 
