@@ -79,6 +79,10 @@ pub struct Reporter<W: Write> {
     /// Times are in ticks of `10^-time_decimals` time units, and are shown
     /// as decimal numbers (see [`crate::trace::format_time`]).
     pub time_decimals: u8,
+    /// The types of the columns of MFOTL satisfactions: values are then
+    /// printed as MonPoly prints them (strings quoted, floats with `%g`;
+    /// see [`crate::mfotl::values`]); `None`: as they are.
+    pub columns: Option<Vec<crate::mfotl::sig::Type>>,
 }
 
 /// ANSI colours of the text report.
@@ -151,6 +155,7 @@ impl<W: Write> Reporter<W> {
             max_violations: None,
             color: false,
             time_decimals: 0,
+            columns: None,
         }
     }
 
@@ -271,11 +276,21 @@ impl<W: Write> Reporter<W> {
         }
         match self.format {
             OutputFormat::Text => {
+                let columns = self.columns.as_deref().unwrap_or_default();
                 let shown: Vec<String> = tuples
                     .iter()
                     .filter(|t| !t.is_empty())
                     .map(|t| {
-                        let vals: Vec<String> = t.iter().map(|x| x.to_string()).collect();
+                        let vals: Vec<String> = t
+                            .iter()
+                            .enumerate()
+                            .map(|(i, x)| match (x, columns.get(i)) {
+                                (WitnessValue::Value(v), Some(&ty)) => {
+                                    crate::mfotl::values::monpoly_text(ty, v)
+                                }
+                                _ => x.to_string(),
+                            })
+                            .collect();
                         format!("({})", vals.join(","))
                     })
                     .collect();
@@ -287,9 +302,20 @@ impl<W: Write> Reporter<W> {
                 writeln!(self.out, "@{ts} (time point {point}): {rest}")
             }
             OutputFormat::Json => {
+                let columns = self.columns.as_deref().unwrap_or_default();
                 let tuples: Vec<Vec<Option<String>>> = tuples
                     .iter()
-                    .map(|t| t.iter().map(WitnessValue::text).collect())
+                    .map(|t| {
+                        t.iter()
+                            .enumerate()
+                            .map(|(i, x)| match (x, columns.get(i)) {
+                                (WitnessValue::Value(v), Some(&ty)) => {
+                                    Some(crate::mfotl::values::json_text(ty, v))
+                                }
+                                _ => x.text(),
+                            })
+                            .collect()
+                    })
                     .collect();
                 let o = json!({
                     "kind": "satisfaction",

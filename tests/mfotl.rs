@@ -85,7 +85,10 @@ fn by_default_satisfactions_are_printed_as_monpoly_does() {
     let points: Vec<&str> = out.lines().filter(|l| l.starts_with('@')).collect();
     assert_eq!(
         points,
-        vec!["@12 (time point 3): (bob)", "@40 (time point 6): (alice)"]
+        vec![
+            "@12 (time point 3): (\"bob\")",
+            "@40 (time point 6): (\"alice\")"
+        ]
     );
 }
 
@@ -103,10 +106,10 @@ fn every_satisfying_tuple_is_printed_in_text_and_json() {
     assert_eq!(
         points,
         vec![
-            "@1 (time point 0): (a,1)",
-            "@2 (time point 1): (a,1) (b,2)",
-            "@3 (time point 2): (b,2)",
-            "@4 (time point 3): (b,2)",
+            "@1 (time point 0): (\"a\",1)",
+            "@2 (time point 1): (\"a\",1) (\"b\",2)",
+            "@3 (time point 2): (\"b\",2)",
+            "@4 (time point 3): (\"b\",2)",
         ]
     );
     let o = hindsight(&["run", "--output", "json", &f, "--sig", &s, &t]);
@@ -331,4 +334,177 @@ fn fmsd_benchmark_agrees_with_qtl() {
         assert_eq!(violated_events(&m), violated_events(&q), "{name}");
         assert_eq!(violated_events(&m), vec![first], "{name}");
     }
+}
+
+/// The satisfaction lines of a run.
+fn satisfactions(o: &Output) -> Vec<String> {
+    stdout(o)
+        .lines()
+        .filter(|l| l.starts_with('@'))
+        .map(str::to_string)
+        .collect()
+}
+
+const TYPED_SIG: &str = "p(x:string)\nq(x:string)\nr(x:string, n:int)\nf(v:float)\ne()\n";
+
+#[test]
+fn a_monpoly_log_is_stepped_by_time_points() {
+    let s = scratch("tp.sig", TYPED_SIG);
+    let f = scratch("tp.mfotl", "p(x) AND q(x)");
+    // Multi-tuple syntax, `e()`, an empty time point, a quoted value.
+    let log = scratch(
+        "tp.log",
+        "@1 p(a) q(a)\n@2 p(b)(c) e() q(\"c\")(d)\n@2\n@5 q(b) p(d) q(d)\n",
+    );
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        satisfactions(&o),
+        vec![
+            "@1 (time point 0): (\"a\")",
+            "@2 (time point 1): (\"c\")",
+            "@5 (time point 3): (\"d\")",
+        ]
+    );
+    // Four time points are the steps; the events are counted one by one.
+    assert!(
+        stdout(&o).contains("events processed: 4 in"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("events by name: e 1, p 4, q 5"));
+    // Each event its own step: `p(x)` and `q(x)` never hold at one step.
+    let o = hindsight(&["run", "--event-steps", &f, "--sig", &s, &log]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(satisfactions(&o).is_empty());
+    // A QTL specification keeps one step per event, and refuses the option.
+    let qtl = scratch("tp.qtl", "prop pq : Forall x . !(p(x) & q(x))");
+    let o = hindsight(&["run", "--event-steps", &qtl, &log]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--event-steps is for MFOTL"),
+        "{}",
+        stderr(&o)
+    );
+    // The same run with --jobs 2 prints the same bytes.
+    let one = hindsight(&["run", "--jobs", "1", &f, "--sig", &s, &log]);
+    let two = hindsight(&["run", "--jobs", "2", &f, "--sig", &s, &log]);
+    let strip = |o: &Output| -> String {
+        stdout(o)
+            .lines()
+            .filter(|l| !l.starts_with("events processed"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&one), strip(&two));
+}
+
+#[test]
+fn values_are_read_as_their_types() {
+    let s = scratch("typed.sig", TYPED_SIG);
+    let f = scratch("typed.mfotl", "r(x, n) AND n > 9");
+    let log = scratch(
+        "typed.log",
+        "@1 r(a, 10) r(b, 9) r(c, 0x10) r(a, 010)\n@2 r(d, 100000000000000000000000)\n@3 r(e, lots) r(f, 50)\n",
+    );
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    // Ints compare as numbers (`10 > 9`, `0x10` is 16, `010` is the value
+    // 10 again), of any size; the bad value ends the run.
+    assert_eq!(
+        satisfactions(&o),
+        vec![
+            "@1 (time point 0): (\"a\",10) (\"c\",16)",
+            "@2 (time point 1): (\"d\",100000000000000000000000)",
+        ]
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("line 3: column 9: the value `lots` of attribute `n` of `r` (argument 2 of 2, an int) is not an int"),
+        "{err}"
+    );
+    assert!(
+        stdout(&o).contains("STATUS: Error (input error at line 3; 2 violations found before it)")
+    );
+    // Strings order as text, also when they look like numbers.
+    let f = scratch("text.mfotl", "p(x) AND x < \"9\"");
+    let log = scratch("text.log", "@1 p(10) p(90) p(8)\n");
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(
+        satisfactions(&o),
+        vec!["@1 (time point 0): (\"10\") (\"8\")"]
+    );
+    // Floats: compared as numbers, printed with `%g`.
+    let f = scratch("float.mfotl", "f(v) AND v > 2.5");
+    let log = scratch(
+        "float.log",
+        "@1 f(1234567.5) f(10) f(2.50) f(3.14159265) f(1e300)\n",
+    );
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(
+        satisfactions(&o),
+        vec!["@1 (time point 0): (3.14159) (10) (1.23457e+06) (1e+300)"]
+    );
+    // A predicate the signature does not declare.
+    let f = scratch("undeclared.mfotl", "p(x)");
+    let log = scratch("undeclared.log", "@1 p(a)\n@2 zap(a)\n");
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(satisfactions(&o), vec!["@1 (time point 0): (\"a\")"]);
+    assert!(
+        stderr(&o).contains("line 2: predicate `zap` is not declared in the signature (it declares `e`, `f`, `p`, `q`, `r`)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn decimal_time_stamps_are_refused_without_advice_to_read_them() {
+    let s = scratch("dec.sig", TYPED_SIG);
+    let f = scratch("dec.mfotl", "ONCE[0,2] p(x)");
+    for (name, trace) in [
+        ("dec.log", "@1 p(a)\n@1.5 p(b)\n"),
+        ("dec.timed.csv", "p,a,1\np,b,1.5\n"),
+    ] {
+        let t = scratch(name, trace);
+        let o = hindsight(&["run", &f, "--sig", &s, &t]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let err = stderr(&o);
+        assert!(err.contains("line 2: time stamp `1.5` has decimals, but the time stamps of an MFOTL trace are whole numbers"), "{err}");
+        assert!(!err.contains("--time-decimals"), "{err}");
+        assert_eq!(
+            satisfactions(&o),
+            vec!["@1 (time point 0): (\"a\")"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn negate_names_the_violating_event_of_a_time_point() {
+    let s = scratch("neg.sig", TYPED_SIG);
+    let f = scratch("neg.mfotl", "FORALL x . q(x) IMPLIES ONCE p(x)");
+    let log = scratch("neg.log", "@1 p(a) p(b)\n@2 q(a) q(c)(b)\n@4 q(d)\n");
+    let o = hindsight(&["run", "--negate", &f, "--sig", &s, &log]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" violated at "))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            "property neg violated at event 2 at time 2: q(c)",
+            "property neg violated at event 3 at time 4: q(d)",
+        ]
+    );
+    // The same property as a closed pattern: its own FORALL is not a free
+    // variable, so the satisfactions are `true`.
+    let f = scratch("closedneg.mfotl", "NOT FORALL x . q(x) IMPLIES ONCE p(x)");
+    let o = hindsight(&["run", &f, "--sig", &s, &log]);
+    assert_eq!(
+        satisfactions(&o),
+        vec!["@2 (time point 1): true", "@4 (time point 2): true"]
+    );
 }

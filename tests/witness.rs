@@ -245,3 +245,97 @@ fn witnesses_are_the_same_with_and_without_garbage_collection() {
         assert_eq!(lines(&never), lines(&always), "{example}");
     }
 }
+
+fn scratch(name: &str, contents: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("witness");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("scratch file");
+    path
+}
+
+fn hindsight(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn a_nested_quantifier_is_blamed_by_both_options() {
+    let spec = scratch(
+        "nested.qtl",
+        "prop p : shutdown() -> Forall f . !([open(f), close(f)))",
+    );
+    let trace = scratch("nested.csv", "open,a\nopen,b\nclose,a\nopen,c\nshutdown\n");
+    let run = |opts: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["run".as_ref()];
+        args.extend(opts.iter().map(std::ffi::OsStr::new));
+        args.push(spec.as_os_str());
+        args.push(trace.as_os_str());
+        let o = hindsight(&args);
+        assert_eq!(o.status.code(), Some(1));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        run(&["--witness"]),
+        "property p violated at event 5: shutdown; witness: f=b"
+    );
+    assert_eq!(
+        run(&["--all-witnesses"]),
+        "property p violated at event 5: shutdown; 2 witnesses: f=b | f=c"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&["--all-witnesses", "--json"])).expect("JSON");
+    assert_eq!(v["witness_count"], 2);
+    assert_eq!(v["witnesses"], serde_json::json!([{"f": "b"}, {"f": "c"}]));
+}
+
+#[test]
+fn a_time_point_violation_names_the_event_it_is_due_to() {
+    let spec = scratch("tp.qtl", "prop p : Forall f . close(f) -> @ P open(f)");
+    let trace = scratch(
+        "tp.log",
+        "@1 open(a) open(b)\n@2 close(a) close(c) close(b)\n",
+    );
+    let o = hindsight(&[
+        "run".as_ref(),
+        "--timepoints".as_ref(),
+        "--witness".as_ref(),
+        spec.as_os_str(),
+        trace.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        out.lines().next(),
+        Some("property p violated at event 2 at time 2: close(c); witness: f=c"),
+        "{out}"
+    );
+    // Due to no one event (what the time-point lacks): its first event,
+    // or `@` for a time-point without events.
+    let spec = scratch("lack.qtl", "prop q : Forall f . P open(f)");
+    let trace = scratch("lack.log", "@1\n@2 close(a) open(a)\n");
+    let o = hindsight(&[
+        "run".as_ref(),
+        "--timepoints".as_ref(),
+        spec.as_os_str(),
+        trace.as_os_str(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" violated at "))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            "property q violated at event 1 at time 1: @",
+            "property q violated at event 2 at time 2: close(a)",
+        ]
+    );
+}

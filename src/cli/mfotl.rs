@@ -23,6 +23,11 @@ pub struct MfotlArgs {
     /// time points (and tuples) where it is satisfied are reported].
     #[arg(long)]
     pub negate: bool,
+    /// MFOTL on a MonPoly log: step each event on its own, as QTL does
+    /// [default: off: each time-point is one step at which all its events
+    /// hold, as in MonPoly].
+    #[arg(long, conflicts_with = "timepoints")]
+    pub event_steps: bool,
 }
 
 impl MfotlArgs {

@@ -15,6 +15,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use hindsight::mfotl::typing::Typing;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{MonitorOptions, witness::WitnessValue};
 use hindsight::session::{
@@ -36,20 +37,29 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals) {
-        Ok(x) => x,
-        Err(code) => {
-            if let Some(hint) = hints::swapped(spec, trace) {
-                eprintln!("{hint}");
+    let (text, mut plan, translation, time_decimals) =
+        match load_any(spec, &opts.mfotl, opts.time_decimals) {
+            Ok(x) => x,
+            Err(code) => {
+                if let Some(hint) = hints::swapped(spec, trace) {
+                    eprintln!("{hint}");
+                }
+                return code;
             }
-            return code;
-        }
-    };
+        };
     let satisfactions = opts.mfotl.reports_satisfactions(spec);
+    if opts.mfotl.event_steps && translation.is_none() {
+        eprintln!(
+            "error: --event-steps is for MFOTL specifications (a QTL specification steps each \
+             event on its own unless --timepoints)"
+        );
+        return ExitCode::from(2);
+    }
     if let Err(code) = select_props(spec, &mut plan, &opts.props) {
         return code;
     }
-    let jobs = jobs(trace, opts, satisfactions);
+    // A trace read against an MFOTL signature is read by the sequential engine.
+    let jobs = jobs(trace, opts, satisfactions || translation.is_some());
     let timed = opts.timed || trace.is_some_and(timed_by_name);
     let mut options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
     options.time_decimals = time_decimals;
@@ -62,6 +72,9 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(t) = &translation {
+        session.set_typing(Typing::new(t));
+    }
     let target = report_to::target(
         matches!(opts.report, OutputFormat::Json),
         opts.json,
@@ -169,6 +182,7 @@ fn session_options(
             opts.on_error
         },
         timepoints: opts.timepoints,
+        event_steps: opts.mfotl.event_steps,
         witness: opts.users.witness,
         all_witnesses: if opts.users.all_witnesses {
             usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
@@ -183,9 +197,10 @@ fn session_options(
 
 /// The number of worker threads `opts` asks for, when a parallel run
 /// applies to this trace; `None` for the sequential engine. MFOTL
-/// satisfactions (`satisfactions`), `--all-witnesses`, `--strict`, skipping
-/// bad lines and a report written to a file run sequentially too.
-fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<usize> {
+/// specifications (`mfotl`: their traces are read against the signature),
+/// `--all-witnesses`, `--strict`, skipping bad lines and a report written
+/// to a file run sequentially too.
+fn jobs(trace: Option<&Path>, opts: &RunOptions, mfotl: bool) -> Option<usize> {
     let jobs = match opts.jobs {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         // The number of cores: a property that would not gain from slices
@@ -196,7 +211,7 @@ fn jobs(trace: Option<&Path>, opts: &RunOptions, satisfactions: bool) -> Option<
     let sequential_only = opts.users.witness
         || opts.users.all_witnesses
         || opts.users.profile.is_some()
-        || satisfactions
+        || mfotl
         || opts.strict
         || opts.timepoints
         || opts.skip_bad_lines
@@ -239,6 +254,7 @@ impl<'a> CliReport<'a> {
     ) -> CliReport<'a> {
         let mut printer = printer(out, names(session), opts, target);
         printer.time_decimals = session.options().time_decimals;
+        printer.columns = session.typing().map(|t| t.columns.clone());
         CliReport {
             printer,
             progress,

@@ -17,7 +17,11 @@
 
 pub mod lex;
 pub mod parse;
+mod rename;
 pub mod sig;
+mod types;
+pub mod typing;
+pub mod values;
 
 use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{
@@ -75,6 +79,23 @@ pub struct Translation {
     pub free: Vec<String>,
     /// The specification as QTL text (what `compile --show-qtl` prints).
     pub qtl: String,
+    /// The signature.
+    pub signature: Vec<sig::Predicate>,
+    /// The predicates the formula uses (indices into `signature`).
+    pub used: Vec<usize>,
+    /// The type of each named variable (a variable compared only with
+    /// variables of unknown type is a string).
+    pub var_types: std::collections::HashMap<String, sig::Type>,
+}
+
+impl Translation {
+    /// The types of the free variables, in the order of `free`.
+    pub fn free_types(&self) -> Vec<sig::Type> {
+        self.free
+            .iter()
+            .map(|v| self.var_types.get(v).copied().unwrap_or(sig::Type::Str))
+            .collect()
+    }
 }
 
 /// Translates the MFOTL `formula` with the signature `signature` to a QTL
@@ -102,8 +123,21 @@ pub fn translate(
     let mut parser = parse::Parser::new(toks, formula.len(), &sig);
     let phi = parser.formula().map_err(MfotlError::Formula)?;
     let used = std::mem::take(&mut parser.used);
+    let var_types: std::collections::HashMap<String, sig::Type> =
+        std::mem::take(&mut parser.var_types)
+            .into_iter()
+            .map(|(v, (ty, _))| (v, ty))
+            .collect();
     let mut arena = std::mem::take(&mut parser.arena);
     let free = free_vars(&arena, phi);
+    let names: Vec<String> = free.iter().map(|v| v.name.clone()).collect();
+    let (phi, renamed) = rename::unshadow(&mut arena, phi, &names);
+    let mut var_types: std::collections::HashMap<String, sig::Type> = var_types;
+    for (new, old) in renamed {
+        if let Some(&ty) = var_types.get(&old) {
+            var_types.insert(new, ty);
+        }
+    }
     let span = arena.span(phi);
     let mut body = match reading {
         Reading::Violations => phi,
@@ -160,6 +194,9 @@ pub fn translate(
         spec,
         free: free.into_iter().map(|v| v.name).collect(),
         qtl,
+        used: used.iter().map(|&(p, _)| p).collect(),
+        signature: sig,
+        var_types,
     })
 }
 
@@ -174,7 +211,11 @@ pub fn compile(
     let t = translate(formula, signature, name, reading)?;
     let checks = |e| MfotlError::Checks(SpecError::from(e));
     let checked = crate::check::check(t.spec.clone()).map_err(checks)?;
-    let plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
+    let mut plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
+    // Strings order as text, also those that look like numbers.
+    for var in plan.props.iter_mut().flat_map(|p| &mut p.vars) {
+        var.text_order = t.var_types.get(&var.name) == Some(&sig::Type::Str);
+    }
     Ok((plan, t, checked.warnings))
 }
 

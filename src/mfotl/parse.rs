@@ -22,19 +22,43 @@ const NOT: u8 = 8;
 
 /// The parser's state.
 pub struct Parser<'a> {
-    toks: Vec<(Tok, Span)>,
-    pos: usize,
+    pub(super) toks: Vec<(Tok, Span)>,
+    pub(super) pos: usize,
     end: usize,
     /// The formula nodes built.
     pub arena: Arena,
     sig: &'a [Predicate],
     /// The predicates used, in order of first use, with that use's place.
     pub used: Vec<(usize, Span)>,
-    var_types: HashMap<String, (Type, Span)>,
+    /// The type of each named variable, with the place that fixed it.
+    pub var_types: HashMap<String, (Type, Span)>,
+    /// Comparisons of two variables of types not known when they were read.
+    pub(super) pending: Vec<(Ident, Ident)>,
     fresh: usize,
 }
 
-type Parsed<T> = Result<T, Diagnostic>;
+pub(super) type Parsed<T> = Result<T, Diagnostic>;
+
+/// The interval of a temporal operator.
+#[derive(Clone, Copy, Debug)]
+enum Interval {
+    /// None written (or `[0,*)`): any time.
+    Any,
+    /// The ages within these bounds.
+    Within(TimeBound),
+    /// An open interval between two consecutive numbers, `(2,3)`: no age.
+    Empty,
+}
+
+impl Interval {
+    /// As the optional bound of QTL's `P` and `H` (not for [`Interval::Empty`]).
+    fn bound(self) -> Option<TimeBound> {
+        match self {
+            Interval::Within(t) => Some(t),
+            _ => None,
+        }
+    }
+}
 
 fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
@@ -56,6 +80,7 @@ impl<'a> Parser<'a> {
             sig,
             used: Vec::new(),
             var_types: HashMap::new(),
+            pending: Vec::new(),
             fresh: 0,
         }
     }
@@ -119,6 +144,7 @@ impl<'a> Parser<'a> {
     /// The whole formula.
     pub fn formula(&mut self) -> Parsed<FormId> {
         let f = self.expr(0)?;
+        self.resolve_pending()?;
         match self.peek() {
             None => Ok(f),
             Some(Tok::Keyword("UNTIL")) => Err(outside(self.span(), "the future operator `UNTIL`")),
@@ -152,11 +178,18 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.pos += 1;
-            let bound = if op.is_none() { self.interval()? } else { None };
+            let bound = if op.is_none() {
+                self.interval()?
+            } else {
+                Interval::Any
+            };
             let rhs = self.expr(if right { level } else { level + 1 })?;
-            let form = match op {
-                Some(op) => Form::Bin(op, lhs, rhs),
-                None => Form::Since(bound, lhs, rhs),
+            let form = match (op, bound) {
+                (Some(op), _) => Form::Bin(op, lhs, rhs),
+                (None, Interval::Any) => Form::Since(None, lhs, rhs),
+                (None, Interval::Within(t)) => Form::Since(Some(t), lhs, rhs),
+                // No time stamp difference is in the interval: never.
+                (None, Interval::Empty) => Form::False,
             };
             lhs = self.mk(form, start);
         }
@@ -179,13 +212,15 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let bound = self.interval()?;
                 let a = self.expr(TEMPORAL + 1)?;
-                let form = match k {
-                    "PREVIOUS" => match bound {
-                        Some(t) => Form::PrevIn(t, a),
-                        None => Form::Prev(a),
-                    },
-                    "ONCE" => Form::Once(bound, a),
-                    _ => Form::Hist(bound, a),
+                let form = match (k, bound) {
+                    // An interval with no natural number in it: PREVIOUS
+                    // and ONCE never hold, PAST_ALWAYS always does.
+                    ("PAST_ALWAYS", Interval::Empty) => Form::True,
+                    (_, Interval::Empty) => Form::False,
+                    ("PREVIOUS", Interval::Within(t)) => Form::PrevIn(t, a),
+                    ("PREVIOUS", Interval::Any) => Form::Prev(a),
+                    ("ONCE", b) => Form::Once(b.bound(), a),
+                    (_, b) => Form::Hist(b.bound(), a),
                 };
                 Ok(self.mk(form, start))
             }
@@ -255,11 +290,11 @@ impl<'a> Parser<'a> {
 
     /// An optional interval after a temporal operator: `[` or `(`, a number
     /// (with an optional unit), `,`, a number or `*`, then `]` or `)`.
-    fn interval(&mut self) -> Parsed<Option<TimeBound>> {
+    fn interval(&mut self) -> Parsed<Interval> {
         let lo_open = match (self.peek(), self.peek_at(1)) {
             (Some(Tok::Punct("[")), _) => false,
             (Some(Tok::Punct("(")), Some(Tok::Int(_) | Tok::Unit(..))) => true,
-            _ => return Ok(None),
+            _ => return Ok(Interval::Any),
         };
         let start = self.span().start;
         self.pos += 1;
@@ -277,7 +312,12 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.expected("`]` or `)` closing the interval"));
         };
-        TimeBound::within(lo, lo_open, hi, hi_open).map(Some).ok_or_else(|| {
+        // `(a,a+1)`: MonPoly takes it (it is not empty over the reals), and
+        // no time stamp difference, a whole number, is in it.
+        if lo_open && hi_open && hi == lo.checked_add(1) {
+            return Ok(Interval::Empty);
+        }
+        TimeBound::within(lo, lo_open, hi, hi_open).map(Interval::Within).ok_or_else(|| {
             Diagnostic::error(
                 Span::new(start, self.last_end()),
                 "this interval contains no natural number (write its ends as lower,upper with lower <= upper)",
@@ -349,8 +389,9 @@ impl<'a> Parser<'a> {
                 } else {
                     self.term()?
                 };
+                let mut term = term;
                 if let Some(ty) = ty {
-                    self.check_type(&term, ty)?;
+                    self.check_type(&mut term, ty)?;
                 }
                 args.push(term);
                 if self.eat(")") {
@@ -379,49 +420,6 @@ impl<'a> Parser<'a> {
             f = self.mk(Form::Quant(Quant::Exists, v, f), start);
         }
         Ok(f)
-    }
-
-    fn check_type(&mut self, term: &Term, ty: Type) -> Parsed<()> {
-        match term {
-            Term::Const(c) => {
-                let is_int = c.text.parse::<i64>().is_ok();
-                let quoted = matches!(self.toks[self.pos - 1].0, Tok::Str(_));
-                let ok = match ty {
-                    Type::Str => quoted,
-                    Type::Int => is_int && !quoted,
-                    Type::Float => !quoted && c.text.parse::<f64>().is_ok(),
-                };
-                if !ok {
-                    return Err(Diagnostic::error(
-                        c.span,
-                        format!(
-                            "this constant is not of type {}, the type of that argument in the signature",
-                            ty.name()
-                        ),
-                    ));
-                }
-            }
-            Term::Var(v) if !v.name.starts_with('_') => match self.var_types.get(&v.name) {
-                Some(&(other, at)) if other != ty => {
-                    return Err(Diagnostic::error(
-                        v.span,
-                        format!(
-                            "variable `{}` is of type {} here but of type {} elsewhere",
-                            v.name,
-                            ty.name(),
-                            other.name()
-                        ),
-                    )
-                    .with_note(at, format!("of type {} here", other.name())));
-                }
-                Some(_) => {}
-                None => {
-                    self.var_types.insert(v.name.clone(), (ty, v.span));
-                }
-            },
-            Term::Var(_) => {}
-        }
-        Ok(())
     }
 
     fn term(&mut self) -> Parsed<Term> {
@@ -476,7 +474,9 @@ impl<'a> Parser<'a> {
             }
         };
         self.pos += 1;
-        let right = self.term()?;
+        let mut right = self.term()?;
+        let mut left = left;
+        self.type_comparison(&mut left, &mut right)?;
         Ok(self.mk(Form::compare(op, left, right), start))
     }
 }

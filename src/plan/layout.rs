@@ -127,6 +127,7 @@ pub(super) fn layout_vars(
                 kind,
                 class,
                 needs_seen: needs_seen[v],
+                text_order: false,
                 bits: Vec::new(),
             }
         })

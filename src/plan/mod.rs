@@ -182,6 +182,10 @@ pub struct Var {
     /// Whether the runtime must track the values seen for it (for
     /// `exists`/`forall` and comparisons).
     pub needs_seen: bool,
+    /// Whether its orderings (`<`, `<=`, ...) compare values as text even
+    /// when they are numerals: an MFOTL `string` attribute (set by
+    /// [`crate::mfotl::compile`]; QTL compares numerals as numbers).
+    pub text_order: bool,
     /// Its BDD bits, most significant first.
     pub bits: Vec<crate::bdd::BddVar>,
 }

@@ -366,11 +366,12 @@ impl Monitor {
 
     /// Turns on or off, for every property, the recording of the satisfying
     /// tuples of its violations: every assignment of the statement's leading
-    /// `Forall` variables that makes it false (the MFOTL front end's
-    /// satisfactions; see `runtime/tuples.rs`). Off by default, and then free.
-    pub fn enable_tuples(&mut self, on: bool) {
+    /// `Forall` variables (at most `width` of them: an MFOTL pattern's free
+    /// variables) that makes it false (the MFOTL front end's satisfactions;
+    /// see [`witness`]). Off by default, and then free.
+    pub fn enable_tuples(&mut self, on: bool, width: Option<usize>) {
         for p in &mut self.props {
-            p.enable_tuples(on);
+            p.enable_tuples(on, width);
         }
     }
 
@@ -381,6 +382,13 @@ impl Monitor {
             Some(p) => (p.tuple_vars(), p.tuples()),
             None => (Vec::new(), &[]),
         }
+    }
+
+    /// The event of the last step (a time-point of `events`, as given to
+    /// [`Monitor::step_set`]) that the violation of property `property` is
+    /// due to: its index, or `None` when due to no one event ([`witness`]).
+    pub fn culprit(&self, property: usize, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+        self.props.get(property)?.culprit(events)
     }
 
     /// Number of events whose time stamp was smaller than their predecessor's.

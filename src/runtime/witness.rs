@@ -1,41 +1,49 @@
 //! Witnesses: the variable values that make a violated property false,
-//! decoded from the BDD summaries back to the data of the trace.
+//! decoded from the BDD summaries back to the data of the trace. One walk,
+//! [`falsify`], lists them for `--witness` (its first tuple),
+//! `--all-witnesses` (its tuples) and MFOTL satisfactions (its tuples over
+//! the statement's leading `Forall` variables, the formula's free ones).
 //!
-//! A property is a closed formula, checked at every event. When it is false at
-//! an event, the witness is found by walking down from the statement's root
-//! with the truth value each node must have for the root to be false, and an
-//! assignment `C` of the variables chosen so far (every node on the walk has
-//! all its free variables in `C`, because the property is closed):
+//! A property is a closed formula, checked at every event. When it is false
+//! at an event, the walk goes down from the statement's root with the truth
+//! value each node must have for the root to be false, and the *set* `C` of
+//! assignments of the variables blamed so far under which every node on
+//! the way has its value (every node on the walk has all its free variables
+//! blamed, because the property is closed):
 //!
-//! - `Forall x . φ` (and `forall x`) that must be false: choose `x` such that
-//!   φ is false under `C` (for `forall`, among the values seen for `x`), then
-//!   go on in φ, which must be false;
-//! - `Exists x . φ` (and `exists x`) that must be true: choose `x` such that φ
-//!   is true, then go on in φ, which must be true;
-//! - `!φ` goes on in φ with the opposite value; `φ -> ψ` that must be false goes
-//!   on in φ (true) and ψ (false); `φ & ψ` true and `φ | ψ` false go on in both;
-//!   `φ & ψ` false and `φ | ψ` true go on in the first operand with the needed
-//!   value under `C`;
+//! - `Forall x . φ` (and `forall x`) that must be false blames `x`: `C`
+//!   becomes the assignments of the blamed variables and `x` under which φ
+//!   is false (for `forall`, with `x` among the values seen for it); the
+//!   walk goes on in φ, which must be false. `Exists x . φ` (and `exists
+//!   x`) that must be true blames `x` likewise, φ true. This holds at any
+//!   depth: `shutdown() -> Forall f . !([open(f), close(f)))` blames `f`;
+//! - `!φ` goes on in φ with the opposite value; `φ -> ψ` that must be false
+//!   goes on in φ (true) and then ψ (false); `φ & ψ` true and `φ | ψ` false
+//!   go on in both;
+//! - `φ & ψ` false and `φ | ψ` true go on in the operand that has the needed
+//!   value under every assignment of `C` (the first one if both do); when
+//!   neither does (some assignments are due to one operand, some to the
+//!   other), the walk ends there;
 //! - anything else (a quantifier with the other polarity, whose value is not
-//!   due to one value; an event; a temporal operator; a rule call) ends the
-//!   walk there.
+//!   due to one value; an event; a comparison; a temporal operator; a rule
+//!   call) ends the walk there. An event reached with the value true is
+//!   noted: an event of the step that matches it is what the violation is
+//!   due to ([`culprit`]).
 //!
-//! So `Forall i . Forall a . bid(i, a) -> Forall b . (@ P bid(i, b)) -> b < a`,
-//! violated by `bid(lamp, 700)` after `bid(lamp, 1000)`, has the witness
-//! `i=lamp a=700 b=1000`.
+//! The tuples are the assignments of `C`, each decoded to the trace's
+//! values, in the order of their codes (variable by variable, outermost
+//! first; so the first tuple takes for each variable in turn the smallest
+//! code that qualifies, in practice the earliest seen value, whatever the
+//! BDD package). So `Forall i . Forall a . bid(i, a) -> Forall b . (@ P
+//! bid(i, b)) -> b < a`, violated by `bid(lamp, 700)` after `bid(lamp,
+//! 1000)`, has the witness `i=lamp a=700 b=1000`.
 //!
-//! **Choice.** Among the codes that qualify, the smallest one is taken, bit by
-//! bit from the most significant (so the choice is deterministic and does not
-//! depend on the BDD package's own choice of a satisfying assignment). Codes
-//! are handed out in order of first sight (codes released by garbage
-//! collection are reused smallest first), so a value seen earlier is preferred.
-//!
-//! **Unseen values.** When the choice is the code reserved for values not seen
-//! so far (or a code that no value has now, which behaves the same), the
-//! witness is [`WitnessValue::Unseen`]: *any* value that has not occurred for
-//! the variable falsifies the property, as in `Forall x . P seen(x)` at the
+//! **Unseen values.** A code reserved for values not seen so far (or a code
+//! that no value has now, which behaves the same) is
+//! [`WitnessValue::Unseen`]: *any* value that has not occurred for the
+//! variable falsifies the property, as in `Forall x . P seen(x)` at the
 //! first event. The text output shows it as `x=<any unseen value>`, the JSON
-//! output as `null`.
+//! output as `null`. Codes without a value count as one unseen value.
 //!
 //! A witness costs nothing unless asked for
 //! ([`Monitor::enable_witnesses`](super::Monitor::enable_witnesses)): it is
@@ -116,79 +124,82 @@ pub(super) struct State<'a> {
     pub classes: &'a [Enumeration],
 }
 
-/// The witness of a property whose root is false at this event: the chosen
-/// variables in the order they were chosen (outermost first).
-pub(super) fn find(state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
-    let mut walk = Walk {
-        state,
-        lits: Vec::new(),
-        out: Vec::new(),
-    };
-    walk.visit(state.plan.root, false);
-    walk.out
-}
-
 /// A witness: variables (as named in the specification) and their values,
 /// outermost quantifier first.
 pub type Witness = Vec<(String, WitnessValue)>;
 
-/// A falsifying tuple of the outer quantified variables, by variable index.
-pub(super) type Tuple = Vec<(VarIx, WitnessValue)>;
-
-/// At most this many assignments of codes are looked at by [`find_all`].
+/// At most this many assignments of codes are looked at by [`falsify`]
+/// when it counts the tuples of `--all-witnesses`.
 pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
 
-/// Every falsifying tuple of the statement's outer quantified variables (the
-/// quantifiers at its root, through negations, whose polarity blames one
-/// value: `Forall` that must be false, `Exists` that must be true): the first
-/// `limit` tuples in the order of their codes, and how many there are in all
-/// (codes that no value has count as one unseen value; at most
-/// [`MAX_ASSIGNMENTS`] assignments are looked at). Empty for a property that
-/// held or starts with no such quantifier.
-pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
-    let plan = state.plan;
-    let (mut n, mut target) = (plan.root, false);
-    let mut vars: Vec<VarIx> = Vec::new();
-    let mut set_filters: Vec<&Bdd> = Vec::new();
-    loop {
-        match &plan.nodes[n].op {
-            Op::Not(a) => (n, target) = (*a, !target),
-            Op::Quant(q, v, a) => {
-                let (universal, seen_only) = quant_kind(*q);
-                if universal == target {
-                    break;
-                }
-                if seen_only {
-                    match state.seen.get(*v).copied().flatten() {
-                        Some(seen) => set_filters.push(seen),
-                        None => return (Vec::new(), 0),
-                    }
-                }
-                vars.push(*v);
-                n = *a;
-            }
-            _ => break,
+/// How far [`falsify`] goes down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Depth {
+    /// Through every connective and quantifier that blames values.
+    All,
+    /// Through the statement's leading `Forall` quantifiers only, at most
+    /// this many (the free variables of an MFOTL pattern, for its
+    /// satisfying tuples: a quantifier of the formula itself may follow
+    /// them, as in the pattern `NOT FORALL x . φ`).
+    Leading(usize),
+}
+
+/// What [`falsify`] finds at a violation.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Falsified {
+    /// The blamed variables, outermost first.
+    pub vars: Vec<VarIx>,
+    /// The first tuples (values of `vars`), in the order of their codes,
+    /// without repeats.
+    pub tuples: Vec<Vec<WitnessValue>>,
+    /// The number of distinct tuples (a lower bound when more than the
+    /// budget of assignments had to be looked at).
+    pub total: u64,
+    /// The events reached with the value true (atom nodes), where the walk
+    /// ended.
+    pub atoms: Vec<NodeIx>,
+}
+
+impl Falsified {
+    /// The first tuple, by variable: the witness of `--witness`.
+    pub fn first(&self) -> Vec<(VarIx, WitnessValue)> {
+        match self.tuples.first() {
+            Some(t) => self.vars.iter().copied().zip(t.iter().cloned()).collect(),
+            None => Vec::new(),
         }
     }
-    if vars.is_empty() {
-        return (Vec::new(), 0);
-    }
-    let mut set = if target {
-        state.now[n].clone()
-    } else {
-        state.now[n].not()
+}
+
+/// The falsifying tuples of a property whose root is false at this event
+/// (see the [module](self) docs), going down as far as `depth` says: the
+/// first `limit` tuples; with `count`, also how many there are (at most
+/// `budget` assignments of codes are looked at).
+pub(super) fn falsify(
+    state: &State<'_>,
+    depth: Depth,
+    limit: usize,
+    count: bool,
+    budget: u64,
+) -> Falsified {
+    let plan = state.plan;
+    let mut walk = Walk {
+        state,
+        depth,
+        vars: Vec::new(),
+        atoms: Vec::new(),
     };
-    for f in set_filters {
-        set = set.and(f);
+    // The root is closed and false: its negation is the set of every assignment.
+    let set = walk.visit(plan.root, false, state.now[plan.root].not());
+    let Walk { vars, atoms, .. } = walk;
+    let mut out = Falsified {
+        vars,
+        atoms,
+        ..Falsified::default()
+    };
+    if out.vars.is_empty() || set.is_false() {
+        return out;
     }
-    let lows: Vec<&[BddVar]> = vars
-        .iter()
-        .map(|&v| {
-            let var = &plan.vars[v];
-            let width = state.classes[var.class].width().min(var.bits.len());
-            &var.bits[var.bits.len() - width..]
-        })
-        .collect();
+    let lows: Vec<&[BddVar]> = out.vars.iter().map(|&v| low_bits(state, v)).collect();
     let bits: Vec<BddVar> = lows.iter().flat_map(|l| l.iter().copied()).collect();
     let others: Vec<BddVar> = set
         .support()
@@ -198,20 +209,32 @@ pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
     let set = set.exists(&others);
     let mut all = All {
         state,
-        vars: &vars,
+        vars: &out.vars,
         lows: &lows,
         bits: &bits,
         chosen: Vec::with_capacity(bits.len()),
         distinct: std::collections::HashSet::new(),
         out: Vec::new(),
         limit,
+        count,
         visited: 0,
+        budget,
     };
     all.visit(&set);
-    (all.out, all.distinct.len() as u64)
+    out.total = all.distinct.len() as u64;
+    out.tuples = all.out;
+    out
 }
 
-/// The enumeration of [`find_all`].
+/// The bits of variable `v` that its class's codes use now, most
+/// significant first.
+fn low_bits<'a>(state: &State<'a>, v: VarIx) -> &'a [BddVar] {
+    let var = &state.plan.vars[v];
+    let width = state.classes[var.class].width().min(var.bits.len());
+    &var.bits[var.bits.len() - width..]
+}
+
+/// The enumeration of [`falsify`].
 struct All<'s, 'a> {
     state: &'s State<'a>,
     vars: &'s [VarIx],
@@ -220,14 +243,17 @@ struct All<'s, 'a> {
     /// The values of the first `chosen.len()` bits.
     chosen: Vec<bool>,
     distinct: std::collections::HashSet<Vec<WitnessValue>>,
-    out: Vec<Tuple>,
+    out: Vec<Vec<WitnessValue>>,
     limit: usize,
+    count: bool,
     visited: u64,
+    budget: u64,
 }
 
 impl All<'_, '_> {
     fn visit(&mut self, set: &Bdd) {
-        if set.is_false() || self.visited >= MAX_ASSIGNMENTS {
+        let enough = self.out.len() >= self.limit && !self.count;
+        if set.is_false() || self.visited >= self.budget || enough {
             return;
         }
         let Some(&bit) = self.bits.get(self.chosen.len()) else {
@@ -261,111 +287,142 @@ impl All<'_, '_> {
                 _ => WitnessValue::Unseen,
             });
         }
-        if self.distinct.insert(tuple.clone()) && self.out.len() < self.limit {
-            self.out
-                .push(self.vars.iter().copied().zip(tuple).collect());
+        if self.distinct.contains(&tuple) {
+            return;
         }
+        if self.out.len() < self.limit {
+            self.out.push(tuple.clone());
+        }
+        self.distinct.insert(tuple);
     }
 }
 
+/// The walk of [`falsify`].
 struct Walk<'s, 'a> {
     state: &'s State<'a>,
-    /// The assignment chosen so far, as literals on the variables' code bits.
-    lits: Vec<(BddVar, bool)>,
-    out: Vec<(VarIx, WitnessValue)>,
+    depth: Depth,
+    vars: Vec<VarIx>,
+    atoms: Vec<NodeIx>,
 }
 
 impl Walk<'_, '_> {
-    /// Goes on at node `n`, which has the value `target` under the assignment.
-    fn visit(&mut self, n: NodeIx, target: bool) {
+    /// The assignments (over the blamed variables' bits) under which node
+    /// `n` has the value `target`.
+    fn having(&self, n: NodeIx, target: bool) -> Bdd {
+        let now = &self.state.now[n];
+        if target { now.clone() } else { now.not() }
+    }
+
+    /// Goes on at node `n`, which has the value `target` under every
+    /// assignment of `set`; returns the assignments that explain it (a
+    /// subset of `set`, over more variables when some are blamed below).
+    fn visit(&mut self, n: NodeIx, target: bool, set: Bdd) -> Bdd {
         let plan = self.state.plan;
+        let all = self.depth == Depth::All;
+        let most = match self.depth {
+            Depth::All => usize::MAX,
+            Depth::Leading(k) => k,
+        };
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match &plan.nodes[n].op {
-            Op::Not(a) => self.visit(*a, !target),
-            Op::Implies(a, b) if !target => {
-                self.visit(*a, true);
-                self.visit(*b, false);
+            Op::Not(a) if all => self.visit(*a, !target, set),
+            Op::Implies(a, b) if all && !target => {
+                let set = self.visit(*a, true, set);
+                self.visit(*b, false, set)
             }
-            Op::And(a, b) | Op::Or(a, b) if target == matches!(plan.nodes[n].op, Op::And(..)) => {
-                self.visit(*a, target);
-                self.visit(*b, target);
+            Op::And(a, b) | Op::Or(a, b)
+                if all && target == matches!(plan.nodes[n].op, Op::And(..)) =>
+            {
+                let set = self.visit(*a, target, set);
+                self.visit(*b, target, set)
             }
-            Op::And(a, b) | Op::Or(a, b) => {
-                if let Some(c) = [*a, *b]
+            Op::And(a, b) | Op::Or(a, b) if all => {
+                // The operand to blame for every assignment, if there is one.
+                match [*a, *b]
                     .into_iter()
-                    .find(|&c| self.value(c) == Some(target))
+                    .find(|&c| set.and(&self.having(c, !target)).is_false())
                 {
-                    self.visit(c, target);
+                    Some(c) => self.visit(c, target, set),
+                    None => set,
                 }
             }
             Op::Quant(q, v, a) => {
                 let (universal, seen_only) = quant_kind(*q);
-                // Forall is false, or Exists true, because of one value.
-                if universal == target {
-                    return;
+                // Forall is false, or Exists true, because of some values.
+                // (Leading: only a `Forall` is reached, from the root down.)
+                if universal == target
+                    || !(all || matches!(q, Quant::Forall))
+                    || self.vars.len() >= most
+                {
+                    return set;
                 }
-                if self.choose(*v, *a, target, seen_only) {
-                    self.visit(*a, target);
+                let mut body = set.and(&self.having(*a, target));
+                if seen_only {
+                    match self.state.seen.get(*v).copied().flatten() {
+                        Some(seen) => body = body.and(seen),
+                        None => return set,
+                    }
                 }
+                if body.is_false() {
+                    return set;
+                }
+                self.vars.push(*v);
+                self.visit(*a, target, body)
             }
-            _ => {}
+            Op::Atom { .. } if all && target => {
+                self.atoms.push(n);
+                set
+            }
+            _ => set,
         })
     }
+}
 
-    /// The value of node `c` under the assignment, if it is determined.
-    fn value(&self, c: NodeIx) -> Option<bool> {
-        self.state.now[c].restrict(&self.lits).as_bool()
-    }
-
-    /// Chooses the smallest code of `v` for which `body` has the value
-    /// `target` (among the seen values if `seen_only`); records it and adds it
-    /// to the assignment. Returns false if there is none.
-    fn choose(&mut self, v: VarIx, body: NodeIx, target: bool, seen_only: bool) -> bool {
-        let var = &self.state.plan.vars[v];
-        let class = &self.state.classes[var.class];
-        let width = class.width().min(var.bits.len());
-        let low = &var.bits[var.bits.len() - width..];
-        let body = &self.state.now[body];
-        let mut set = if target { body.clone() } else { body.not() };
-        set = set.restrict(&self.lits);
-        if seen_only {
-            match self.state.seen.get(v).copied().flatten() {
-                Some(seen) => set = set.and(seen),
-                None => return false,
-            }
-        }
-        let others: Vec<BddVar> = set
-            .support()
-            .into_iter()
-            .filter(|b| !low.contains(b))
-            .collect();
-        let mut set = set.exists(&others);
-        if set.is_false() {
-            return false;
-        }
-        let mut code: u64 = 0;
-        for &bit in low {
-            let zero = set.restrict(&[(bit, false)]);
-            let one = !zero.is_false();
-            let value = !one;
-            set = if one {
-                zero
-            } else {
-                set.restrict(&[(bit, true)])
+/// The event of `events` (a step's, name and arguments) that a violation is
+/// due to: the first that matches one of the events the walk of `found`
+/// reached with the value true, with the witness's values for the blamed
+/// variables (constants equal, a blamed variable its value, a repeated
+/// variable one value). `None` when none matches (the violation is due to
+/// what the step lacks, or to no one event).
+pub(super) fn culprit(
+    plan: &PropPlan,
+    found: &Falsified,
+    events: &[(&[u8], &[&[u8]])],
+) -> Option<usize> {
+    let witness = found.first();
+    let value = |v: VarIx| witness.iter().find(|(w, _)| *w == v).map(|(_, x)| x);
+    events.iter().position(|&(name, args)| {
+        found.atoms.iter().any(|&n| {
+            let Op::Atom {
+                event,
+                args: pattern,
+            } = &plan.nodes[n].op
+            else {
+                return false;
             };
-            code = (code << 1) | u64::from(value);
-            self.lits.push((bit, value));
-        }
-        let value = match u32::try_from(code) {
-            Ok(c) if code != class.unseen() => {
-                class.decode(Code(c)).map_or(WitnessValue::Unseen, |bytes| {
-                    WitnessValue::Value(bytes.into())
-                })
+            if event.as_bytes() != name || pattern.len() != args.len() {
+                return false;
             }
-            _ => WitnessValue::Unseen,
-        };
-        self.out.push((v, value));
-        true
-    }
+            pattern
+                .iter()
+                .zip(args)
+                .enumerate()
+                .all(|(i, (p, &arg))| match p {
+                    crate::plan::Arg::Const(c) => c.as_bytes() == arg,
+                    crate::plan::Arg::Var(v) => {
+                        let repeated_ok =
+                            pattern[..i].iter().zip(args.iter()).all(|(q, &earlier)| {
+                                !matches!(q, crate::plan::Arg::Var(w) if w == v) || earlier == arg
+                            });
+                        let blamed_ok = match value(*v) {
+                            Some(WitnessValue::Value(x)) => &**x == arg,
+                            Some(WitnessValue::Unseen) => false,
+                            None => true,
+                        };
+                        repeated_ok && blamed_ok
+                    }
+                })
+        })
+    })
 }
 
 /// Whether quantifier `q` is universal, and whether it ranges over seen

@@ -30,6 +30,7 @@ mod cluster;
 mod names;
 mod outcome;
 mod parallel;
+mod points;
 mod report;
 mod step;
 #[cfg(test)]
@@ -38,6 +39,8 @@ mod tests;
 mod values;
 
 use step::Step;
+
+use crate::mfotl::typing::Typing;
 
 pub use names::{NameReport, check_names, did_you_mean};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
@@ -90,8 +93,13 @@ pub struct SessionOptions {
     /// What a bad line does (a broken field, a wrong number of arguments, a
     /// time stamp going back with strict time, an unknown event when strict).
     pub on_error: OnError,
-    /// Each time-point of a MonPoly log is one step at which all its events hold.
+    /// Each time-point of a MonPoly log is one step at which all its events
+    /// hold. (An MFOTL session steps the time-points of a MonPoly log so
+    /// anyway, unless `event_steps`.)
     pub timepoints: bool,
+    /// An MFOTL session on a MonPoly log steps each event on its own (as
+    /// QTL does) instead of each time-point (MonPoly's semantics).
+    pub event_steps: bool,
     /// Give each violation a witness (see [`crate::runtime::witness`]).
     pub witness: bool,
     /// List up to this many falsifying tuples with each violation (0: off).
@@ -120,6 +128,7 @@ impl Default for SessionOptions {
             strict: false,
             on_error: OnError::Stop,
             timepoints: false,
+            event_steps: false,
             witness: false,
             all_witnesses: 0,
             satisfactions: false,
@@ -161,6 +170,8 @@ pub struct Session {
     /// A parallel run's own count of events, time regressions and collections.
     parallel: Option<(u64, u64, (u64, u64))>,
     warnings: Vec<Warning>,
+    /// An MFOTL specification's signature: the trace is read against it.
+    typing: Option<Typing>,
 }
 
 impl Session {
@@ -179,7 +190,7 @@ impl Session {
         if options.all_witnesses > 0 {
             monitor.enable_all_witnesses(options.all_witnesses);
         }
-        monitor.enable_tuples(options.satisfactions);
+        monitor.enable_tuples(options.satisfactions, None);
         let n = monitor.properties().len();
         Ok(Session {
             monitor,
@@ -203,6 +214,7 @@ impl Session {
             ended: false,
             parallel: None,
             warnings: Vec::new(),
+            typing: None,
         })
     }
 
@@ -240,11 +252,30 @@ impl Session {
         options.satisfactions = matches!(reading, crate::mfotl::Reading::Satisfactions);
         // MFOTL bounds are whole numbers, and so are the stamps read with them.
         options.time_decimals = 0;
-        let (plan, _, warnings) =
+        let (plan, translation, warnings) =
             crate::mfotl::compile(formula, signature, name, reading).map_err(LoadError::Mfotl)?;
         let mut session = Session::from_plan(plan, formula, options).map_err(LoadError::Monitor)?;
         session.spec_warnings = warnings;
+        session.set_typing(Typing::new(&translation));
         Ok(session)
+    }
+
+    /// Reads the trace against an MFOTL signature (see
+    /// [`crate::mfotl::typing`]): an undeclared predicate or a value of the
+    /// wrong type is an input error; the values of the predicates the
+    /// formula uses are canonical; satisfying tuples are in MonPoly's order;
+    /// and the time-points of a MonPoly log are steps (unless
+    /// `event_steps`). [`Session::from_mfotl`] sets it.
+    pub fn set_typing(&mut self, typing: Typing) {
+        let width = Some(typing.columns.len());
+        self.monitor
+            .enable_tuples(self.options.satisfactions, width);
+        self.typing = Some(typing);
+    }
+
+    /// The signature the trace is read against, if any.
+    pub fn typing(&self) -> Option<&Typing> {
+        self.typing.as_ref()
     }
 
     /// The specification's warnings (from [`Session::from_source`]).
@@ -327,8 +358,11 @@ impl Session {
         self.start = Instant::now();
         let skip = self.skip();
         // Runs of repeated records go at once unless something needs every
-        // step (a time-point of several events, a profile's samples).
-        let runs = !self.options.timepoints && self.profile.is_none();
+        // step (a time-point of several events, a profile's samples, the
+        // values of each event read against a signature).
+        let runs = !self.options.timepoints && self.profile.is_none() && self.typing.is_none();
+        let mfotl_points = self.typing.is_some() && !self.options.event_steps;
+        let mut culprits = false;
         loop {
             let next = reader.next_timepoint();
             // An event read after a cancellation may be cut short: not processed.
@@ -344,11 +378,23 @@ impl Session {
                         self.bad.skip(e.line);
                         continue;
                     }
+                    let e = if self.typing.is_some() {
+                        step::whole_time(e)
+                    } else {
+                        e
+                    };
                     self.error = Some(RunError::Trace(e));
                     break;
                 }
             };
-            let flow = if self.options.timepoints {
+            let by_points = mfotl_points && point.format == crate::trace::Format::MonPoly;
+            let flow = if self.options.timepoints || by_points {
+                if !culprits {
+                    // A violation names the event it is due to: the walk of
+                    // the witnesses finds it.
+                    self.monitor.enable_witnesses(true);
+                    culprits = true;
+                }
                 self.timepoint(&point, out)
             } else {
                 self.events(&point, out)
@@ -382,7 +428,7 @@ impl Session {
             // Up to 8 arguments live on the stack: no allocation per event.
             let mut few: [&[u8]; 8] = [&[]; 8];
             let many: Vec<&[u8]>;
-            let args: &[&[u8]] = if event.arity() <= few.len() {
+            let mut args: &[&[u8]] = if event.arity() <= few.len() {
                 for (slot, arg) in few.iter_mut().zip(event.args()) {
                     *slot = arg;
                 }
@@ -391,6 +437,26 @@ impl Session {
                 many = event.args().collect();
                 &many
             };
+            let typed: Vec<std::borrow::Cow<'_, [u8]>>;
+            let typed_args: Vec<&[u8]>;
+            if let Some(typing) = &self.typing {
+                match typing.read(event.name, args) {
+                    Ok(t) => {
+                        typed = t;
+                        typed_args = typed.iter().map(|a| &**a).collect();
+                        args = &typed_args;
+                    }
+                    Err(misfit) => {
+                        let e = step::misfit(typing, &event, misfit);
+                        if self.skip() {
+                            self.bad.skip(e.line);
+                            continue;
+                        }
+                        self.error = Some(RunError::Trace(e));
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
             let step = Step {
                 name: event.name,
                 args,
@@ -432,43 +498,6 @@ impl Session {
         }
         self.ended = flow.is_break();
         flow
-    }
-
-    /// A whole time-point as one step (`timepoints`).
-    fn timepoint<P: Report + ?Sized>(
-        &mut self,
-        point: &TimePoint<'_>,
-        out: &mut P,
-    ) -> ControlFlow<()> {
-        let args: Vec<Vec<&[u8]>> = point.events().map(|e| e.args().collect()).collect();
-        let events: Vec<(&[u8], &[&[u8]])> = point
-            .events()
-            .zip(&args)
-            .map(|(e, args)| (e.name, &args[..]))
-            .collect();
-        if let Err(e) = self.monitor.step_set(&events, point.time) {
-            self.error = Some(RunError::step(point.line, e, false, None));
-            return ControlFlow::Break(());
-        }
-        for (name, _) in &events {
-            self.counts.add(name);
-        }
-        let first = point.events().next();
-        let args: Vec<&[u8]> = first.iter().flat_map(|e| e.args()).collect();
-        let name = first.map_or(&b"@"[..], |e| e.name);
-        let ev = Step {
-            name,
-            args: &args,
-            time: point.time,
-            line: point.line,
-            timed: point.timed,
-        };
-        let ts = if point.timed {
-            point.time
-        } else {
-            point.number
-        };
-        self.report_violated(out, &ev, point.number, ts, false)
     }
 
     /// After each step: the profile's sample.

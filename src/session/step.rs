@@ -5,6 +5,7 @@ use std::ops::ControlFlow;
 
 use super::{Report, RunError, Session, StepError, names};
 use crate::report::Violation;
+use crate::trace::{TraceError, TraceErrorKind};
 
 /// An event as the session steps it.
 #[derive(Clone, Copy)]
@@ -122,9 +123,8 @@ impl Session {
 
     /// Reports every property violated at the last step `ev`, event
     /// `number`; `ts` is its MonPoly time stamp; `listed`: whether the
-    /// falsifying tuples are listed (not for a time-point of several
-    /// events). `Break` when the report failed or at the first violation
-    /// with `stop_at_first`.
+    /// falsifying tuples are listed. `Break` when the report failed or at
+    /// the first violation with `stop_at_first`.
     #[inline(never)]
     pub(super) fn report_violated<P: Report + ?Sized>(
         &mut self,
@@ -134,34 +134,129 @@ impl Session {
         ts: u64,
         listed: bool,
     ) -> ControlFlow<()> {
-        let monitor = &self.monitor;
-        for &property in monitor.violated() {
-            let all =
-                (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
-            let v = ev.violation(
-                property,
-                number,
-                all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
-            );
-            let (count, first) = &mut self.tally[property];
-            *count += 1;
-            first.get_or_insert(number);
-            let written = if self.options.satisfactions {
-                // Each step is a time point, counted from 0.
-                out.satisfaction(&v, number - 1, ts, monitor.tuples(property).1)
-            } else {
-                let witness = self.options.witness.then(|| monitor.witness(property));
-                out.violation(&v, witness.as_deref())
-            };
-            if written.is_err() {
-                self.closed = true;
-                return ControlFlow::Break(());
-            }
+        for i in 0..self.monitor.violated().len() {
+            let property = self.monitor.violated()[i];
+            self.report_one(out, property, ev, number, ts, listed)?;
         }
-        // Every property violated at the first violating event is reported.
-        if self.options.stop_at_first && !monitor.violated().is_empty() {
+        self.after_report()
+    }
+
+    /// Reports the violation of `property` at the last step `ev` (see
+    /// [`Session::report_violated`]). `Break` when the report failed.
+    pub(super) fn report_one<P: Report + ?Sized>(
+        &mut self,
+        out: &mut P,
+        property: usize,
+        ev: &Step<'_>,
+        number: u64,
+        ts: u64,
+        listed: bool,
+    ) -> ControlFlow<()> {
+        let monitor = &self.monitor;
+        let all =
+            (listed && self.options.all_witnesses > 0).then(|| monitor.all_witnesses(property));
+        let v = ev.violation(
+            property,
+            number,
+            all.as_ref().map(|(t, n)| (t.as_slice(), *n)),
+        );
+        let (count, first) = &mut self.tally[property];
+        *count += 1;
+        first.get_or_insert(number);
+        let written = if self.options.satisfactions {
+            let tuples = monitor.tuples(property).1;
+            // Each step is a time point, counted from 0.
+            match &self.typing {
+                Some(typing) => {
+                    let mut sorted = tuples.to_vec();
+                    typing.sort_tuples(&mut sorted);
+                    out.satisfaction(&v, number - 1, ts, &sorted)
+                }
+                None => out.satisfaction(&v, number - 1, ts, tuples),
+            }
+        } else {
+            let witness = self.options.witness.then(|| monitor.witness(property));
+            out.violation(&v, witness.as_deref())
+        };
+        if written.is_err() {
+            self.closed = true;
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
+    }
+
+    /// After the violations of a step are reported: `Break` with
+    /// `stop_at_first` (every property violated at the first violating step
+    /// is reported first).
+    pub(super) fn after_report(&self) -> ControlFlow<()> {
+        if self.options.stop_at_first && !self.monitor.violated().is_empty() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The input error for an event that does not fit the signature `typing`.
+pub(super) fn misfit(
+    typing: &crate::mfotl::typing::Typing,
+    event: &crate::trace::EventRef<'_>,
+    misfit: crate::mfotl::typing::Misfit,
+) -> TraceError {
+    use crate::mfotl::typing::Misfit;
+    let name = String::from_utf8_lossy(event.name);
+    let (message, column) = match misfit {
+        Misfit::Undeclared => (
+            format!(
+                "predicate `{name}` is not declared in the signature (it declares {})",
+                typing
+                    .declared()
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            event.name_place().map(|(_, c)| c),
+        ),
+        Misfit::Value { index, message } => {
+            let place = event.place(index);
+            let message = match place {
+                Some((_, column)) => format!("column {column}: {message}"),
+                None => message,
+            };
+            (message, place.map(|(_, c)| c))
+        }
+    };
+    let error = TraceError::new(TraceErrorKind::Signature, event.line, message);
+    match column {
+        Some(c) => error.at_column(c),
+        None => error,
+    }
+}
+
+/// `error` for a trace read with an MFOTL formula: a time stamp with
+/// decimals is refused as MonPoly refuses it (MFOTL time is whole numbers),
+/// without the advice of a QTL run to read decimals.
+pub(super) fn whole_time(error: TraceError) -> TraceError {
+    if error.kind != TraceErrorKind::BadTime || !error.message().contains("--time-decimals") {
+        return error;
+    }
+    let stamp = error
+        .message()
+        .split('`')
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    let fresh = TraceError::new(
+        TraceErrorKind::BadTime,
+        error.line,
+        format!(
+            "time stamp `{stamp}` has decimals, but the time stamps of an MFOTL trace are \
+             whole numbers, as in MonPoly (whose logs have integer time stamps); write the \
+             times in a finer unit (`1.5` s is `1500` ms) and scale the formula's intervals"
+        ),
+    );
+    match error.column {
+        Some(c) => fresh.at_column(c),
+        None => fresh,
     }
 }

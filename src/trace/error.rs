@@ -34,6 +34,10 @@ pub enum TraceErrorKind {
     /// Decompressing a gzip or zstd input failed (a corrupt or truncated
     /// stream).
     Decompress,
+    /// An event that does not fit the MFOTL signature it is read with: a
+    /// predicate the signature does not declare, or a value that is not of
+    /// its attribute's type.
+    Signature,
 }
 
 /// A problem in a trace: its kind, the line (and column, where known) where

@@ -27,6 +27,9 @@ pub(super) struct Batch {
     /// The range of each field: in `bytes`, or, when `borrowed`, in the
     /// buffer of the input.
     spans: Vec<(usize, usize)>,
+    /// The line and column of each field, for the readers that know them
+    /// (MonPoly logs; empty otherwise).
+    places: Vec<(u64, u64)>,
     events: Vec<Meta>,
     /// Where the event being built starts in `spans`.
     open: usize,
@@ -50,6 +53,7 @@ impl Batch {
     pub(super) fn clear(&mut self) {
         self.bytes.clear();
         self.spans.clear();
+        self.places.clear();
         self.events.clear();
         self.open = 0;
         self.open_bytes = 0;
@@ -67,6 +71,29 @@ impl Batch {
         self.open = self.spans.len();
         self.open_bytes = self.bytes.len();
         self.start = self.bytes.len();
+    }
+
+    /// Records the line and column where the next field starts (readers
+    /// that know them call it before each field, name included).
+    #[inline]
+    pub(super) fn place(&mut self, line: u64, column: u64) {
+        self.places.push((line, column));
+    }
+
+    /// Starts a new event with the name (and its place) of the last
+    /// finished one: a MonPoly name followed by several tuples.
+    pub(super) fn begin_like_last(&mut self) {
+        let Some(first) = self.events.last().map(|m| m.fields.start) else {
+            return;
+        };
+        let (start, end) = self.spans[first];
+        let place = self.places.get(first).copied();
+        self.begin();
+        self.bytes.extend_from_within(start..end);
+        if let Some((line, column)) = place {
+            self.place(line, column);
+        }
+        self.end_field();
     }
 
     /// Appends bytes to the current field.
@@ -157,6 +184,7 @@ impl Batch {
         self.bytes.truncate(self.open_bytes);
         self.start = self.open_bytes;
         self.spans.truncate(self.open);
+        self.places.truncate(self.open);
         if self.events.is_empty() {
             self.borrowed = false;
         }
@@ -181,6 +209,7 @@ impl Batch {
         let src = if self.borrowed { buf } else { &self.bytes };
         let spans = &self.spans[m.fields.clone()];
         let (start, end) = spans[0];
+        let places = self.places.get(m.fields.clone()).unwrap_or_default();
         EventRef {
             name: &src[start..end],
             time: m.time,
@@ -188,6 +217,7 @@ impl Batch {
             number,
             bytes: src,
             spans,
+            places,
         }
     }
 
@@ -226,6 +256,9 @@ pub struct EventRef<'a> {
     bytes: &'a [u8],
     /// The range of the name, then of each argument, in `bytes`.
     spans: &'a [(usize, usize)],
+    /// The line and column of the name, then of each argument, where the
+    /// reader knows them (empty otherwise).
+    places: &'a [(u64, u64)],
 }
 
 impl<'a> EventRef<'a> {
@@ -253,6 +286,20 @@ impl<'a> EventRef<'a> {
         let (first, last) = (self.spans.first()?, self.spans.last()?);
         let adjacent = self.spans.windows(2).all(|w| w[1].0 == w[0].1 + 1);
         adjacent.then(|| &self.bytes[first.0..last.1])
+    }
+
+    /// The line and column (1-based, in bytes) where argument `i` (0-based)
+    /// starts, where the reader knows it (MonPoly logs); `None` otherwise.
+    #[inline]
+    pub fn place(&self, i: usize) -> Option<(u64, u64)> {
+        self.places.get(i.checked_add(1)?).copied()
+    }
+
+    /// The line and column where the name starts, where the reader knows
+    /// it (MonPoly logs).
+    #[inline]
+    pub fn name_place(&self) -> Option<(u64, u64)> {
+        self.places.first().copied()
     }
 
     /// Argument `i` (0-based), or `None` if `i >= self.arity()`.

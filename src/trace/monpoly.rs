@@ -1,27 +1,41 @@
 //! MonPoly logs: a sequence of time-points, each an `@`, a time stamp and
-//! the events that happen at that time-point:
+//! the events that happen at that time-point, read as MonPoly 1.4 reads
+//! them:
 //!
 //! ```text
 //! @1438 login(alice) access(alice, f1)
 //! @1440 logout (alice)   # a comment
-//! @1441
+//! @1441 open(a)(b)(c)    # three events: open(a), open(b), open(c)
+//! @1442;
 //! ```
 //!
 //! - A time stamp is a natural or decimal number (leading zeros allowed),
 //!   read in ticks as in the other formats (see the [module](super) docs);
-//!   time stamps must not decrease.
-//! - An event is a name followed by its arguments in parentheses, separated
-//!   by commas: `p(a, b)`, `p()`; a name alone is an event without
-//!   arguments. Spaces, tabs and line ends may appear between any two
-//!   tokens, so a time-point may span lines, and a line may hold several
-//!   time-points. A time-point may have no event, and may end with `;`.
+//!   time stamps must not decrease. (MonPoly itself reads whole numbers
+//!   only: the MFOTL front end refuses decimals, see docs/MFOTL.md.)
+//! - An event is a name followed by its tuple of arguments in parentheses,
+//!   separated by commas: `p(a, b)`, `p()`; a name alone is an event
+//!   without arguments. Several tuples may follow one name: `p(a)(b)` is the
+//!   two events `p(a)` and `p(b)`. Spaces, tabs and line ends may appear
+//!   between any two tokens, so a time-point may span lines, and a line may
+//!   hold several time-points. A time-point may have no event, and may end
+//!   with `;`.
 //! - A name or an unquoted value is a run of bytes other than white space
-//!   and `( ) , @ # ; "`; a quoted value is anything between two `"` (no
-//!   escapes), line ends included.
+//!   and `( ) , @ # ; " { }` (MonPoly's own runs are letters, digits and
+//!   `_ [ ] / : - . !`; hindsight also takes the other bytes, so a value such
+//!   as `+5` or `a=b` is read rather than refused).
+//! - A quoted value (or name) is anything between two `"`, line ends
+//!   included, where `\` takes the next byte as it is (`"say \"hi\""`); as in
+//!   MonPoly, the value keeps the backslashes. `r"..."` (MonPoly's regular
+//!   expression constants) is the quoted value.
 //! - `#` starts a comment that runs to the end of the line.
+//! - MonPoly's commands (`>print<`, `>terminate<`, ...) are not read: a `>`
+//!   where a time-point or an event should start is an error that says so.
 //!
-//! Each event's line is the line of its name; a time-point's is the line of
-//! its `@`. The maximum event size applies to a whole time-point.
+//! Each event's line is the line of its name (of its tuple, for the second
+//! and later tuples of a name); a time-point's is the line of its `@`. Each
+//! field's line and column are kept ([`super::EventRef::place`]). The
+//! maximum event size applies to a whole time-point.
 
 use std::io::Read;
 
@@ -33,6 +47,8 @@ use super::{TraceError, TraceErrorKind as K};
 /// The MonPoly reader.
 pub(super) struct MonPoly {
     line: u64,
+    /// The 1-based column (in bytes) of the next byte on its line.
+    column: u64,
     limit: u64,
     /// The time stamps' precision: ticks of `10^-decimals` time units.
     decimals: u8,
@@ -49,14 +65,22 @@ pub(super) struct MonPoly {
 fn is_token(b: u8) -> bool {
     !matches!(
         b,
-        b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b',' | b'@' | b'#' | b';' | b'"'
+        b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b',' | b'@' | b'#' | b';' | b'"' | b'{' | b'}'
     )
+}
+
+/// `b` as an error message shows it.
+fn found(b: Option<u8>) -> String {
+    b.map_or("the end of the log".to_owned(), |b| {
+        format!("`{}`", show(&[b]))
+    })
 }
 
 impl MonPoly {
     pub(super) fn new(limit: u64, decimals: u8) -> Self {
         MonPoly {
             line: 1,
+            column: 1,
             limit,
             decimals,
             size: 0,
@@ -78,7 +102,12 @@ impl MonPoly {
     #[inline]
     fn bump<R: Read>(&mut self, input: &mut Input<R>, b: u8) -> Result<(), TraceError> {
         input.pos += 1;
-        self.line += u64::from(b == b'\n');
+        if b == b'\n' {
+            self.line += 1;
+            self.column = 1;
+        } else {
+            self.column += 1;
+        }
         self.size += 1;
         if self.size > self.limit {
             return Err(TraceError::new(
@@ -106,19 +135,48 @@ impl MonPoly {
         Ok(None)
     }
 
-    fn error(&self, message: String) -> TraceError {
-        TraceError::new(K::Syntax, self.line, message)
+    /// An error of `kind` at the current place.
+    fn error_here(&self, kind: K, message: String) -> TraceError {
+        TraceError::new(kind, self.line, message).at_column(self.column)
     }
 
-    /// Reads a name or unquoted value into `batch`; whether it is not empty.
-    fn token<R: Read>(
+    fn error(&self, message: String) -> TraceError {
+        self.error_here(K::Syntax, message)
+    }
+
+    /// The error for a `>` where a time-point or an event should start.
+    fn command(&self) -> TraceError {
+        self.error(
+            "`>` starts one of MonPoly's commands (`>print<`, `>terminate<`, ...), which \
+             hindsight does not read; a log holds time-points (`@TS events`)"
+                .to_owned(),
+        )
+    }
+
+    /// Reads a name or a value, unquoted or quoted, into the current field
+    /// of `batch` (after white space was skipped; the next byte is `first`).
+    /// Returns whether something was read.
+    fn field<R: Read>(
         &mut self,
         input: &mut Input<R>,
         batch: &mut Batch,
+        first: u8,
     ) -> Result<bool, TraceError> {
+        if first == b'"' {
+            self.quoted(input, batch)?;
+            return Ok(true);
+        }
+        if !is_token(first) {
+            return Ok(false);
+        }
         let mut any = false;
         while let Some(b) = self.peek(input)? {
             if !is_token(b) {
+                // `r"..."`: a regular expression constant, its text.
+                if b == b'"' && batch.current_field() == b"r" {
+                    batch.truncate_current(0);
+                    self.quoted(input, batch)?;
+                }
                 break;
             }
             batch.push(b);
@@ -126,6 +184,37 @@ impl MonPoly {
             any = true;
         }
         Ok(any)
+    }
+
+    /// Reads `"..."` (the next byte is the `"`): its content, `\` taking
+    /// the next byte as it is (both kept, as MonPoly keeps them).
+    fn quoted<R: Read>(
+        &mut self,
+        input: &mut Input<R>,
+        batch: &mut Batch,
+    ) -> Result<(), TraceError> {
+        let (line, column) = (self.line, self.column);
+        self.bump(input, b'"')?;
+        let mut escaped = false;
+        loop {
+            match self.peek(input)? {
+                Some(b'"') if !escaped => break,
+                Some(b) => {
+                    escaped = !escaped && b == b'\\';
+                    batch.push(b);
+                    self.bump(input, b)?;
+                }
+                None => {
+                    return Err(TraceError::new(
+                        K::Syntax,
+                        line,
+                        "a quoted value is never closed (unterminated `\"`)",
+                    )
+                    .at_column(column));
+                }
+            }
+        }
+        self.bump(input, b'"')
     }
 
     /// Reads the next time-point into `batch` (cleared first); `Ok(false)`
@@ -137,11 +226,11 @@ impl MonPoly {
     ) -> Result<bool, TraceError> {
         batch.clear();
         self.size = 0;
-        let found = |b: u8| format!("`{}`", show(&[b]));
         match self.skip(input)? {
             None => return Ok(false),
             Some(b'@') => {}
-            Some(b) => {
+            Some(b'>') => return Err(self.command()),
+            b => {
                 return Err(self.error(format!(
                     "expected `@` and the time stamp of a time-point, found {}",
                     found(b)
@@ -154,6 +243,7 @@ impl MonPoly {
         // The time stamp.
         let mut stamp = std::mem::take(&mut self.stamp);
         stamp.clear();
+        let (line, column) = (self.line, self.column);
         while let Some(b) = self.peek(input)? {
             if !is_token(b) {
                 break;
@@ -163,20 +253,13 @@ impl MonPoly {
         }
         if stamp.is_empty() {
             self.stamp = stamp;
-            return Err(TraceError::new(
-                K::MissingTime,
-                self.line,
-                "missing time stamp after `@`",
-            ));
+            return Err(self.error_here(K::MissingTime, "missing time stamp after `@`".to_owned()));
         }
         let time = parse_time(&stamp, self.decimals);
         self.stamp = stamp;
         let time = time.map_err(|e| {
-            TraceError::new(
-                K::BadTime,
-                self.line,
-                e.replacen("timestamp", "time stamp", 1),
-            )
+            TraceError::new(K::BadTime, line, e.replacen("timestamp", "time stamp", 1))
+                .at_column(column)
         })?;
         // The events.
         loop {
@@ -186,20 +269,32 @@ impl MonPoly {
                     self.bump(input, b';')?;
                     break;
                 }
+                Some(b'>') => return Err(self.command()),
                 Some(b) => b,
             };
-            if !is_token(b) {
-                return Err(self.error(format!("expected an event name, found {}", found(b))));
-            }
             let line = self.line;
             batch.begin();
-            self.token(input, batch)?;
+            batch.place(self.line, self.column);
+            if !self.field(input, batch, b)? {
+                return Err(self.error(format!("expected an event name, found {}", found(Some(b)))));
+            }
             batch.end_field();
-            if self.skip(input)? == Some(b'(') {
+            if self.skip(input)? != Some(b'(') {
+                batch.finish(time, line);
+                continue;
+            }
+            // One event per tuple: `p(a)(b)` is `p(a)` and `p(b)`.
+            let mut line = line;
+            loop {
                 self.bump(input, b'(')?;
                 self.args(input, batch)?;
+                batch.finish(time, line);
+                if self.skip(input)? != Some(b'(') {
+                    break;
+                }
+                line = self.line;
+                batch.begin_like_last();
             }
-            batch.finish(time, line);
         }
         batch.time = time;
         batch.line = self.start;
@@ -213,40 +308,14 @@ impl MonPoly {
             return Ok(());
         }
         loop {
-            match self.skip(input)? {
-                Some(b'"') => {
-                    self.bump(input, b'"')?;
-                    let line = self.line;
-                    loop {
-                        match self.peek(input)? {
-                            Some(b'"') => break,
-                            Some(b) => {
-                                batch.push(b);
-                                self.bump(input, b)?;
-                            }
-                            None => {
-                                return Err(TraceError::new(
-                                    K::Syntax,
-                                    line,
-                                    "a quoted value is never closed (unterminated `\"`)",
-                                ));
-                            }
-                        }
-                    }
-                    self.bump(input, b'"')?;
-                }
-                Some(b) if is_token(b) => {
-                    self.token(input, batch)?;
-                }
-                other => {
-                    return Err(self.error(format!(
-                        "expected a value, found {}",
-                        other.map_or("the end of the log".to_owned(), |b| format!(
-                            "`{}`",
-                            show(&[b])
-                        ))
-                    )));
-                }
+            let b = self.skip(input)?;
+            batch.place(self.line, self.column);
+            let read = match b {
+                Some(b) => self.field(input, batch, b)?,
+                None => false,
+            };
+            if !read {
+                return Err(self.error(format!("expected a value, found {}", found(b))));
             }
             batch.end_field();
             match self.skip(input)? {
@@ -258,10 +327,7 @@ impl MonPoly {
                 other => {
                     return Err(self.error(format!(
                         "expected `,` or `)` after a value, found {}",
-                        other.map_or("the end of the log".to_owned(), |b| format!(
-                            "`{}`",
-                            show(&[b])
-                        ))
+                        found(other)
                     )));
                 }
             }

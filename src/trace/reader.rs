@@ -70,6 +70,8 @@ pub struct TimePoint<'a> {
     pub line: u64,
     /// Whether the trace has time stamps (see [`TraceReader::has_time`]).
     pub timed: bool,
+    /// The trace's format (as detected, with [`Format::Auto`]).
+    pub format: Format,
     batch: &'a Batch,
     /// The input's buffer, which a CSV record read in place borrows.
     buf: &'a [u8],
@@ -194,6 +196,7 @@ impl<R: Read> TraceReader<R> {
         let timed = self.has_time();
         Ok(Some(TimePoint {
             timed,
+            format: self.format,
             number: self.timepoints,
             time: self.batch.time,
             line: self.batch.line,

@@ -98,7 +98,20 @@ impl PropMonitor {
     ) -> Option<Bdd> {
         let plan = &self.compiled.plan;
         let value = |var: VarIx, c: Code| self.state.classes[plan.vars[var].class].value(c);
-        let holds = |a: &[u8], b: &[u8]| relop_holds(op, a, b);
+        let text = plan.vars[left].text_order;
+        let holds = |a: &[u8], b: &[u8]| {
+            if text {
+                match op {
+                    RelOp::Eq => a == b,
+                    RelOp::Lt => a < b,
+                    RelOp::Le => a <= b,
+                    RelOp::Gt => a > b,
+                    RelOp::Ge => a >= b,
+                }
+            } else {
+                relop_holds(op, a, b)
+            }
+        };
         let cube = |var: VarIx, c: Code| {
             let mut lits = Vec::new();
             self.code_cube(var, c, &mut lits);

@@ -1,15 +1,13 @@
 //! What a property's monitor tells beyond its verdict: witnesses of
-//! violations (see [`crate::runtime::witness`]), satisfying tuples (see
-//! `runtime/tuples.rs`), and the sizes of its kept summaries for profiles
+//! violations and satisfying tuples (see [`crate::runtime::witness`]), and the sizes of its kept summaries for profiles
 //! (see [`crate::runtime::kept`]). All off by default, and then free.
 
 use super::PropMonitor;
 use crate::bdd::Bdd;
-use crate::plan::{NodeIx, Op, VarIx};
+use crate::plan::{NodeIx, Op};
 use crate::runtime::enumeration::Enumeration;
 use crate::runtime::kept::KeptSummary;
-use crate::runtime::tuples;
-use crate::runtime::witness::{self, WitnessValue};
+use crate::runtime::witness::{self, Depth, WitnessValue};
 use crate::syntax::Quant;
 
 /// The explanations asked for, and those of the last event.
@@ -17,21 +15,23 @@ use crate::syntax::Quant;
 pub(super) struct Explain {
     /// Whether to find a witness at each violation.
     witness_on: bool,
-    /// The witness of the violation at the last event (empty if none).
-    witness: Vec<(VarIx, WitnessValue)>,
-    /// With all witnesses on (`Some(limit)`): the first `limit` falsifying
-    /// tuples at the last event, and their number.
-    all_witnesses: Option<(usize, Vec<witness::Tuple>, u64)>,
+    /// With all witnesses on: the most falsifying tuples kept.
+    all_limit: Option<usize>,
+    /// The walk at the violation at the last event (empty if none): the
+    /// witness, the falsifying tuples, the events to blame.
+    found: witness::Falsified,
     /// Whether the satisfying tuples of violations are recorded.
     tuples_on: bool,
     /// The satisfying tuples of the violation at the last event.
     tuples: Vec<Vec<WitnessValue>>,
+    /// The most leading `Forall` variables of the satisfying tuples.
+    tuple_width: Option<usize>,
 }
 
 impl Explain {
     /// Whether any explanation is asked for.
     pub fn any(&self) -> bool {
-        self.witness_on || self.tuples_on || self.all_witnesses.is_some()
+        self.witness_on || self.tuples_on || self.all_limit.is_some()
     }
 }
 
@@ -44,19 +44,21 @@ impl PropMonitor {
         }
         let violated = !holds;
         let e = &self.explain;
-        let witness = (e.witness_on && violated).then(|| witness::find(&self.witness_state()));
-        let all = match e.all_witnesses {
-            Some((limit, ..)) if violated => {
-                let (tuples, total) = witness::find_all(&self.witness_state(), limit);
-                Some((limit, tuples, total))
-            }
-            Some((limit, ..)) => Some((limit, Vec::new(), 0)),
-            None => None,
-        };
-        let tuples = (e.tuples_on && violated).then(|| tuples::all(&self.witness_state()));
+        let found = (violated && (e.witness_on || e.all_limit.is_some())).then(|| {
+            let (limit, count) = match e.all_limit {
+                Some(l) => (l.max(1), true),
+                None => (1, false),
+            };
+            let state = self.witness_state();
+            witness::falsify(&state, Depth::All, limit, count, witness::MAX_ASSIGNMENTS)
+        });
+        let tuples = (e.tuples_on && violated).then(|| {
+            let state = self.witness_state();
+            let depth = Depth::Leading(e.tuple_width.unwrap_or(usize::MAX));
+            witness::falsify(&state, depth, usize::MAX, false, u64::MAX).tuples
+        });
         let e = &mut self.explain;
-        e.witness = witness.unwrap_or_default();
-        e.all_witnesses = all;
+        e.found = found.unwrap_or_default();
         e.tuples = tuples.unwrap_or_default();
     }
 
@@ -81,7 +83,7 @@ impl PropMonitor {
     /// kept until the next event; when off, nothing is computed.
     pub fn enable_witnesses(&mut self, on: bool) {
         self.explain.witness_on = on;
-        self.explain.witness.clear();
+        self.explain.found = Default::default();
     }
 
     /// The witness of the violation at the last event: the values of the
@@ -93,7 +95,10 @@ impl PropMonitor {
     /// property without quantifiers.
     pub fn witness(&self) -> Vec<(String, WitnessValue)> {
         let vars = &self.compiled.plan.vars;
-        let witness = &self.explain.witness;
+        if !self.explain.witness_on {
+            return Vec::new();
+        }
+        let witness = &self.explain.found.first();
         witness
             .iter()
             .map(|(v, value)| {
@@ -108,33 +113,48 @@ impl PropMonitor {
     }
 
     /// Turns the listing of every falsifying tuple on (at most `limit` kept)
-    /// or off (`None`); see [`witness::find_all`].
+    /// or off (`None`); see [`witness::falsify`].
     pub fn enable_all_witnesses(&mut self, limit: Option<usize>) {
-        self.explain.all_witnesses = limit.map(|l| (l, Vec::new(), 0));
+        self.explain.all_limit = limit;
+        self.explain.found = Default::default();
     }
 
     /// The falsifying tuples of the violation at the last event (at most the
     /// limit), named as in the specification, and their number.
     pub fn all_witnesses(&self) -> (Vec<witness::Witness>, u64) {
-        let Some((_, tuples, total)) = &self.explain.all_witnesses else {
+        let Some(limit) = self.explain.all_limit else {
             return (Vec::new(), 0);
         };
+        let found = &self.explain.found;
         let vars = &self.compiled.plan.vars;
-        let named = tuples
+        let named = found
+            .tuples
             .iter()
+            .take(limit)
             .map(|t| {
-                t.iter()
+                found
+                    .vars
+                    .iter()
+                    .zip(t)
                     .map(|(v, value)| (vars[*v].name.clone(), value.clone()))
                     .collect()
             })
             .collect();
-        (named, *total)
+        (named, found.total)
     }
 
-    /// Turns the recording of satisfying tuples on or off.
-    pub fn enable_tuples(&mut self, on: bool) {
+    /// The event of `events` (the last step's) that the violation at the
+    /// last step is due to (see [`crate::runtime::Monitor::culprit`]).
+    pub fn culprit(&self, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+        witness::culprit(&self.compiled.plan, &self.explain.found, events)
+    }
+
+    /// Turns the recording of satisfying tuples on or off, over at most
+    /// `width` leading `Forall` variables (`None`: all of them).
+    pub fn enable_tuples(&mut self, on: bool, width: Option<usize>) {
         self.explain.tuples_on = on;
         self.explain.tuples.clear();
+        self.explain.tuple_width = width;
     }
 
     /// The names of the statement's leading `Forall` variables, outermost first.
@@ -143,6 +163,9 @@ impl PropMonitor {
         let mut n = plan.root;
         let mut names = Vec::new();
         while let Op::Quant(Quant::Forall, v, a) = &plan.nodes[n].op {
+            if Some(names.len()) == self.explain.tuple_width {
+                break;
+            }
             names.push(plan.vars[*v].name.clone());
             n = *a;
         }

@@ -227,6 +227,43 @@ fn monpoly_time_points() {
 }
 
 #[test]
+fn monpoly_syntax_as_monpoly_reads_it() {
+    // Several tuples after one name, `p()`, a quoted name, escapes kept as
+    // MonPoly keeps them, a regular expression constant's text.
+    let input = b"@1 p(a)(b) (\"c d\")\n@2 \"q\"() r(\"say \\\"hi\\\"\", r\"x.*\") s;\n";
+    assert_eq!(
+        events(input, PLAIN),
+        vec![
+            ev("p", &["a"], 1, 1, 1),
+            ev("p", &["b"], 1, 1, 2),
+            ev("p", &["c d"], 1, 1, 3),
+            ev("q", &[], 2, 2, 4),
+            ev("r", &["say \\\"hi\\\"", "x.*"], 2, 2, 5),
+            ev("s", &[], 2, 2, 6),
+        ]
+    );
+    // Every field's line and column.
+    let mut reader = TraceReader::new(&b"@1 p(a)\n  (bb,\n c)"[..], PLAIN);
+    let mut places = Vec::new();
+    while let Some(e) = reader.next_event().expect("valid") {
+        places.push((0..e.arity()).map(|i| e.place(i)).collect::<Vec<_>>());
+    }
+    assert_eq!(
+        places,
+        vec![vec![Some((1, 6))], vec![Some((2, 4)), Some((3, 2))]]
+    );
+    // MonPoly's commands are refused by name, with the place.
+    for input in [&b"@1 p(a)\n>print<\n"[..], b"@1 p(a) >print<"] {
+        let e = error(input, fmt(Format::MonPoly));
+        assert!(e.message().contains("MonPoly's commands"), "{e}");
+        assert_eq!(e.kind, K::Syntax);
+    }
+    let e = error(b"@1 p(a)\n@2 q(\"x\\\")\n", fmt(Format::MonPoly));
+    assert_eq!((e.line, e.column), (2, Some(6)), "{e}");
+    assert!(e.message().contains("never closed"), "{e}");
+}
+
+#[test]
 fn monpoly_errors() {
     for (input, line, text, kind) in [
         (&b"login(a)\n"[..], 1, "expected `@`", K::Syntax),
