@@ -1,7 +1,7 @@
 //! The CSV reader (plain DejaVu CSV and the CRV competition's variant). A
 //! record without a quote that lies whole in the input buffer (nearly every
-//! record) is read in place: one `memchr` scan for `,`, `"` and the line end,
-//! and its fields are spans of the buffer (trimmed in CRV, a CRLF's `\r`
+//! record) is read in place: one scan for `,`, `"` and the line end, and its
+//! fields are spans of the buffer (trimmed of spaces and tabs, a CRLF's `\r`
 //! dropped), handed on without a copy. Any other record (quoted fields, a
 //! record longer than the buffer) goes through a byte-oriented state machine
 //! that writes the cleaned fields straight into the [`Batch`]. Neither
@@ -23,7 +23,7 @@ use super::{TraceError, TraceErrorKind as K};
 enum State {
     /// At the start of a field.
     Start,
-    /// At the start of a field after blanks (CRV only).
+    /// At the start of a field after blanks.
     StartBlanks,
     /// In an unquoted field.
     Unquoted,
@@ -31,7 +31,7 @@ enum State {
     Quoted,
     /// After a `"` in a quoted field: closing, or half of a `""`.
     QuoteInQuoted,
-    /// After a closing quote and blanks (CRV only).
+    /// After a closing quote and blanks.
     QuoteBlanks,
     /// After a closing quote (and maybe blanks) and a `\r`.
     QuoteCr,
@@ -39,9 +39,9 @@ enum State {
 
 /// The CSV reader's state between records.
 pub(super) struct Csv {
-    /// CRV: trim blanks, quotes may follow blanks, a header comes first.
-    crv: bool,
-    /// Whether the CRV header is still to come.
+    /// Whether the CRV header is still to come (the two dialects differ in
+    /// that only: both trim blanks around fields, and a quote may follow
+    /// them).
     header: bool,
     /// `Some(decimals)` in a timed trace: the time stamps' precision.
     timed: Option<u8>,
@@ -62,7 +62,6 @@ pub(super) struct Csv {
 impl Csv {
     pub(super) fn new(crv: bool, timed: Option<u8>, line: u64, limit: u64) -> Self {
         Csv {
-            crv,
             header: crv,
             timed,
             line,
@@ -262,7 +261,7 @@ impl Csv {
 
     /// Adds the field `range` of `record` (at `base` in the input's buffer)
     /// to `batch`, without the `\r` of a CRLF (`last`: the record ends
-    /// there) and, in CRV, trimmed.
+    /// there), trimmed of spaces and tabs.
     #[inline(always)]
     fn push_span(
         &self,
@@ -276,34 +275,30 @@ impl Csv {
         if last && end > start && record[end - 1] == b'\r' {
             end -= 1;
         }
-        if self.crv {
-            while start < end && matches!(record[start], b' ' | b'\t') {
-                start += 1;
-            }
-            while end > start && matches!(record[end - 1], b' ' | b'\t') {
-                end -= 1;
-            }
+        while start < end && matches!(record[start], b' ' | b'\t') {
+            start += 1;
+        }
+        while end > start && matches!(record[end - 1], b' ' | b'\t') {
+            end -= 1;
         }
         batch.push_span(base + start, base + end);
     }
 
     /// Ends the current field: in an unquoted field, drops the `\r` of a CRLF
-    /// (`last`: the record ends here) and, in CRV, trailing blanks.
+    /// (`last`: the record ends here) and trailing blanks.
     #[inline(always)]
     fn end_field(&self, batch: &mut Batch, state: State, last: bool) {
         if state == State::Unquoted
             && let Some(&end) = batch.current_field().last()
-            && (self.crv || (last && end == b'\r'))
+            && matches!(end, b'\r' | b' ' | b'\t')
         {
             let field = batch.current_field();
             let mut len = field.len();
             if last && field.ends_with(b"\r") {
                 len -= 1;
             }
-            if self.crv {
-                while len > 0 && matches!(field[len - 1], b' ' | b'\t') {
-                    len -= 1;
-                }
+            while len > 0 && matches!(field[len - 1], b' ' | b'\t') {
+                len -= 1;
             }
             batch.truncate_current(len);
         }
@@ -343,7 +338,7 @@ impl Csv {
             while i < chunk.len() {
                 if state == State::Start && !matches!(chunk[i], b'"' | b',' | b'\n' | b' ' | b'\t')
                 {
-                    // An unquoted field (in CRV too: no leading blank).
+                    // An unquoted field (no leading blank).
                     state = State::Unquoted;
                 }
                 if state == State::Unquoted {
@@ -400,9 +395,7 @@ impl Csv {
                         quote_column = column(self.line, at, line_start);
                         State::Quoted
                     }
-                    (State::Start | State::StartBlanks, b' ' | b'\t') if self.crv => {
-                        State::StartBlanks
-                    }
+                    (State::Start | State::StartBlanks, b' ' | b'\t') => State::StartBlanks,
                     (State::Start | State::StartBlanks, b',') => {
                         batch.end_field();
                         State::Start
@@ -429,9 +422,7 @@ impl Csv {
                         State::Start
                     }
                     (State::QuoteInQuoted | State::QuoteBlanks, b'\r') => State::QuoteCr,
-                    (State::QuoteInQuoted | State::QuoteBlanks, b' ' | b'\t') if self.crv => {
-                        State::QuoteBlanks
-                    }
+                    (State::QuoteInQuoted | State::QuoteBlanks, b' ' | b'\t') => State::QuoteBlanks,
                     (State::QuoteInQuoted | State::QuoteBlanks, _) => {
                         input.pos += i;
                         let e = fail(K::Quoting, after_quote(b));

@@ -6,15 +6,16 @@
 //!
 //! - **Plain** (DejaVu): no header, one event per line, `name,arg1,...,argn`,
 //!   with RFC 4180 quoting (`"a,b"` is one field, `""` inside quotes is a `"`;
-//!   a `"` inside an unquoted field is an ordinary character). Fields are taken
-//!   verbatim, spaces included, so only `,` or a line end may follow a closing
-//!   quote.
+//!   a `"` inside an unquoted field is an ordinary character). Spaces and
+//!   tabs around every field are trimmed (`login, root` is `login(root)`),
+//!   also before an opening and after a closing quote (`a, "x, y"` is `a`
+//!   with the field `x, y`); a quoted field's content is kept as it is
+//!   (`a," x "` has the argument ` x `). Only blanks, `,` or a line end may
+//!   follow a closing quote.
 //! - **CRV**: the same, preceded by a header line whose first field is `event`
-//!   in any case (`event, field, ...`, `Event,user`); spaces and tabs around
-//!   every field of every line are trimmed (`open, 1, 2` is `open(1,2)`), also
-//!   before an opening and after a closing quote (`a, "x, y"` is `a` with the
-//!   field `x, y`). A quoted field's content is kept as it is. The header's
-//!   other fields are ignored.
+//!   in any case (`event, field, ...`, `Event,user`), whose other fields are
+//!   ignored. The two dialects read fields alike: the header is their only
+//!   difference.
 //! - **XML** (CRV): a `<log>` of `<event>` elements, each with a `<name>` and
 //!   `<field>` elements holding a `<name>` and a `<value>`; see [`xml`].
 //! - **JSON** (CRV): one object per event, `{"name": {"field": "value", ...}}`,
@@ -105,10 +106,10 @@ pub enum Format {
     /// Detect from the content (see the [module](self) docs).
     #[default]
     Auto,
-    /// DejaVu CSV: no header, fields verbatim.
+    /// DejaVu CSV: no header, fields trimmed of spaces and tabs.
     Plain,
-    /// CRV competition CSV: a header line `event, ...` (required), fields
-    /// trimmed of spaces and tabs.
+    /// CRV competition CSV: a header line `event, ...` (required), then
+    /// fields read as in [`Format::Plain`].
     Crv,
     /// CRV competition XML.
     Xml,

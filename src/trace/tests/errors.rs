@@ -17,7 +17,7 @@ fn timed_missing_timestamp() {
 #[test]
 fn timed_bad_timestamps() {
     for bad in [
-        "+5", " 5", "5 ", "1e3", "x", "0x10", "５", "1.", ".5", "1.2.3", "-x",
+        "+5", "5 5", "1e3", "x", "0x10", "５", "1.", ".5", "1.2.3", "-x",
     ] {
         let input = format!("a,1,1\nb,{bad}\n");
         let e = error(input.as_bytes(), TIMED);
@@ -31,6 +31,13 @@ fn timed_bad_timestamps() {
             "{bad}: {e}"
         );
     }
+    // Blanks around a time stamp are trimmed as around any field.
+    let (got, e) = read_all(b"a,1, 7\t\nb, 8 \n", TIMED);
+    assert!(e.is_none(), "{e:?}");
+    assert_eq!(
+        got,
+        vec![ev("a", &["1"], 7, 1, 1), ev("b", &[], 8, 2, 2)]
+    );
     let e = error(b"a,1,1\nb,-5\n", TIMED);
     assert_eq!((e.kind, e.line), (K::BadTime, 2));
     assert!(e.message().contains("`-5` is negative"), "{e}");
@@ -149,17 +156,20 @@ fn read_error() {
 
 #[test]
 fn blanks_around_quoted_fields() {
-    // Plain: blanks are data, so a quote after them is an ordinary byte, and
-    // blanks after a closing quote are broken quoting.
+    // Plain and CRV alike: blanks around a quoted field are trimmed away, as
+    // the competition's files are written; its content is kept as it is.
+    let plain = PLAIN.with(Format::Plain);
     assert_eq!(
-        events(b"a, \"x\"\n", PLAIN),
-        vec![ev("a", &[" \"x\""], 0, 1, 1)]
+        events(b"a, \"x\"\nb,\"x, y\" \t, 1\n", plain),
+        vec![ev("a", &["x"], 0, 1, 1), ev("b", &["x, y", "1"], 0, 2, 2)]
     );
-    let e = error(b"a\nb,\"x\" ,1\n", PLAIN);
-    assert_eq!((e.kind, e.line, e.column), (K::Quoting, 2, Some(6)));
-    assert!(e.message().contains("` `"), "{e}");
-    // CRV: blanks around a quoted field are trimmed away, as the
-    // competition's files are written; its content is kept as it is.
+    assert_eq!(
+        events(b"a,\" x \"\n", plain),
+        vec![ev("a", &[" x "], 0, 1, 1)]
+    );
+    let e = error(b"a\nb,\"x\" y,1\n", plain);
+    assert_eq!((e.kind, e.line, e.column), (K::Quoting, 2, Some(7)));
+    assert!(e.message().contains("`y`"), "{e}");
     let got = events(b"event\nb,\"x, y\" \t, 1\n", PLAIN);
     assert_eq!(got, vec![ev("b", &["x, y", "1"], 0, 2, 1)]);
     let got = events(b"event, a\nb,1\nc, \" x, y \"\t\r\n", PLAIN);
