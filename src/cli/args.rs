@@ -11,8 +11,8 @@ use hindsight::session::OnError;
 use hindsight::trace::Format;
 
 use super::mfotl::MfotlArgs;
-use super::parse_size;
 use super::report_to::Color;
+use super::{parse_percent, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -150,8 +150,7 @@ pub struct RunOptions {
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
     /// Make an event whose name no property mentions an input error
-    /// [default: off: such events are counted, named in a warning, and a
-    /// trace without any known event is an error].
+    /// [default: off: such events are counted and named in a warning].
     #[arg(long)]
     pub strict: bool,
     /// What a bad line does (a broken field, a wrong number of arguments, a
@@ -162,6 +161,11 @@ pub struct RunOptions {
     /// Short for `--on-error skip` [default: off].
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// With `--on-error skip`: the largest share of the lines that may be
+    /// skipped, in percent; more, or every line, is an error (exit status
+    /// 2): the trace looks misread.
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
+    pub max_skipped: f64,
     /// Trace format: `auto` detects it from the content (XML, JSON,
     /// MonPoly, CRV CSV when the first line's first field is `event`, plain
     /// CSV otherwise); gzip and zstd compression are always detected.

@@ -168,6 +168,7 @@ fn session_options(
         } else {
             opts.on_error
         },
+        max_skipped: opts.max_skipped,
         timepoints: opts.timepoints,
         witness: opts.users.witness,
         all_witnesses: if opts.users.all_witnesses {
@@ -311,7 +312,7 @@ impl Report for CliReport<'_> {
     fn error(&mut self, error: &RunError) {
         let mut err = io::stderr().lock();
         let _ = match error {
-            RunError::NothingUnderstood(_) => writeln!(err, "error: {error}"),
+            RunError::Skipped(_) => writeln!(err, "error: {}: {error}", self.trace_name),
             _ => writeln!(err, "error: {}:{error}", self.trace_name),
         };
     }

@@ -30,6 +30,7 @@ mod cluster;
 mod names;
 mod outcome;
 mod parallel;
+pub mod read;
 mod report;
 mod step;
 #[cfg(test)]
@@ -41,6 +42,7 @@ use step::Step;
 
 pub use names::{NameReport, check_names, did_you_mean};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
+pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
 pub use report::{Collect, Report};
 
 use std::io::{Read, Write};
@@ -56,7 +58,7 @@ use crate::report::EventCounts;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::syntax::Diagnostic;
 use crate::trace::{
-    DEFAULT_MAX_EVENT_SIZE, FieldNames, TimePoint, TraceOptions, TraceReader, timed_by_name,
+    DEFAULT_MAX_EVENT_SIZE, FieldNames, Format, TimePoint, TraceOptions, TraceReader, timed_by_name,
 };
 
 /// The one name of the runtime's step error in the driver.
@@ -90,6 +92,10 @@ pub struct SessionOptions {
     /// What a bad line does (a broken field, a wrong number of arguments, a
     /// time stamp going back with strict time, an unknown event when strict).
     pub on_error: OnError,
+    /// With [`OnError::Skip`], the largest share of the lines (events and
+    /// skipped lines, 0 to 1) that may be skipped: more, or every line, is
+    /// [`RunError::Skipped`]. Default [`DEFAULT_MAX_SKIPPED`].
+    pub max_skipped: f64,
     /// Each time-point of a MonPoly log is one step at which all its events hold.
     pub timepoints: bool,
     /// Give each violation a witness (see [`crate::runtime::witness`]).
@@ -119,6 +125,7 @@ impl Default for SessionOptions {
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
             strict: false,
             on_error: OnError::Stop,
+            max_skipped: DEFAULT_MAX_SKIPPED,
             timepoints: false,
             witness: false,
             all_witnesses: 0,
@@ -144,6 +151,10 @@ pub struct Session {
     spec_timed: bool,
     spec_warnings: crate::syntax::Warnings,
     counts: EventCounts,
+    /// The first events, for the decision whether the trace was read.
+    first: read::FirstEvents,
+    /// The trace's format, once known (`None` for events pushed one by one).
+    format: Option<Format>,
     bad: BadLines,
     /// Per property: violations, and the first violating event.
     tally: Vec<(u64, Option<u64>)>,
@@ -190,6 +201,8 @@ impl Session {
             spec_timed,
             spec_warnings: Default::default(),
             counts: EventCounts::default(),
+            first: read::FirstEvents::default(),
+            format: None,
             bad: BadLines::default(),
             tally: vec![(0, None); n],
             profile: None,
@@ -301,6 +314,11 @@ impl Session {
         self.options.on_error == OnError::Skip
     }
 
+    /// The share of lines that may be skipped, within 0 and 1.
+    fn max_skipped(&self) -> f64 {
+        self.options.max_skipped.clamp(0.0, 1.0)
+    }
+
     #[inline(always)]
     fn cancelled(&self) -> bool {
         self.cancel
@@ -341,7 +359,7 @@ impl Session {
                 Ok(None) => break,
                 Err(e) => {
                     if skip && !reader.failed() {
-                        self.bad.skip(e.line);
+                        self.bad.skip(e.line, || e.to_string());
                         continue;
                     }
                     self.error = Some(RunError::Trace(e));
@@ -368,6 +386,7 @@ impl Session {
             }
             out.progress(self.monitor.events(), &|| reader.bytes_read());
         }
+        self.format = Some(reader.format());
         self.finish(out)
     }
 
@@ -450,8 +469,12 @@ impl Session {
             self.error = Some(RunError::step(point.line, e, false, None));
             return ControlFlow::Break(());
         }
-        for (name, _) in &events {
+        for (name, args) in &events {
             self.counts.add(name);
+            if read::FirstEvents::wants(point.number) {
+                let args = args.iter().copied();
+                self.first.note(point.number, point.line, name, args);
+            }
         }
         let first = point.events().next();
         let args: Vec<&[u8]> = first.iter().flat_map(|e| e.args()).collect();

@@ -58,6 +58,9 @@ pub struct TraceReader<R: Read> {
     skip_bad: bool,
     /// Time stamps are read in ticks of `10^-decimals` time units.
     decimals: u8,
+    /// An error met by [`detect_format`](TraceReader::detect_format), for
+    /// the next read.
+    pending: Option<TraceError>,
 }
 
 /// The events of one time-point (see [`TraceReader::next_timepoint`]).
@@ -113,7 +116,21 @@ impl<R: Read> TraceReader<R> {
             failed: false,
             skip_bad: false,
             decimals: 0,
+            pending: None,
         }
+    }
+
+    /// Decides the format now (with [`Format::Auto`], from the first bytes
+    /// of the input, which are not consumed) rather than at the first read,
+    /// and returns it. A failed read is kept: the next read returns its
+    /// error.
+    pub fn detect_format(&mut self) -> Format {
+        if let Source::Undecided(_) = self.source
+            && let Err(e) = self.decide()
+        {
+            self.pending = Some(e);
+        }
+        self.format
     }
 
     /// Reads time stamps in ticks of `10^-decimals` time units (default 0:
@@ -294,6 +311,9 @@ impl<R: Read> TraceReader<R> {
     /// Reads the next record; `bad_event` is set when the error is a
     /// decreasing time stamp (the record itself was read whole).
     fn read_record(&mut self, bad_event: &mut bool) -> Result<bool, TraceError> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         if let Source::Undecided(_) = self.source {
             self.decide()?;
         }

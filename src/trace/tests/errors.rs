@@ -34,10 +34,7 @@ fn timed_bad_timestamps() {
     // Blanks around a time stamp are trimmed as around any field.
     let (got, e) = read_all(b"a,1, 7\t\nb, 8 \n", TIMED);
     assert!(e.is_none(), "{e:?}");
-    assert_eq!(
-        got,
-        vec![ev("a", &["1"], 7, 1, 1), ev("b", &[], 8, 2, 2)]
-    );
+    assert_eq!(got, vec![ev("a", &["1"], 7, 1, 1), ev("b", &[], 8, 2, 2)]);
     let e = error(b"a,1,1\nb,-5\n", TIMED);
     assert_eq!((e.kind, e.line), (K::BadTime, 2));
     assert!(e.message().contains("`-5` is negative"), "{e}");
