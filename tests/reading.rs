@@ -99,3 +99,239 @@ fn plain_csv_fields_lose_the_blanks_around_them() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert_eq!(violation_events(&o), [7_001, 14_002]);
 }
+
+/// The warning of a trace none of whose events the specification mentions.
+const NOTE: &str = "warning: 3 of 3 events have a name that no property mentions: \
+                    `heartbeat` (1), `start` (1), `stop` (1)\n";
+
+#[test]
+fn branch_5_a_never_x_property_holds_on_a_log_that_never_mentions_x() {
+    // QTL: `!crash` on a healthy log.
+    let spec = file("never.qtl", "prop noCrash : !crash\n");
+    let trace = file("healthy.csv", "start\nheartbeat\nstop\n");
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(status(&o), "STATUS: Satisfied");
+    assert_eq!(stderr(&o), NOTE);
+    // The reference tool's own test of this kind: 49,999 events, none of
+    // whose names the property mentions, expected satisfied.
+    let spec = file(
+        "starvation.qtl",
+        "prop p : Forall c . ([COMM_BEGIN(c), COMM_END(c)) & [VDP_START, VDP_STOP)) \
+         -> !TASK_STARVATION\n",
+    );
+    let mut long = String::new();
+    for i in 0..49_999 {
+        let name = ["CMD_DISPATCH", "CMD_COMPLETE", "TLM_TR_ERROR"][i % 3];
+        long.push_str(&format!("{name},CMD_{},{}\n", i % 97, 1000 + i));
+    }
+    let trace = file("msl.csv", long);
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("events processed: 49999 in "));
+    assert_eq!(status(&o), "STATUS: Satisfied");
+    // MFOTL: a pattern `crash()` whose signature declares `heartbeat()`.
+    let sig = file("never.sig", "crash()\nheartbeat()\n");
+    let formula = file("never.mfotl", "crash()\n");
+    let log = file(
+        "beats.log",
+        "@1 heartbeat()\n@2 heartbeat()\n@3 heartbeat()\n",
+    );
+    let sig_arg = sig.display().to_string();
+    let o = run(&["--sig", &sig_arg], &formula, &log);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("error"), "{}", stderr(&o));
+}
+
+#[test]
+fn branch_3_a_misread_shows_in_the_first_events() {
+    let spec = file("never3.qtl", "prop noCrash : !crash\n");
+    // Another format's shape on line 1, forced to plain CSV: MonPoly, XML,
+    // JSON, an event written as a call.
+    for (name, text, shown) in [
+        ("mp.txt", "@10 start()\n@11 stop()\n", "@10 start()"),
+        (
+            "x.txt",
+            "<log>\n<event><name>start</name></event>\n</log>\n",
+            "<log>",
+        ),
+        // (Names are shown escaped.)
+        (
+            "j.txt",
+            "{\"start\": {}}\n{\"stop\": {}}\n",
+            r#"{\"start\": {}}"#,
+        ),
+        ("call.txt", "start(a)\nstop(a)\n", "start(a)"),
+    ] {
+        let trace = file(name, text);
+        let o = run(&["--format", "plain"], &spec, &trace);
+        assert_eq!(code(&o), 2, "{name}: {}", stdout(&o));
+        assert_eq!(
+            status(&o),
+            format!("STATUS: Error (the trace looks misread (line 1: `{shown}`))"),
+            "{name}"
+        );
+        assert!(
+            stderr(&o).starts_with(&format!(
+                "error: {}:line 1: the trace looks misread: `{shown}` is not an event of \
+                 the specification, and no event of the trace is one\n",
+                trace.display()
+            )),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains("\nhint: "), "{name}: {}", stderr(&o));
+    }
+    // The spec's event in another case, on line 3.
+    let trace = file("case.csv", "start\nheartbeat\nCrash\n");
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        status(&o),
+        "STATUS: Error (the trace looks misread (line 3: `Crash`))"
+    );
+    assert!(stderr(&o).contains("only in case"), "{}", stderr(&o));
+    // Evidence after the first 10 events is data, not a misread.
+    let mut text = "heartbeat\n".repeat(10);
+    text.push_str("<event>\n");
+    let trace = file("late.csv", text);
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // With an event of the spec in the trace, the run is read: a warning.
+    let trace = file("mixed.csv", "@10 crash\ncrash\n");
+    let o = run(&["--format", "plain"], &spec, &trace);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(violation_events(&o), [2]);
+    assert!(stderr(&o).contains("--format monpoly"), "{}", stderr(&o));
+}
+
+#[test]
+fn branch_1_an_event_of_the_spec_with_another_arity_stops_the_run() {
+    let spec = file("arity.qtl", "prop p : Forall x . !crash(x)\n");
+    let trace = file("arity.csv", "start\ncrash\n");
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        status(&o),
+        "STATUS: Error (input error at line 2; 0 violations found before it)"
+    );
+    assert!(
+        stderr(&o).contains(
+            "arity.csv:line 2: event `crash` has 0 arguments, but the specification uses it with 1"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn branch_2_skipping_most_lines_or_every_line_is_an_error() {
+    // A timed file piped without --timed: every line skipped.
+    let spec = file("skip.qtl", "prop p : Forall x . send(x) -> !crash\n");
+    let trace = file("sends.csv", "send,1,10\nsend,2,11\nsend,3,12\n");
+    let o = bin()
+        .args(["run", "--skip-bad-lines"])
+        .arg(&spec)
+        .stdin(std::fs::File::open(&trace).expect("trace"))
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert_eq!(status(&o), "STATUS: Error (all 3 lines skipped as bad)");
+    assert_eq!(
+        stderr(&o),
+        "error: <stdin>: all 3 lines were skipped as bad: nothing was read (lines 1, 2, 3); \
+         the first: line 1: event `send` has 2 arguments, but the specification uses it \
+         with 1 (if the last field is the event's time stamp, use --timed)\n"
+    );
+    // Every line is an error even with --max-skipped 100%.
+    let o = run_jobs(
+        &["--on-error", "skip", "--max-skipped", "100%"],
+        &spec,
+        &trace,
+        1,
+    );
+    assert_eq!(code(&o), 2);
+    // 2 of 20 lines: within 10%; 3 of 21: beyond it, and within 15%.
+    let mut text = "send,a\n".repeat(18);
+    text.insert_str(0, "send,1,2\n");
+    text.push_str("send,3,4\n");
+    let trace = file("some-bad.csv", &text);
+    let o = run_jobs(&["--skip-bad-lines"], &spec, &trace, 1);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("bad lines skipped: 2 (lines 1, 20)\n"));
+    text.push_str("send,5,6\n");
+    let trace = file("more-bad.csv", &text);
+    let o = run_jobs(&["--skip-bad-lines"], &spec, &trace, 1);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        status(&o),
+        "STATUS: Error (3 of 21 lines skipped as bad, more than 10%)"
+    );
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "error: {}: 3 of 21 lines were skipped as bad, more than --max-skipped 10%: the \
+             trace looks misread (lines 1, 20, 21); the first: line 1: event `send` has 2 \
+             arguments",
+            trace.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_jobs(
+        &["--skip-bad-lines", "--max-skipped", "15"],
+        &spec,
+        &trace,
+        1,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = bin()
+        .args(["run", "--max-skipped", "120"])
+        .arg(&spec)
+        .arg(&trace)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("is not a percentage from 0 to 100"));
+}
+
+#[test]
+fn branch_4_an_empty_trace_is_read_with_a_warning() {
+    let spec = file("empty.qtl", "prop noCrash : !crash\n");
+    for (name, text) in [
+        ("empty.csv", ""),
+        ("blank.csv", "\n  \n"),
+        ("empty.json", "[]"),
+    ] {
+        let trace = file(name, text);
+        let o = run(&[], &spec, &trace);
+        assert_eq!(code(&o), 0, "{name}");
+        assert_eq!(status(&o), "STATUS: Satisfied");
+        assert_eq!(
+            stderr(&o),
+            "warning: the trace has no event: nothing was checked (no property is violated \
+             on an empty trace)\n",
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_header_row_gets_a_hint() {
+    let spec = file("header.qtl", "prop noCrash : !crash\n");
+    let trace = file("header.csv", "name,msg,ts\nstart,ok,1\nstop,ok,2\n");
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stderr(&o).contains(
+            "warning: line 1 `name,msg,ts` looks like a header row of column names, read as \
+             an event `name`: remove it, or name its first column `event` to read it as the \
+             header of a CRV CSV trace\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // An event with numbers, or a name that recurs, is no header row.
+    let trace = file("no-header.csv", "start,ok,1\nstart,ok,2\n");
+    let o = run(&[], &spec, &trace);
+    assert!(!stderr(&o).contains("header row"), "{}", stderr(&o));
+}
