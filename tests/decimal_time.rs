@@ -244,8 +244,7 @@ fn monpoly_and_json_stamps_may_be_decimal() {
         "{}",
         stderr(&out)
     );
-    let json =
-        "{\"request\": {\"id\": \"1\", \"t\": \"0\"}}\n{\"reply\": {\"id\": \"1\", \"t\": 0.7}}\n";
+    let json = "{\"request\": {\"id\": \"1\", \"ts\": \"0\"}}\n{\"reply\": {\"ts\": 0.7, \"id\": \"1\"}}\n";
     let out = run(&["--timed"], "replies.jsonl", DEADLINE, json);
     assert_eq!(violations(&out), vec![2]);
 }

@@ -335,3 +335,45 @@ fn a_header_row_gets_a_hint() {
     let o = run(&[], &spec, &trace);
     assert!(!stderr(&o).contains("header row"), "{}", stderr(&o));
 }
+
+#[test]
+fn the_time_stamp_of_json_and_xml_events_is_found_by_name() {
+    let spec = file("send.qtl", "prop p : Forall i . send(i) -> i = \"7\"\n");
+    let declared = file(
+        "send-declared.qtl",
+        "pred send(id)\nprop p : Forall i . send(i) -> i = \"7\"\n",
+    );
+    let json = file(
+        "send.json",
+        "{\"send\":{\"ts\":100,\"id\":7}}\n{\"send\":{\"id\":8,\"ts\":101}}\n",
+    );
+    for spec in [&spec, &declared] {
+        let o = run(&["--timed"], spec, &json);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert_eq!(
+            stdout(&o).lines().next(),
+            Some("property p violated at event 2 at time 101: send(8)")
+        );
+    }
+    let xml = file(
+        "send.xml",
+        "<log>\n<event><name>send</name><field><name>at</name><value>5</value></field>\
+         <field><name>id</name><value>8</value></field></event>\n</log>\n",
+    );
+    let o = run(&["--timed", "--time-field", "at"], &declared, &xml);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().next(),
+        Some("property p violated at event 1 (line 2) at time 5: send(8)")
+    );
+    let o = run(&["--timed"], &declared, &xml);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(
+            "send.xml:line 2: missing timestamp: event `send` has none of the fields `time`, \
+             `timestamp`, `ts`"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

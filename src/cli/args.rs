@@ -129,10 +129,16 @@ Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
 /// Options of `hindsight run`.
 #[derive(clap::Args)]
 pub struct RunOptions {
-    /// The last field of each event is its time stamp, a natural number
-    /// [default: off, but on for a trace file whose name contains `.timed.`].
+    /// Each event has a time stamp: its last field in CSV, its time field
+    /// in XML and JSON (see --time-field) [default: off, but on for a trace
+    /// file whose name contains `.timed.`].
     #[arg(long)]
     pub timed: bool,
+    /// The field that holds the time stamp of a timed XML or JSON event,
+    /// matched by name wherever it is [default: the first of `time`,
+    /// `timestamp`, `ts` that the event has].
+    #[arg(long, value_name = "NAME")]
+    pub time_field: Option<String>,
     /// Report format: text lines, or one JSON object per line (violations,
     /// then the summary).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]

@@ -161,6 +161,7 @@ fn session_options(
             timed,
             format: opts.format,
         },
+        time_field: opts.time_field.clone(),
         max_event_size: opts.max_event_size,
         strict: opts.strict,
         on_error: if opts.skip_bad_lines {

@@ -84,6 +84,10 @@ pub struct SessionOptions {
     /// How to read a trace: timed or not, and its format
     /// ([`Session::run_file`] also reads a file named `*.timed.*` as timed).
     pub trace: TraceOptions,
+    /// The field that holds the time stamp of a timed XML or JSON event,
+    /// matched by name (`None`: the first of `time`, `timestamp`, `ts` that
+    /// the event has; see [`TraceReader::time_field`]).
+    pub time_field: Option<String>,
     /// The largest event (its record) in bytes; a longer one is an input error.
     pub max_event_size: u64,
     /// An event whose name no property mentions is an input error (else it
@@ -122,6 +126,7 @@ impl Default for SessionOptions {
         SessionOptions {
             monitor: MonitorOptions::default(),
             trace: TraceOptions::default(),
+            time_field: None,
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
             strict: false,
             on_error: OnError::Stop,
@@ -308,6 +313,7 @@ impl Session {
             .skip_bad_events(self.skip())
             .time_decimals(self.options.time_decimals)
             .field_names(FieldNames::from_spec(&self.spec))
+            .time_field(self.options.time_field.as_deref())
     }
 
     fn skip(&self) -> bool {

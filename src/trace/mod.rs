@@ -34,8 +34,11 @@
 //! are put in the declared order, and a missing or unknown field is an error;
 //! for an event without declared names they are taken in the order written.
 //!
-//! In a **timed** CSV, XML or JSON trace ([`TraceOptions::timed`]; see
-//! [`timed_by_name`]) the last field of every event is its time, a natural
+//! In a **timed** CSV trace ([`TraceOptions::timed`]; see [`timed_by_name`])
+//! the last field of every event is its time; in a timed XML or JSON trace,
+//! the field named by [`TraceReader::time_field`] (by default the first of
+//! `time`, `timestamp`, `ts` that the event has), whatever its place (of
+//! positional JSON values, the last). The time is a natural
 //! (`12`) or decimal (`0.25`) number that never decreases; it is not an
 //! argument. Times are counted in ticks of `10^-d` time units, `d` set with
 //! [`TraceReader::time_decimals`] (0 by default): a stamp with more than `d`
@@ -96,7 +99,7 @@ use std::path::Path;
 pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
-pub use fields::FieldNames;
+pub use fields::{FieldNames, TIME_FIELDS};
 pub use input::Compression;
 pub use reader::{TimePoint, TraceReader};
 

@@ -180,7 +180,20 @@ impl<R: Read> TraceReader<R> {
     /// Sets the declared parameter names of events, to which the named fields
     /// of XML and JSON events are mapped.
     pub fn field_names(mut self, names: FieldNames) -> Self {
+        let time = self.names.time.take();
         self.names = names;
+        self.names.time = time;
+        self
+    }
+
+    /// Names the field that holds the time stamp of a timed XML or JSON
+    /// event, found by name whatever the order of the fields (`None`, the
+    /// default: the first of the fields [`TIME_FIELDS`](super::TIME_FIELDS),
+    /// `time`, `timestamp`, `ts`, that the event has). The time field is not
+    /// an argument. (The time stamp of an event with positional fields, a
+    /// JSON array, is its last value.)
+    pub fn time_field(mut self, name: Option<&str>) -> Self {
+        self.names.set_time_field(name);
         self
     }
 
