@@ -275,11 +275,13 @@ impl Csv {
         if last && end > start && record[end - 1] == b'\r' {
             end -= 1;
         }
-        while start < end && matches!(record[start], b' ' | b'\t') {
-            start += 1;
-        }
-        while end > start && matches!(record[end - 1], b' ' | b'\t') {
-            end -= 1;
+        // Nearly every field starts and ends with a byte above the space:
+        // one test of each end, and the trimming only when it may apply.
+        if let (Some(&first), Some(&last)) = (record.get(start), record.get(end.wrapping_sub(1)))
+            && end > start
+            && (first <= b' ' || last <= b' ')
+        {
+            trim(record, &mut start, &mut end);
         }
         batch.push_span(base + start, base + end);
     }
@@ -457,6 +459,18 @@ impl Csv {
                 Ok(true)
             }
         }
+    }
+}
+
+/// Moves `start` and `end` past the spaces and tabs at the ends of
+/// `record[start..end]`.
+#[cold]
+fn trim(record: &[u8], start: &mut usize, end: &mut usize) {
+    while *start < *end && matches!(record.get(*start), Some(b' ' | b'\t')) {
+        *start += 1;
+    }
+    while *end > *start && matches!(record.get(*end - 1), Some(b' ' | b'\t')) {
+        *end -= 1;
     }
 }
 
