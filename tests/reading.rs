@@ -377,3 +377,23 @@ fn the_time_stamp_of_json_and_xml_events_is_found_by_name() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_csv_file_read_as_xml_or_json_fails_at_line_1() {
+    let spec = file("forced.qtl", "prop noCrash : !crash\n");
+    let trace = file("forced.csv", "start,a\nheartbeat,b\nstop,c\n");
+    for format in ["xml", "json"] {
+        let o = run(&["--format", format], &spec, &trace);
+        assert_eq!(code(&o), 2, "{format}");
+        assert_eq!(
+            status(&o),
+            "STATUS: Error (input error at line 1; 0 violations found before it)",
+            "{format}"
+        );
+        assert!(
+            stderr(&o).starts_with(&format!("error: {}:line 1: ", trace.display())),
+            "{format}: {}",
+            stderr(&o)
+        );
+    }
+}

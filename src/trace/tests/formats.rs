@@ -447,3 +447,24 @@ fn the_time_stamp_of_xml_and_json_events_is_found_by_name() {
         vec![ev("p", &["a"], 6, 1, 1)]
     );
 }
+
+#[test]
+fn a_forced_format_fails_at_the_first_line_that_does_not_conform() {
+    // A CSV file read as XML: its first line, not its last.
+    let csv = b"open,a\nclose,a\nclose,a\n";
+    let e = error(csv, opts(false, Format::Xml));
+    assert_eq!((e.kind, e.line), (K::Syntax, 1));
+    assert_eq!(
+        e.message(),
+        "unexpected text `open,a\\nclose,a\\nclose,a` in the document"
+    );
+    let e = error(b"\n\nopen,a\n", opts(false, Format::Xml));
+    assert_eq!(e.line, 3);
+    let e = error(csv, opts(false, Format::Json));
+    assert_eq!(e.line, 1);
+    // Stray text between events: the line where it starts.
+    let xml = b"<log>\n<event><name>a</name></event>\n\n  stray\nmore\n<event/></log>";
+    let e = error(xml, PLAIN);
+    assert_eq!(e.line, 4);
+    assert_eq!(e.message(), "unexpected text `stray\\nmore` in <log>");
+}
