@@ -330,6 +330,20 @@ fn a_header_row_gets_a_hint() {
         "{}",
         stderr(&o)
     );
+    // Timed, the row stops the run at its time stamp: the hint is in the error.
+    let trace = file("header.timed.csv", "name,msg,ts\nstart,ok,1\nstop,ok,2\n");
+    let o = run(&[], &spec, &trace);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(
+            "line 1: timestamp `ts` is not a natural or decimal number (only the digits 0-9, \
+             with at most one `.` between digits, such as `12` or `0.25`) (the first line \
+             looks like a header row of column names: remove it, or name its first column \
+             `event` to read it as the header of a CRV CSV trace)"
+        ),
+        "{}",
+        stderr(&o)
+    );
     // An event with numbers, or a name that recurs, is no header row.
     let trace = file("no-header.csv", "start,ok,1\nstart,ok,2\n");
     let o = run(&[], &spec, &trace);

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::names::{self, NameReport};
-use crate::trace::Format;
+use crate::trace::{Format, header_word};
 
 /// How many events, from the first, are looked at for the shape of another
 /// format.
@@ -256,13 +256,7 @@ pub(super) fn header_row(
         return None;
     }
     let (line, _) = first.events.first()?;
-    let word = |f: &Vec<u8>| {
-        f.first()
-            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-            && f.iter()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b' '))
-    };
-    if !first.fields.iter().all(word) {
+    if !first.fields.iter().all(|f| header_word(f)) {
         return None;
     }
     let name = String::from_utf8_lossy(&first.fields[0]).into_owned();

@@ -12,7 +12,7 @@ use std::io::Read;
 
 use memchr::{memchr, memchr_iter, memchr2, memrchr};
 
-use super::diag::{parse_time, show, too_long};
+use super::diag::{header_word, parse_time, show, too_long};
 use super::event::{Batch, trim_blanks};
 use super::fields::time_kind;
 use super::input::Input;
@@ -39,6 +39,8 @@ enum State {
 
 /// The CSV reader's state between records.
 pub(super) struct Csv {
+    /// Whether the next record is the trace's first (after a CRV header).
+    first: bool,
     /// Whether the CRV header is still to come (the two dialects differ in
     /// that only: both trim blanks around fields, and a quote may follow
     /// them).
@@ -62,6 +64,7 @@ pub(super) struct Csv {
 impl Csv {
     pub(super) fn new(crv: bool, timed: Option<u8>, line: u64, limit: u64) -> Self {
         Csv {
+            first: true,
             header: crv,
             timed,
             line,
@@ -116,8 +119,10 @@ impl Csv {
                     ),
                 ));
             }
+            let first = std::mem::replace(&mut self.first, false);
             let time = self
                 .check(batch, buf, line)
+                .map_err(|e| if first { header_row(e, batch, buf) } else { e })
                 .inspect_err(|_| self.bad_event = true)?;
             batch.finish(time, line);
             self.in_place = batch.borrowed;
@@ -460,6 +465,23 @@ impl Csv {
             }
         }
     }
+}
+
+/// `error`, the first record's, with a hint when its time stamp is a word
+/// and so are its other fields: a header row of column names
+/// (`name,msg,ts`), whose last column is not a time stamp.
+#[cold]
+fn header_row(error: TraceError, batch: &Batch, buf: &[u8]) -> TraceError {
+    let words = (0..batch.fields()).all(|i| header_word(batch.field(i, buf)));
+    if error.kind != K::BadTime || batch.fields() < 2 || !words {
+        return error;
+    }
+    let message = format!(
+        "{} (the first line looks like a header row of column names: remove it, or name its \
+         first column `event` to read it as the header of a CRV CSV trace)",
+        error.message()
+    );
+    TraceError::new(error.kind, error.line, message).with_column(error.column)
 }
 
 /// Moves `start` and `end` past the spaces and tabs at the ends of

@@ -96,6 +96,7 @@ mod tests;
 
 use std::path::Path;
 
+pub(crate) use diag::header_word;
 pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;

@@ -230,3 +230,21 @@ fn huge_line_stops_at_the_default_limit() {
     assert!(reader.bytes_read() <= DEFAULT_MAX_EVENT_SIZE + 1);
     assert!(handed_out.get() < DEFAULT_MAX_EVENT_SIZE + 2 * 65536);
 }
+
+#[test]
+fn a_header_row_read_as_a_timed_event_gets_a_hint() {
+    let e = error(b"name,msg,ts\nstart,a,1\n", TIMED);
+    assert_eq!((e.kind, e.line), (K::BadTime, 1));
+    assert!(
+        e.message().ends_with(
+            "(the first line looks like a header row of column names: remove it, or name its \
+             first column `event` to read it as the header of a CRV CSV trace)"
+        ),
+        "{e}"
+    );
+    // Not on a later line, nor when a field is no word.
+    let e = error(b"start,a,1\nname,msg,ts\n", TIMED);
+    assert!(!e.message().contains("header row"), "{e}");
+    let e = error(b"start,a=1,x\n", TIMED);
+    assert!(!e.message().contains("header row"), "{e}");
+}
