@@ -282,8 +282,8 @@ impl Csv {
         }
         // Nearly every field starts and ends with a byte above the space:
         // one test of each end, and the trimming only when it may apply.
-        if let (Some(&first), Some(&last)) = (record.get(start), record.get(end.wrapping_sub(1)))
-            && end > start
+        if let Some(field) = record.get(start..end)
+            && let (Some(&first), Some(&last)) = (field.first(), field.last())
             && (first <= b' ' || last <= b' ')
         {
             trim(record, &mut start, &mut end);

@@ -324,7 +324,9 @@ impl<R: Read> TraceReader<R> {
     /// Reads the next record; `bad_event` is set when the error is a
     /// decreasing time stamp (the record itself was read whole).
     fn read_record(&mut self, bad_event: &mut bool) -> Result<bool, TraceError> {
-        if let Some(e) = self.pending.take() {
+        if self.pending.is_some()
+            && let Some(e) = self.pending.take()
+        {
             return Err(e);
         }
         if let Source::Undecided(_) = self.source {
