@@ -332,6 +332,48 @@ mod tests {
     }
 
     #[test]
+    fn evidence_of_a_misread_is_another_format_or_the_specs_names_reshaped() {
+        let spec: Vec<String> = vec!["open".into(), "close".into()];
+        for name in [
+            "@10 open(cfg)",
+            "@ 3",
+            "<?xml version=\"1.0\"?>",
+            "<log>",
+            "<event>",
+            "<field><name>f</name>",
+            "{\"open\": {\"f\": \"a\"}}",
+            "{}",
+            "[{\"open\": {}}",
+            "open(cfg)",
+            "Open",
+            "CLOSE",
+            "open;cfg",
+            "open\tcfg",
+            "close|x",
+            "open cfg",
+        ] {
+            assert!(is_evidence(&spec, name, 3), "{name}");
+        }
+        assert!(is_evidence(&spec, "event", 1) && is_evidence(&spec, "Event", 1));
+        // Names a healthy log may have: not evidence.
+        for name in [
+            "event",
+            "<init>",
+            "@home",
+            "{x",
+            "[1]",
+            "GET /index",
+            "start;1",
+            "openx",
+            "crash",
+            "open;",
+            "a|b",
+        ] {
+            assert!(!is_evidence(&spec, name, 2), "{name}");
+        }
+    }
+
+    #[test]
     fn did_you_mean_needs_a_close_name() {
         assert_eq!(
             did_you_mean("telemetry1", ["telemetry2", "spawning"]),
