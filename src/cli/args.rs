@@ -11,8 +11,8 @@ use hindsight::session::OnError;
 use hindsight::trace::Format;
 
 use super::mfotl::MfotlArgs;
-use super::parse_size;
 use super::report_to::Color;
+use super::{parse_percent, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
 /// first-order past-time temporal logic with rules and time, evaluated with BDDs.
@@ -129,10 +129,16 @@ Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
 /// Options of `hindsight run`.
 #[derive(clap::Args)]
 pub struct RunOptions {
-    /// The last field of each event is its time stamp, a natural number
-    /// [default: off, but on for a trace file whose name contains `.timed.`].
+    /// Each event has a time stamp: its last field in CSV, its time field
+    /// in XML and JSON (see --time-field) [default: off, but on for a trace
+    /// file whose name contains `.timed.`].
     #[arg(long)]
     pub timed: bool,
+    /// The field that holds the time stamp of a timed XML or JSON event,
+    /// matched by name wherever it is [default: the first of `time`,
+    /// `timestamp`, `ts` that the event has].
+    #[arg(long, value_name = "NAME")]
+    pub time_field: Option<String>,
     /// Report format: text lines, or one JSON object per line (violations,
     /// then the summary).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -150,8 +156,7 @@ pub struct RunOptions {
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
     /// Make an event whose name no property mentions an input error
-    /// [default: off: such events are counted, named in a warning, and a
-    /// trace without any known event is an error].
+    /// [default: off: such events are counted and named in a warning].
     #[arg(long)]
     pub strict: bool,
     /// What a bad line does (a broken field, a wrong number of arguments, a
@@ -162,6 +167,11 @@ pub struct RunOptions {
     /// Short for `--on-error skip` [default: off].
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// With `--on-error skip`: the largest share of the lines that may be
+    /// skipped, in percent; more, or every line, is an error (exit status
+    /// 2): the trace looks misread.
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
+    pub max_skipped: f64,
     /// Trace format: `auto` detects it from the content (XML, JSON,
     /// MonPoly, CRV CSV when the first line's first field is `event`, plain
     /// CSV otherwise); gzip and zstd compression are always detected.

@@ -40,7 +40,7 @@ mod size;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
-pub use size::parse_size;
+pub use size::{parse_percent, parse_size};
 
 use std::path::Path;
 use std::process::ExitCode;

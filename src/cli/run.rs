@@ -174,6 +174,7 @@ fn session_options(
             timed,
             format: opts.format,
         },
+        time_field: opts.time_field.clone(),
         max_event_size: opts.max_event_size,
         strict: opts.strict,
         on_error: if opts.skip_bad_lines {
@@ -181,6 +182,7 @@ fn session_options(
         } else {
             opts.on_error
         },
+        max_skipped: opts.max_skipped,
         timepoints: opts.timepoints,
         event_steps: opts.mfotl.event_steps,
         witness: opts.users.witness,
@@ -327,7 +329,7 @@ impl Report for CliReport<'_> {
     fn error(&mut self, error: &RunError) {
         let mut err = io::stderr().lock();
         let _ = match error {
-            RunError::NothingUnderstood(_) => writeln!(err, "error: {error}"),
+            RunError::Skipped(_) => writeln!(err, "error: {}: {error}", self.trace_name),
             _ => writeln!(err, "error: {}:{error}", self.trace_name),
         };
     }

@@ -33,9 +33,34 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
+/// Parses a share in percent, `10` or `10%` (decimals allowed: `2.5%`),
+/// from 0 to 100; the share from 0 to 1.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let number = t.strip_suffix('%').unwrap_or(t).trim_end();
+    let valid = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    match number.parse::<f64>() {
+        Ok(p) if valid && (0.0..=100.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!(
+            "`{text}` is not a percentage from 0 to 100 (such as `10` or `2.5%`)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_percent, parse_size};
+
+    #[test]
+    fn percentages() {
+        assert_eq!(parse_percent("10"), Ok(0.1));
+        assert_eq!(parse_percent("2.5%"), Ok(0.025));
+        assert_eq!(parse_percent("100%"), Ok(1.0));
+        assert_eq!(parse_percent("0"), Ok(0.0));
+        for bad in ["", "%", "-1", "101", "1e2", "ten", "nan", "inf"] {
+            assert!(parse_percent(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes() {

@@ -439,4 +439,34 @@ mod tests {
         ];
         assert_eq!(read_all(crv, Format::Crv, true), expected);
     }
+
+    #[test]
+    fn plain_fields_are_trimmed_as_the_sequential_reader_trims_them() {
+        // Blanks around fields (not adjacent spans: copied field by field),
+        // only after the last field (adjacent: copied whole), a CRLF after
+        // blanks, a quoted field after blanks; the same events as
+        // `TraceReader` gives, in more than one batch.
+        let mut trace = String::new();
+        for i in 0..3000 {
+            match i % 4 {
+                0 => trace.push_str(&format!("p , a{i} ,\tb\n")),
+                1 => trace.push_str(&format!("q,x{i} \n")),
+                2 => trace.push_str(&format!(" p,{i}, c \r\n")),
+                _ => trace.push_str("q,  \"y \"\n"),
+            }
+        }
+        let got = read_all(&trace, Format::Plain, true);
+        assert_eq!(got.len(), 3000);
+        assert_eq!(got[0], ("p".into(), vec!["a0".into(), "b".into()]));
+        assert_eq!(got[1], ("q".into(), vec!["x1".into()]));
+        assert_eq!(got[2], ("p".into(), vec!["2".into(), "c".into()]));
+        assert_eq!(got[3], ("q".into(), vec!["y ".into()]));
+        let mut reader = TraceReader::new(trace.as_bytes(), TraceOptions::default());
+        let mut sequential = Vec::new();
+        while let Ok(Some(e)) = reader.next_event() {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            sequential.push((text(e.name), e.args().map(text).collect::<Vec<_>>()));
+        }
+        assert_eq!(got, sequential);
+    }
 }

@@ -30,9 +30,10 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        let source = input.map(|(file, name)| Source {
-            reader: self.reader(file),
-            name,
+        let source = input.map(|(file, name)| {
+            let mut reader = self.reader(file);
+            self.format = Some(reader.detect_format());
+            Source { reader, name }
         });
         self.start = Instant::now();
         let cancel = self.cancel.clone();

@@ -31,6 +31,7 @@ mod names;
 mod outcome;
 mod parallel;
 mod points;
+pub mod read;
 mod report;
 mod step;
 #[cfg(test)]
@@ -44,6 +45,7 @@ use crate::mfotl::typing::Typing;
 
 pub use names::{NameReport, check_names, did_you_mean};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
+pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
 pub use report::{Collect, Report};
 
 use std::io::{Read, Write};
@@ -59,7 +61,7 @@ use crate::report::EventCounts;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::syntax::Diagnostic;
 use crate::trace::{
-    DEFAULT_MAX_EVENT_SIZE, FieldNames, TimePoint, TraceOptions, TraceReader, timed_by_name,
+    DEFAULT_MAX_EVENT_SIZE, FieldNames, Format, TimePoint, TraceOptions, TraceReader, timed_by_name,
 };
 
 /// The one name of the runtime's step error in the driver.
@@ -85,6 +87,10 @@ pub struct SessionOptions {
     /// How to read a trace: timed or not, and its format
     /// ([`Session::run_file`] also reads a file named `*.timed.*` as timed).
     pub trace: TraceOptions,
+    /// The field that holds the time stamp of a timed XML or JSON event,
+    /// matched by name (`None`: the first of `time`, `timestamp`, `ts` that
+    /// the event has; see [`TraceReader::time_field`]).
+    pub time_field: Option<String>,
     /// The largest event (its record) in bytes; a longer one is an input error.
     pub max_event_size: u64,
     /// An event whose name no property mentions is an input error (else it
@@ -93,6 +99,10 @@ pub struct SessionOptions {
     /// What a bad line does (a broken field, a wrong number of arguments, a
     /// time stamp going back with strict time, an unknown event when strict).
     pub on_error: OnError,
+    /// With [`OnError::Skip`], the largest share of the lines (events and
+    /// skipped lines, 0 to 1) that may be skipped: more, or every line, is
+    /// [`RunError::Skipped`]. Default [`DEFAULT_MAX_SKIPPED`].
+    pub max_skipped: f64,
     /// Each time-point of a MonPoly log is one step at which all its events
     /// hold. (An MFOTL session steps the time-points of a MonPoly log so
     /// anyway, unless `event_steps`.)
@@ -124,9 +134,11 @@ impl Default for SessionOptions {
         SessionOptions {
             monitor: MonitorOptions::default(),
             trace: TraceOptions::default(),
+            time_field: None,
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
             strict: false,
             on_error: OnError::Stop,
+            max_skipped: DEFAULT_MAX_SKIPPED,
             timepoints: false,
             event_steps: false,
             witness: false,
@@ -153,6 +165,10 @@ pub struct Session {
     spec_timed: bool,
     spec_warnings: crate::syntax::Warnings,
     counts: EventCounts,
+    /// The first events, for the decision whether the trace was read.
+    first: read::FirstEvents,
+    /// The trace's format, once known (`None` for events pushed one by one).
+    format: Option<Format>,
     bad: BadLines,
     /// Per property: violations, and the first violating event.
     tally: Vec<(u64, Option<u64>)>,
@@ -201,6 +217,8 @@ impl Session {
             spec_timed,
             spec_warnings: Default::default(),
             counts: EventCounts::default(),
+            first: read::FirstEvents::default(),
+            format: None,
             bad: BadLines::default(),
             tally: vec![(0, None); n],
             profile: None,
@@ -326,10 +344,16 @@ impl Session {
             .skip_bad_events(self.skip())
             .time_decimals(self.options.time_decimals)
             .field_names(FieldNames::from_spec(&self.spec))
+            .time_field(self.options.time_field.as_deref())
     }
 
     fn skip(&self) -> bool {
         self.options.on_error == OnError::Skip
+    }
+
+    /// The share of lines that may be skipped, within 0 and 1.
+    fn max_skipped(&self) -> f64 {
+        self.options.max_skipped.clamp(0.0, 1.0)
     }
 
     #[inline(always)]
@@ -375,7 +399,7 @@ impl Session {
                 Ok(None) => break,
                 Err(e) => {
                     if skip && !reader.failed() {
-                        self.bad.skip(e.line);
+                        self.bad.skip(e.line, || e.to_string());
                         continue;
                     }
                     let e = if self.typing.is_some() {
@@ -414,6 +438,7 @@ impl Session {
             }
             out.progress(self.monitor.events(), &|| reader.bytes_read());
         }
+        self.format = Some(reader.format());
         self.finish(out)
     }
 
@@ -449,7 +474,7 @@ impl Session {
                     Err(misfit) => {
                         let e = step::misfit(typing, &event, misfit);
                         if self.skip() {
-                            self.bad.skip(e.line);
+                            self.bad.skip(e.line, || e.to_string());
                             continue;
                         }
                         self.error = Some(RunError::Trace(e));

@@ -1,11 +1,12 @@
 //! Event names of the trace that no property mentions: why they are there
 //! (a trace in another shape than the specification expects) and what to do.
 //!
-//! A run whose events are all unknown to the specification did not understand
-//! its input: it fails (exit status 2) rather than report `Satisfied`. When
-//! only some names are unknown, the run goes on and a warning names the likely
-//! cause (a name without one, such as a `tick` that no property needs, is
-//! only listed in the summary):
+//! A trace none of whose events the specification mentions is read (a
+//! "never X" property holds on it): a warning lists the names. It is a
+//! misread only when its first events show it ([`is_evidence`]; the decision
+//! is [`super::read`]'s). When only some names are unknown, a warning names
+//! the likely cause (a name without one, such as a `tick` that no property
+//! needs, is only listed in the summary):
 //!
 //! - another field separator (`open;cfg`, a tab, `|`): the whole line became
 //!   the event's name;
@@ -107,6 +108,38 @@ pub fn unknown_event(spec: &[String], name: &[u8]) -> String {
         "event `{}` is not in the specification (--strict){hint}",
         shorten(&name)
     )
+}
+
+/// Whether the unknown name `name`, of the event on `line`, is evidence that
+/// a trace none of whose events the specification mentions was misread:
+/// another format's shape (a MonPoly time-point `@10 ...`, an XML tag of the
+/// CRV format, a JSON object or array of objects, an event written as a call
+/// `open(cfg)`, the CRV header `event` on the first line), or a name of the
+/// specification in another case (`Open`) or followed by another separator
+/// (`open;cfg`). A name that merely is not the specification's, however it
+/// is spelled, is not.
+pub fn is_evidence(spec: &[String], name: &str, line: u64) -> bool {
+    let t = name.trim();
+    let after = |prefix: &str| t.get(prefix.len()..).unwrap_or_default().trim_start();
+    let monpoly = t.starts_with('@') && after("@").starts_with(|c: char| c.is_ascii_digit());
+    let xml = ["<?xml", "<!--", "<!DOCTYPE"]
+        .iter()
+        .any(|p| t.starts_with(p))
+        || ["log", "event", "name", "field", "value"]
+            .iter()
+            .any(|tag| {
+                t.strip_prefix('<')
+                    .and_then(|rest| rest.strip_prefix(tag))
+                    .is_some_and(|rest| rest.starts_with(['>', '/', ' ', '\t']))
+            });
+    let json = (t.starts_with('{') && after("{").starts_with(['"', '}']))
+        || (t.starts_with('[') && after("[").starts_with(['{', ']']));
+    let header = line == 1 && t.eq_ignore_ascii_case("event");
+    let case = spec.iter().any(|s| s.eq_ignore_ascii_case(name));
+    let separator = name
+        .split_once([';', '\t', '|', ' '])
+        .is_some_and(|(head, rest)| !rest.trim().is_empty() && spec.iter().any(|s| s == head));
+    monpoly || xml || json || is_call(t) || header || case || separator
 }
 
 /// The kinds of causes of unknown names.
@@ -233,7 +266,7 @@ pub fn did_you_mean<'a>(
 }
 
 /// A name cut for a message: at most 40 characters, control characters escaped.
-fn shorten(name: &str) -> String {
+pub(super) fn shorten(name: &str) -> String {
     let mut out: String = name.chars().take(40).flat_map(char::escape_debug).collect();
     if name.chars().count() > 40 {
         out.push('…');
@@ -296,6 +329,48 @@ mod tests {
         );
         assert!(!report(&["a"], &[]).nothing_understood());
         assert!(!report(&[], &[("a", 1)]).nothing_understood());
+    }
+
+    #[test]
+    fn evidence_of_a_misread_is_another_format_or_the_specs_names_reshaped() {
+        let spec: Vec<String> = vec!["open".into(), "close".into()];
+        for name in [
+            "@10 open(cfg)",
+            "@ 3",
+            "<?xml version=\"1.0\"?>",
+            "<log>",
+            "<event>",
+            "<field><name>f</name>",
+            "{\"open\": {\"f\": \"a\"}}",
+            "{}",
+            "[{\"open\": {}}",
+            "open(cfg)",
+            "Open",
+            "CLOSE",
+            "open;cfg",
+            "open\tcfg",
+            "close|x",
+            "open cfg",
+        ] {
+            assert!(is_evidence(&spec, name, 3), "{name}");
+        }
+        assert!(is_evidence(&spec, "event", 1) && is_evidence(&spec, "Event", 1));
+        // Names a healthy log may have: not evidence.
+        for name in [
+            "event",
+            "<init>",
+            "@home",
+            "{x",
+            "[1]",
+            "GET /index",
+            "start;1",
+            "openx",
+            "crash",
+            "open;",
+            "a|b",
+        ] {
+            assert!(!is_evidence(&spec, name, 2), "{name}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::names::{self, NameReport};
+use super::read::{self, Misread, Skipped, Unread};
 use super::{Report, Session, StepError};
 use crate::report::Summary;
 
@@ -66,9 +67,14 @@ pub enum RunError {
         /// The message.
         message: String,
     },
-    /// No event of a non-empty trace is in the specification: the trace is
-    /// likely in another shape than the specification expects.
-    NothingUnderstood(NameReport),
+    /// No event of the trace is in the specification, and its first events
+    /// have names in the shape of another format: the trace was misread
+    /// (see [`super::read`]).
+    Misread(Misread),
+    /// With [`OnError::Skip`](super::OnError), every line, or more than
+    /// [`SessionOptions::max_skipped`](super::SessionOptions::max_skipped)
+    /// of them, was skipped as bad.
+    Skipped(Skipped),
 }
 
 impl RunError {
@@ -92,7 +98,7 @@ impl RunError {
             RunError::Step { line, .. }
             | RunError::UnknownEvent { line, .. }
             | RunError::Worker { line, .. } => Some(*line),
-            RunError::NothingUnderstood(_) => None,
+            RunError::Misread(_) | RunError::Skipped(_) => None,
         }
     }
 }
@@ -112,7 +118,8 @@ impl fmt::Display for RunError {
             RunError::UnknownEvent { line, message } | RunError::Worker { line, message } => {
                 write!(f, "line {line}: {message}")
             }
-            RunError::NothingUnderstood(names) => write!(f, "{}", names.lines.join("\n")),
+            RunError::Misread(m) => write!(f, "{m}"),
+            RunError::Skipped(s) => write!(f, "{s}"),
         }
     }
 }
@@ -160,6 +167,11 @@ pub enum Warning {
     TimeRegressions(u64),
     /// Events whose name no property mentions, with their likely cause.
     UnknownNames(NameReport),
+    /// The first line of a plain CSV trace looks like a header row of
+    /// column names: the hint.
+    HeaderRow(String),
+    /// The trace has no event: nothing was checked.
+    EmptyTrace,
     /// The profile could not be written during the run, and stopped.
     ProfileStopped(String),
     /// The profile's last row could not be written.
@@ -181,6 +193,12 @@ impl fmt::Display for Warning {
                  (use --strict-time to reject them)"
             ),
             Warning::UnknownNames(names) => write!(f, "{}", names.lines.join("\n")),
+            Warning::HeaderRow(hint) => write!(f, "{hint}"),
+            Warning::EmptyTrace => write!(
+                f,
+                "the trace has no event: nothing was checked (no property is violated on an \
+                 empty trace)"
+            ),
             Warning::ProfileStopped(e) => write!(f, "the profile stopped: {e}"),
             Warning::ProfileUnwritten(e) => write!(f, "cannot write the profile: {e}"),
         }
@@ -242,14 +260,20 @@ pub struct BadLines {
     pub count: u64,
     /// The first few of them.
     pub first: Vec<u64>,
+    /// Why the first was skipped (`line L: ...`).
+    pub why: Option<String>,
 }
 
 impl BadLines {
     /// How many line numbers the summary shows.
     const SHOWN: usize = 5;
 
-    /// Counts the bad line `line`.
-    pub fn skip(&mut self, line: u64) {
+    /// Counts the bad line `line`, skipped for the reason `why()` (asked
+    /// for the first line only).
+    pub fn skip(&mut self, line: u64, why: impl FnOnce() -> String) {
+        if self.count == 0 {
+            self.why = Some(why());
+        }
         self.count += 1;
         if self.first.len() < Self::SHOWN {
             self.first.push(line);
@@ -295,15 +319,38 @@ impl Session {
             out.error(e);
             failure = e.line().map(|line| stopped_at(line, total));
         }
-        let understood = names::check_names(&self.spec_events, &counts);
         let mut error = self.error.take();
-        if error.is_none() && !self.interrupted && !self.closed && understood.nothing_understood() {
-            let e = RunError::NothingUnderstood(understood);
+        // Whether the trace was read: docs/TRACES.md's decision.
+        let ended = error.is_none() && !self.interrupted && !self.closed;
+        let skipped = (self.bad.count, &self.bad.first[..], self.bad.why.as_deref());
+        let (spec, first, format) = (&self.spec_events, &self.first, self.format);
+        let decision = read::decide(spec, &counts, first, format, skipped, self.max_skipped());
+        let misread = matches!(decision, Err(Unread::Misread(_)));
+        if ended && let Err(unread) = decision {
+            let e = match unread {
+                Unread::Skipped(s) => {
+                    failure = Some(s.reason());
+                    RunError::Skipped(s)
+                }
+                Unread::Misread(m) => {
+                    failure = Some(m.reason());
+                    RunError::Misread(m)
+                }
+            };
             out.error(&e);
-            failure = Some("no event of the trace is in the specification".to_owned());
             error = Some(e);
-        } else if !understood.lines.is_empty() {
-            self.warn(out, Warning::UnknownNames(understood));
+        }
+        if !(ended && misread) {
+            if ended && events == 0 && self.bad.count == 0 {
+                self.warn(out, Warning::EmptyTrace);
+            }
+            let understood = names::check_names(&self.spec_events, &counts);
+            if !understood.lines.is_empty() {
+                self.warn(out, Warning::UnknownNames(understood));
+            }
+            if let Some(hint) = read::header_row(&self.spec_events, &counts, &self.first, format) {
+                self.warn(out, Warning::HeaderRow(hint));
+            }
         }
         // The summary names the input error (not a failure without a line).
         let mut note = error

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::read::FirstEvents;
 use super::{Outcome, Report, RunError, Session, Step};
 use crate::parallel::batch::{self, Batches};
 use crate::parallel::segments::{self, Layout};
@@ -40,7 +41,8 @@ impl Session {
             // engine, with no thread to feed.
             return self.run(input, out);
         }
-        let reader = self.reader(input);
+        let mut reader = self.reader(input);
+        self.format = Some(reader.detect_format());
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
@@ -93,6 +95,7 @@ impl Session {
                 .field_names(names.clone())
         };
         let mut merged = Merged::default();
+        self.format = Some(Format::Plain);
         let outcome = segments::run(&plan, path, &layout, &reader, &options, &stop, |ev, v| {
             self.merged_event(&mut merged, out, ev, v)
         });
@@ -184,6 +187,9 @@ impl Session {
             None => self.counts.add_n(ev.name, 1 + ev.repeats),
         }
         merged.events += 1 + ev.repeats;
+        if FirstEvents::wants(ev.number) {
+            self.first.note(ev.number, ev.line, ev.name, ev.args.iter());
+        }
         // Repeats are at the same time: no regression among them.
         merged.regressions += u64::from(merged.last_time.is_some_and(|t| ev.time < t));
         merged.last_time = Some(ev.time);

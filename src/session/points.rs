@@ -33,7 +33,7 @@ impl Session {
                         let error = misfit(typing, &e, m);
                         if self.skip() {
                             // The whole time-point is left out.
-                            self.bad.skip(error.line);
+                            self.bad.skip(error.line, || error.to_string());
                             return ControlFlow::Continue(());
                         }
                         self.error = Some(RunError::Trace(error));
@@ -56,8 +56,12 @@ impl Session {
             self.error = Some(RunError::step(point.line, e, false, None));
             return ControlFlow::Break(());
         }
-        for (name, _) in &events {
+        for (name, args) in &events {
             self.counts.add(name);
+            if super::read::FirstEvents::wants(point.number) {
+                let args = args.iter().copied();
+                self.first.note(point.number, point.line, name, args);
+            }
         }
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());

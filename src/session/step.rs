@@ -3,6 +3,7 @@
 
 use std::ops::ControlFlow;
 
+use super::read::FirstEvents;
 use super::{Report, RunError, Session, StepError, names};
 use crate::report::Violation;
 use crate::trace::{TraceError, TraceErrorKind};
@@ -86,11 +87,14 @@ impl Session {
         self.last_ok = false;
         let skip = self.skip();
         if self.options.strict && self.monitor.arity_of(ev.name).is_none() {
+            let spec = &self.spec_events;
+            let message = || names::unknown_event(spec, ev.name);
             if skip {
-                self.bad.skip(ev.line);
+                self.bad
+                    .skip(ev.line, || format!("line {}: {}", ev.line, message()));
                 return ControlFlow::Continue(());
             }
-            let message = names::unknown_event(&self.spec_events, ev.name);
+            let message = message();
             self.error = Some(RunError::UnknownEvent {
                 line: ev.line,
                 message,
@@ -99,24 +103,25 @@ impl Session {
         }
         if let Err(e) = self.monitor.step(ev.name, ev.args, ev.time) {
             let skippable = matches!(e, StepError::Arity { .. } | StepError::TimeBackwards { .. });
+            let timed = self.options.trace.timed;
+            let error = RunError::step(ev.line, e, timed, ev.args.last().copied());
             if skip && skippable {
-                self.bad.skip(ev.line);
+                self.bad.skip(ev.line, || error.to_string());
                 return ControlFlow::Continue(());
             }
-            self.error = Some(RunError::step(
-                ev.line,
-                e,
-                self.options.trace.timed,
-                ev.args.last().copied(),
-            ));
+            self.error = Some(error);
             return ControlFlow::Break(());
         }
         self.counts.add(ev.name);
+        let number = self.monitor.events();
+        if FirstEvents::wants(number) {
+            self.first
+                .note(number, ev.line, ev.name, ev.args.iter().copied());
+        }
         self.last_ok = true;
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());
         }
-        let number = self.monitor.events();
         let ts = if ev.timed { ev.time } else { number };
         self.report_violated(out, &ev, number, ts, true)
     }

@@ -147,9 +147,11 @@ fn a_trace_error_stops_the_run_with_its_line_after_the_violations_before_it() {
 
 #[test]
 fn bad_lines_are_skipped_and_counted_when_asked() {
+    // 2 of 5 lines skipped: within a bound of 40%.
     let options = SessionOptions {
         on_error: OnError::Skip,
         strict: true,
+        max_skipped: 0.4,
         ..SessionOptions::default()
     };
     let s = session(FILES, options);
@@ -215,19 +217,78 @@ fn warnings_are_returned_not_printed() {
 }
 
 #[test]
-fn a_trace_the_spec_does_not_understand_fails() {
+fn a_misread_trace_fails_and_a_trace_of_other_events_is_read() {
+    // The spec's events behind another separator: misread, at line 1.
     let s = session(FILES, SessionOptions::default());
     let outcome = s.run(&b"open;a\nclose;a\n"[..], &mut Collect::default());
     assert_eq!(outcome.verdict, Verdict::Failed);
-    assert!(matches!(
-        outcome.error,
-        Some(RunError::NothingUnderstood(_))
-    ));
+    let Some(RunError::Misread(m)) = &outcome.error else {
+        panic!("{:?}", outcome.error);
+    };
+    assert_eq!((m.line, m.name.as_str()), (1, "open;a"));
     assert_eq!(
         outcome.summary.failure.as_deref(),
-        Some("no event of the trace is in the specification")
+        Some("the trace looks misread (line 1: `open;a`)")
     );
     assert_eq!(outcome.summary.error, None);
+    // Events the spec never mentions: read, satisfied, with a warning.
+    let s = session(FILES, SessionOptions::default());
+    let outcome = s.run(&b"start\ntick,1\nstop\n"[..], &mut Collect::default());
+    assert_eq!(outcome.verdict, Verdict::Satisfied);
+    assert!(outcome.error.is_none());
+    let [Warning::UnknownNames(names)] = &outcome.warnings[..] else {
+        panic!("{:?}", outcome.warnings);
+    };
+    assert_eq!((names.unknown_events, names.events), (3, 3));
+    // Events pushed one by one have no format: never misread.
+    let mut s = session(FILES, SessionOptions::default());
+    let mut found = Collect::default();
+    let _ = s.push(b"open;a", &[], None, &mut found);
+    assert_eq!(s.finish(&mut found).verdict, Verdict::Satisfied);
+}
+
+#[test]
+fn skipped_lines_beyond_the_bound_fail() {
+    let skip = |max_skipped| SessionOptions {
+        on_error: OnError::Skip,
+        max_skipped,
+        ..SessionOptions::default()
+    };
+    // 1 bad line of 10: within 10%.
+    let mut trace = b"open,a,1\n".to_vec();
+    trace.extend(b"open,b\n".repeat(9));
+    let outcome = session(FILES, skip(0.1)).run(&trace[..], &mut Collect::default());
+    assert_eq!(outcome.verdict, Verdict::Satisfied, "{:?}", outcome.error);
+    // 2 of 10: beyond 10%, within 20%.
+    trace.splice(0..0, b"close,a,2\n".iter().copied());
+    let outcome = session(FILES, skip(0.1)).run(&trace[..], &mut Collect::default());
+    assert_eq!(outcome.verdict, Verdict::Failed);
+    let Some(RunError::Skipped(s)) = &outcome.error else {
+        panic!("{:?}", outcome.error);
+    };
+    assert_eq!((s.skipped, s.lines, &s.first[..]), (2, 11, &[1, 2][..]));
+    assert_eq!(s.bound_permille, 100);
+    assert!(
+        s.why.starts_with("line 1: event `close` has 2 arguments"),
+        "{}",
+        s.why
+    );
+    assert_eq!(
+        outcome.summary.failure.as_deref(),
+        Some("2 of 11 lines skipped as bad, more than 10%")
+    );
+    let outcome = session(FILES, skip(0.2)).run(&trace[..], &mut Collect::default());
+    assert_eq!(outcome.verdict, Verdict::Satisfied);
+    // Every line: always an error, whatever the bound.
+    let outcome = session(FILES, skip(1.0)).run(&b"open,a,1\n"[..], &mut Collect::default());
+    let Some(RunError::Skipped(s)) = &outcome.error else {
+        panic!("{:?}", outcome.error);
+    };
+    assert_eq!((s.skipped, s.lines), (1, 1));
+    assert_eq!(
+        outcome.summary.failure.as_deref(),
+        Some("all 1 line skipped as bad")
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The CSV reader (plain DejaVu CSV and the CRV competition's variant). A
 //! record without a quote that lies whole in the input buffer (nearly every
-//! record) is read in place: one `memchr` scan for `,`, `"` and the line end,
-//! and its fields are spans of the buffer (trimmed in CRV, a CRLF's `\r`
+//! record) is read in place: one scan for `,`, `"` and the line end, and its
+//! fields are spans of the buffer (trimmed of spaces and tabs, a CRLF's `\r`
 //! dropped), handed on without a copy. Any other record (quoted fields, a
 //! record longer than the buffer) goes through a byte-oriented state machine
 //! that writes the cleaned fields straight into the [`Batch`]. Neither
@@ -12,7 +12,7 @@ use std::io::Read;
 
 use memchr::{memchr, memchr_iter, memchr2, memrchr};
 
-use super::diag::{parse_time, show, too_long};
+use super::diag::{header_word, parse_time, show, too_long};
 use super::event::{Batch, trim_blanks};
 use super::fields::time_kind;
 use super::input::Input;
@@ -23,7 +23,7 @@ use super::{TraceError, TraceErrorKind as K};
 enum State {
     /// At the start of a field.
     Start,
-    /// At the start of a field after blanks (CRV only).
+    /// At the start of a field after blanks.
     StartBlanks,
     /// In an unquoted field.
     Unquoted,
@@ -31,7 +31,7 @@ enum State {
     Quoted,
     /// After a `"` in a quoted field: closing, or half of a `""`.
     QuoteInQuoted,
-    /// After a closing quote and blanks (CRV only).
+    /// After a closing quote and blanks.
     QuoteBlanks,
     /// After a closing quote (and maybe blanks) and a `\r`.
     QuoteCr,
@@ -39,9 +39,11 @@ enum State {
 
 /// The CSV reader's state between records.
 pub(super) struct Csv {
-    /// CRV: trim blanks, quotes may follow blanks, a header comes first.
-    crv: bool,
-    /// Whether the CRV header is still to come.
+    /// Whether the next record is the trace's first (after a CRV header).
+    first: bool,
+    /// Whether the CRV header is still to come (the two dialects differ in
+    /// that only: both trim blanks around fields, and a quote may follow
+    /// them).
     header: bool,
     /// `Some(decimals)` in a timed trace: the time stamps' precision.
     timed: Option<u8>,
@@ -62,7 +64,7 @@ pub(super) struct Csv {
 impl Csv {
     pub(super) fn new(crv: bool, timed: Option<u8>, line: u64, limit: u64) -> Self {
         Csv {
-            crv,
+            first: true,
             header: crv,
             timed,
             line,
@@ -117,8 +119,10 @@ impl Csv {
                     ),
                 ));
             }
+            let first = std::mem::replace(&mut self.first, false);
             let time = self
                 .check(batch, buf, line)
+                .map_err(|e| if first { header_row(e, batch, buf) } else { e })
                 .inspect_err(|_| self.bad_event = true)?;
             batch.finish(time, line);
             self.in_place = batch.borrowed;
@@ -262,7 +266,7 @@ impl Csv {
 
     /// Adds the field `range` of `record` (at `base` in the input's buffer)
     /// to `batch`, without the `\r` of a CRLF (`last`: the record ends
-    /// there) and, in CRV, trimmed.
+    /// there), trimmed of spaces and tabs.
     #[inline(always)]
     fn push_span(
         &self,
@@ -276,34 +280,32 @@ impl Csv {
         if last && end > start && record[end - 1] == b'\r' {
             end -= 1;
         }
-        if self.crv {
-            while start < end && matches!(record[start], b' ' | b'\t') {
-                start += 1;
-            }
-            while end > start && matches!(record[end - 1], b' ' | b'\t') {
-                end -= 1;
-            }
+        // Nearly every field starts and ends with a byte above the space:
+        // one test of each end, and the trimming only when it may apply.
+        if let Some(field) = record.get(start..end)
+            && let (Some(&first), Some(&last)) = (field.first(), field.last())
+            && (first <= b' ' || last <= b' ')
+        {
+            trim(record, &mut start, &mut end);
         }
         batch.push_span(base + start, base + end);
     }
 
     /// Ends the current field: in an unquoted field, drops the `\r` of a CRLF
-    /// (`last`: the record ends here) and, in CRV, trailing blanks.
+    /// (`last`: the record ends here) and trailing blanks.
     #[inline(always)]
     fn end_field(&self, batch: &mut Batch, state: State, last: bool) {
         if state == State::Unquoted
             && let Some(&end) = batch.current_field().last()
-            && (self.crv || (last && end == b'\r'))
+            && matches!(end, b'\r' | b' ' | b'\t')
         {
             let field = batch.current_field();
             let mut len = field.len();
             if last && field.ends_with(b"\r") {
                 len -= 1;
             }
-            if self.crv {
-                while len > 0 && matches!(field[len - 1], b' ' | b'\t') {
-                    len -= 1;
-                }
+            while len > 0 && matches!(field[len - 1], b' ' | b'\t') {
+                len -= 1;
             }
             batch.truncate_current(len);
         }
@@ -343,7 +345,7 @@ impl Csv {
             while i < chunk.len() {
                 if state == State::Start && !matches!(chunk[i], b'"' | b',' | b'\n' | b' ' | b'\t')
                 {
-                    // An unquoted field (in CRV too: no leading blank).
+                    // An unquoted field (no leading blank).
                     state = State::Unquoted;
                 }
                 if state == State::Unquoted {
@@ -400,9 +402,7 @@ impl Csv {
                         quote_column = column(self.line, at, line_start);
                         State::Quoted
                     }
-                    (State::Start | State::StartBlanks, b' ' | b'\t') if self.crv => {
-                        State::StartBlanks
-                    }
+                    (State::Start | State::StartBlanks, b' ' | b'\t') => State::StartBlanks,
                     (State::Start | State::StartBlanks, b',') => {
                         batch.end_field();
                         State::Start
@@ -429,9 +429,7 @@ impl Csv {
                         State::Start
                     }
                     (State::QuoteInQuoted | State::QuoteBlanks, b'\r') => State::QuoteCr,
-                    (State::QuoteInQuoted | State::QuoteBlanks, b' ' | b'\t') if self.crv => {
-                        State::QuoteBlanks
-                    }
+                    (State::QuoteInQuoted | State::QuoteBlanks, b' ' | b'\t') => State::QuoteBlanks,
                     (State::QuoteInQuoted | State::QuoteBlanks, _) => {
                         input.pos += i;
                         let e = fail(K::Quoting, after_quote(b));
@@ -466,6 +464,35 @@ impl Csv {
                 Ok(true)
             }
         }
+    }
+}
+
+/// `error`, the first record's, with a hint when its time stamp is a word
+/// and so are its other fields: a header row of column names
+/// (`name,msg,ts`), whose last column is not a time stamp.
+#[cold]
+fn header_row(error: TraceError, batch: &Batch, buf: &[u8]) -> TraceError {
+    let words = (0..batch.fields()).all(|i| header_word(batch.field(i, buf)));
+    if error.kind != K::BadTime || batch.fields() < 2 || !words {
+        return error;
+    }
+    let message = format!(
+        "{} (the first line looks like a header row of column names: remove it, or name its \
+         first column `event` to read it as the header of a CRV CSV trace)",
+        error.message()
+    );
+    TraceError::new(error.kind, error.line, message).with_column(error.column)
+}
+
+/// Moves `start` and `end` past the spaces and tabs at the ends of
+/// `record[start..end]`.
+#[cold]
+fn trim(record: &[u8], start: &mut usize, end: &mut usize) {
+    while *start < *end && matches!(record.get(*start), Some(b' ' | b'\t')) {
+        *start += 1;
+    }
+    while *end > *start && matches!(record.get(*end - 1), Some(b' ' | b'\t')) {
+        *end -= 1;
     }
 }
 

@@ -5,6 +5,18 @@
 /// (nanoseconds when the unit is the second).
 pub const MAX_TIME_DECIMALS: u8 = 9;
 
+/// Whether `field` is a word as a column name of a header row is written:
+/// a letter or `_` first, then letters, digits, `_`, `-`, `.` or spaces (no
+/// number, no punctuation of data).
+pub(crate) fn header_word(field: &[u8]) -> bool {
+    field
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && field
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b' '))
+}
+
 /// Parses a timestamp into ticks of `10^-decimals` time units: a natural
 /// number (`12`) or a decimal one (`0.25`, `12.5`), with at most `decimals`
 /// digits after the point (never rounded: more is an error), whose value in

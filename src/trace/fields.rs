@@ -15,7 +15,14 @@ use crate::syntax::{Def, parse};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldNames {
     map: HashMap<Vec<u8>, Vec<Vec<u8>>>,
+    /// The field that holds the time stamp of a timed event (`None`: the
+    /// first of [`TIME_FIELDS`] it has).
+    pub(super) time: Option<Vec<u8>>,
 }
+
+/// The names of the field that holds a timed XML or JSON event's time stamp,
+/// by default: the first of them that the event has.
+pub const TIME_FIELDS: [&str; 3] = ["time", "timestamp", "ts"];
 
 impl FieldNames {
     /// No declared names: fields are taken in the order written.
@@ -52,6 +59,44 @@ impl FieldNames {
     fn get(&self, event: &[u8]) -> Option<&[Vec<u8>]> {
         self.map.get(event).map(Vec::as_slice)
     }
+
+    /// Names the field that holds the time stamp of a timed event (`None`:
+    /// the first of [`TIME_FIELDS`] that the event has).
+    pub fn set_time_field(&mut self, name: Option<&str>) {
+        self.time = name.map(|n| n.as_bytes().to_vec());
+    }
+
+    /// The index in `fields` of the time stamp of the event `name` (keys in
+    /// `bytes`), or the error's message.
+    fn time_index(
+        &self,
+        name: &[u8],
+        bytes: &[u8],
+        fields: &[(Range<usize>, Range<usize>)],
+    ) -> Result<usize, String> {
+        let find = |key: &[u8]| fields.iter().position(|(k, _)| &bytes[k.clone()] == key);
+        match &self.time {
+            Some(key) => find(key).ok_or_else(|| {
+                format!(
+                    "missing timestamp: event `{}` has no field `{}`, which holds the time \
+                     stamp (--time-field)",
+                    show(name),
+                    show(key)
+                )
+            }),
+            None => TIME_FIELDS
+                .iter()
+                .find_map(|key| find(key.as_bytes()))
+                .ok_or_else(|| {
+                    format!(
+                        "missing timestamp: event `{}` has none of the fields `time`, \
+                         `timestamp`, `ts` that hold the time stamp of a timed event (name \
+                         another with --time-field)",
+                        show(name)
+                    )
+                }),
+        }
+    }
 }
 
 /// One event with named fields, as read, before the mapping.
@@ -83,8 +128,9 @@ impl Named {
 
     /// Writes the event into `batch` (cleared first), its fields in the
     /// declared order; the error message if a field is missing, unknown or
-    /// repeated, or the time stamp (the last field, if `timed`: `Some` of its
-    /// decimals) is wrong, with its kind.
+    /// repeated, or the time stamp (if `timed`, `Some` of its decimals: the
+    /// field `names` says holds it, found by name whatever the order; of
+    /// positional fields, the last) is missing or wrong, with its kind.
     pub(super) fn emit(
         &mut self,
         names: &FieldNames,
@@ -102,17 +148,20 @@ impl Named {
         }
         let mut time = 0;
         if let Some(decimals) = timed {
-            let Some((_, last)) = self.fields.pop() else {
-                return Err((
-                    K::MissingTime,
+            // Named fields: the time field, by name; positional ones: the last.
+            let at = if self.positional {
+                self.fields.len().checked_sub(1).ok_or_else(|| {
                     format!(
                         "missing timestamp: event `{}` has no fields, but a timed trace \
-                         needs the time as the last field",
+                         needs the time as the last value",
                         show(name)
-                    ),
-                ));
+                    )
+                })
+            } else {
+                names.time_index(name, b, &self.fields)
             };
-            let stamp = &b[last];
+            let (_, value) = self.fields.remove(at.map_err(|m| (K::MissingTime, m))?);
+            let stamp = &b[value];
             time = parse_time(stamp, decimals).map_err(|m| (time_kind(stamp), m))?;
         }
         batch.clear();

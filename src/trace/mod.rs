@@ -6,15 +6,16 @@
 //!
 //! - **Plain** (DejaVu): no header, one event per line, `name,arg1,...,argn`,
 //!   with RFC 4180 quoting (`"a,b"` is one field, `""` inside quotes is a `"`;
-//!   a `"` inside an unquoted field is an ordinary character). Fields are taken
-//!   verbatim, spaces included, so only `,` or a line end may follow a closing
-//!   quote.
+//!   a `"` inside an unquoted field is an ordinary character). Spaces and
+//!   tabs around every field are trimmed (`login, root` is `login(root)`),
+//!   also before an opening and after a closing quote (`a, "x, y"` is `a`
+//!   with the field `x, y`); a quoted field's content is kept as it is
+//!   (`a," x "` has the argument ` x `). Only blanks, `,` or a line end may
+//!   follow a closing quote.
 //! - **CRV**: the same, preceded by a header line whose first field is `event`
-//!   in any case (`event, field, ...`, `Event,user`); spaces and tabs around
-//!   every field of every line are trimmed (`open, 1, 2` is `open(1,2)`), also
-//!   before an opening and after a closing quote (`a, "x, y"` is `a` with the
-//!   field `x, y`). A quoted field's content is kept as it is. The header's
-//!   other fields are ignored.
+//!   in any case (`event, field, ...`, `Event,user`), whose other fields are
+//!   ignored. The two dialects read fields alike: the header is their only
+//!   difference.
 //! - **XML** (CRV): a `<log>` of `<event>` elements, each with a `<name>` and
 //!   `<field>` elements holding a `<name>` and a `<value>`; see [`xml`].
 //! - **JSON** (CRV): one object per event, `{"name": {"field": "value", ...}}`,
@@ -33,8 +34,11 @@
 //! are put in the declared order, and a missing or unknown field is an error;
 //! for an event without declared names they are taken in the order written.
 //!
-//! In a **timed** CSV, XML or JSON trace ([`TraceOptions::timed`]; see
-//! [`timed_by_name`]) the last field of every event is its time, a natural
+//! In a **timed** CSV trace ([`TraceOptions::timed`]; see [`timed_by_name`])
+//! the last field of every event is its time; in a timed XML or JSON trace,
+//! the field named by [`TraceReader::time_field`] (by default the first of
+//! `time`, `timestamp`, `ts` that the event has), whatever its place (of
+//! positional JSON values, the last). The time is a natural
 //! (`12`) or decimal (`0.25`) number that never decreases; it is not an
 //! argument. Times are counted in ticks of `10^-d` time units, `d` set with
 //! [`TraceReader::time_decimals`] (0 by default): a stamp with more than `d`
@@ -92,10 +96,11 @@ mod tests;
 
 use std::path::Path;
 
+pub(crate) use diag::header_word;
 pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
-pub use fields::FieldNames;
+pub use fields::{FieldNames, TIME_FIELDS};
 pub use input::Compression;
 pub use reader::{TimePoint, TraceReader};
 
@@ -105,10 +110,10 @@ pub enum Format {
     /// Detect from the content (see the [module](self) docs).
     #[default]
     Auto,
-    /// DejaVu CSV: no header, fields verbatim.
+    /// DejaVu CSV: no header, fields trimmed of spaces and tabs.
     Plain,
-    /// CRV competition CSV: a header line `event, ...` (required), fields
-    /// trimmed of spaces and tabs.
+    /// CRV competition CSV: a header line `event, ...` (required), then
+    /// fields read as in [`Format::Plain`].
     Crv,
     /// CRV competition XML.
     Xml,

@@ -58,6 +58,9 @@ pub struct TraceReader<R: Read> {
     skip_bad: bool,
     /// Time stamps are read in ticks of `10^-decimals` time units.
     decimals: u8,
+    /// An error met by [`detect_format`](TraceReader::detect_format), for
+    /// the next read.
+    pending: Option<TraceError>,
 }
 
 /// The events of one time-point (see [`TraceReader::next_timepoint`]).
@@ -115,7 +118,21 @@ impl<R: Read> TraceReader<R> {
             failed: false,
             skip_bad: false,
             decimals: 0,
+            pending: None,
         }
+    }
+
+    /// Decides the format now (with [`Format::Auto`], from the first bytes
+    /// of the input, which are not consumed) rather than at the first read,
+    /// and returns it. A failed read is kept: the next read returns its
+    /// error.
+    pub fn detect_format(&mut self) -> Format {
+        if let Source::Undecided(_) = self.source
+            && let Err(e) = self.decide()
+        {
+            self.pending = Some(e);
+        }
+        self.format
     }
 
     /// Reads time stamps in ticks of `10^-decimals` time units (default 0:
@@ -165,7 +182,20 @@ impl<R: Read> TraceReader<R> {
     /// Sets the declared parameter names of events, to which the named fields
     /// of XML and JSON events are mapped.
     pub fn field_names(mut self, names: FieldNames) -> Self {
+        let time = self.names.time.take();
         self.names = names;
+        self.names.time = time;
+        self
+    }
+
+    /// Names the field that holds the time stamp of a timed XML or JSON
+    /// event, found by name whatever the order of the fields (`None`, the
+    /// default: the first of the fields [`TIME_FIELDS`](super::TIME_FIELDS),
+    /// `time`, `timestamp`, `ts`, that the event has). The time field is not
+    /// an argument. (The time stamp of an event with positional fields, a
+    /// JSON array, is its last value.)
+    pub fn time_field(mut self, name: Option<&str>) -> Self {
+        self.names.set_time_field(name);
         self
     }
 
@@ -297,6 +327,11 @@ impl<R: Read> TraceReader<R> {
     /// Reads the next record; `bad_event` is set when the error is a
     /// decreasing time stamp (the record itself was read whole).
     fn read_record(&mut self, bad_event: &mut bool) -> Result<bool, TraceError> {
+        if self.pending.is_some()
+            && let Some(e) = self.pending.take()
+        {
+            return Err(e);
+        }
         if let Source::Undecided(_) = self.source {
             self.decide()?;
         }

@@ -136,11 +136,18 @@ impl<R: Read> Xml<R> {
             match event {
                 Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {}
                 Event::Text(t) if !matches!(at, At::EventName | At::FieldName | At::FieldValue) => {
-                    if !t.bytes().all(|b| b.is_ascii_whitespace()) {
-                        return error(format!(
-                            "unexpected text `{}` in {}",
-                            show(t.as_bytes()),
-                            at.element()
+                    let text = t.as_bytes();
+                    if let Some(start) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+                        // The line of the text's first byte that is not white
+                        // space (the input has counted the lines of it all).
+                        let lines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count() as u64;
+                        let here = self.reader.get_ref().lines + 1;
+                        let line = here - lines(text) + lines(&text[..start]);
+                        let text = trim_end(&text[start..]);
+                        return Err(TraceError::new(
+                            K::Syntax,
+                            line,
+                            format!("unexpected text `{}` in {}", show(text), at.element()),
                         ));
                     }
                 }
@@ -329,6 +336,15 @@ fn tag(name: &str) -> Tag {
         "value" => Tag::Value,
         other => Tag::Other(other.to_owned()),
     }
+}
+
+/// `text` without the white space at its end.
+fn trim_end(text: &[u8]) -> &[u8] {
+    let end = text
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |e| e + 1);
+    &text[..end]
 }
 
 /// The character of an entity or character reference.

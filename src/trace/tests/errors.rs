@@ -17,7 +17,7 @@ fn timed_missing_timestamp() {
 #[test]
 fn timed_bad_timestamps() {
     for bad in [
-        "+5", " 5", "5 ", "1e3", "x", "0x10", "５", "1.", ".5", "1.2.3", "-x",
+        "+5", "5 5", "1e3", "x", "0x10", "５", "1.", ".5", "1.2.3", "-x",
     ] {
         let input = format!("a,1,1\nb,{bad}\n");
         let e = error(input.as_bytes(), TIMED);
@@ -31,6 +31,10 @@ fn timed_bad_timestamps() {
             "{bad}: {e}"
         );
     }
+    // Blanks around a time stamp are trimmed as around any field.
+    let (got, e) = read_all(b"a,1, 7\t\nb, 8 \n", TIMED);
+    assert!(e.is_none(), "{e:?}");
+    assert_eq!(got, vec![ev("a", &["1"], 7, 1, 1), ev("b", &[], 8, 2, 2)]);
     let e = error(b"a,1,1\nb,-5\n", TIMED);
     assert_eq!((e.kind, e.line), (K::BadTime, 2));
     assert!(e.message().contains("`-5` is negative"), "{e}");
@@ -149,17 +153,20 @@ fn read_error() {
 
 #[test]
 fn blanks_around_quoted_fields() {
-    // Plain: blanks are data, so a quote after them is an ordinary byte, and
-    // blanks after a closing quote are broken quoting.
+    // Plain and CRV alike: blanks around a quoted field are trimmed away, as
+    // the competition's files are written; its content is kept as it is.
+    let plain = PLAIN.with(Format::Plain);
     assert_eq!(
-        events(b"a, \"x\"\n", PLAIN),
-        vec![ev("a", &[" \"x\""], 0, 1, 1)]
+        events(b"a, \"x\"\nb,\"x, y\" \t, 1\n", plain),
+        vec![ev("a", &["x"], 0, 1, 1), ev("b", &["x, y", "1"], 0, 2, 2)]
     );
-    let e = error(b"a\nb,\"x\" ,1\n", PLAIN);
-    assert_eq!((e.kind, e.line, e.column), (K::Quoting, 2, Some(6)));
-    assert!(e.message().contains("` `"), "{e}");
-    // CRV: blanks around a quoted field are trimmed away, as the
-    // competition's files are written; its content is kept as it is.
+    assert_eq!(
+        events(b"a,\" x \"\n", plain),
+        vec![ev("a", &[" x "], 0, 1, 1)]
+    );
+    let e = error(b"a\nb,\"x\" y,1\n", plain);
+    assert_eq!((e.kind, e.line, e.column), (K::Quoting, 2, Some(7)));
+    assert!(e.message().contains("`y`"), "{e}");
     let got = events(b"event\nb,\"x, y\" \t, 1\n", PLAIN);
     assert_eq!(got, vec![ev("b", &["x, y", "1"], 0, 2, 1)]);
     let got = events(b"event, a\nb,1\nc, \" x, y \"\t\r\n", PLAIN);
@@ -222,4 +229,22 @@ fn huge_line_stops_at_the_default_limit() {
     assert_eq!(DEFAULT_MAX_EVENT_SIZE, 16 * 1024 * 1024);
     assert!(reader.bytes_read() <= DEFAULT_MAX_EVENT_SIZE + 1);
     assert!(handed_out.get() < DEFAULT_MAX_EVENT_SIZE + 2 * 65536);
+}
+
+#[test]
+fn a_header_row_read_as_a_timed_event_gets_a_hint() {
+    let e = error(b"name,msg,ts\nstart,a,1\n", TIMED);
+    assert_eq!((e.kind, e.line), (K::BadTime, 1));
+    assert!(
+        e.message().ends_with(
+            "(the first line looks like a header row of column names: remove it, or name its \
+             first column `event` to read it as the header of a CRV CSV trace)"
+        ),
+        "{e}"
+    );
+    // Not on a later line, nor when a field is no word.
+    let e = error(b"start,a,1\nname,msg,ts\n", TIMED);
+    assert!(!e.message().contains("header row"), "{e}");
+    let e = error(b"start,a=1,x\n", TIMED);
+    assert!(!e.message().contains("header row"), "{e}");
 }

@@ -109,7 +109,7 @@ fn xml_missing_unknown_and_malformed() {
     assert!(e.message().contains("unknown entity `&bogus;`"), "{e}");
     // Without a <log> root, and timed.
     let timed = events(
-        b"<event><name>a</name><field><name>x</name><value>1</value></field><field><name>t</name><value>7</value></field></event>",
+        b"<event><name>a</name><field><name>x</name><value>1</value></field><field><name>time</name><value>7</value></field></event>",
         opts(true, Format::Xml),
     );
     assert_eq!(timed, vec![ev("a", &["1"], 7, 1, 1)]);
@@ -445,4 +445,63 @@ mod props {
             }
         }
     }
+}
+
+#[test]
+fn the_time_stamp_of_xml_and_json_events_is_found_by_name() {
+    let timed = opts(true, Format::Auto);
+    // Whatever the order of the keys, with and without declared names.
+    let json = b"{\"send\":{\"ts\":100,\"id\":7}}\n{\"send\":{\"id\":8,\"ts\":101}}\n";
+    let want = vec![ev("send", &["7"], 100, 1, 1), ev("send", &["8"], 101, 2, 2)];
+    assert_eq!(events(json, timed), want);
+    let declared = FieldNames::from_spec("pred send(id)\nprop p : Forall i . send(i) -> true");
+    assert_eq!(read_named(json, &declared, timed), (want, None));
+    // `time` before `timestamp` before `ts`: the others are arguments.
+    let both = b"{\"a\":{\"ts\":\"5\",\"time\":3}}";
+    assert_eq!(events(both, timed), vec![ev("a", &["5"], 3, 1, 1)]);
+    let xml = b"<event><name>a</name><field><name>timestamp</name><value>4</value></field>\
+<field><name>x</name><value>1</value></field></event>";
+    assert_eq!(events(xml, timed), vec![ev("a", &["1"], 4, 1, 1)]);
+    // Another name, with `time_field`; missing, an error naming the event.
+    let at = b"{\"a\":{\"at\":2,\"x\":1}}\n";
+    let reader = TraceReader::new(&at[..], timed).time_field(Some("at"));
+    let (got, e, _) = drain(reader.field_names(FieldNames::new()));
+    assert_eq!((got, e), (vec![ev("a", &["1"], 2, 1, 1)], None));
+    let e = error(at, timed);
+    assert_eq!((e.kind, e.line), (K::MissingTime, 1));
+    assert_eq!(
+        e.message(),
+        "missing timestamp: event `a` has none of the fields `time`, `timestamp`, `ts` that \
+         hold the time stamp of a timed event (name another with --time-field)"
+    );
+    let reader = TraceReader::new(&b"\n{\"b\":{\"time\":2}}"[..], timed).time_field(Some("at"));
+    let e = drain(reader).1.expect("an error");
+    assert_eq!((e.kind, e.line), (K::MissingTime, 2));
+    assert!(e.message().contains("event `b` has no field `at`"), "{e}");
+    // Positional values: the last is the time stamp.
+    assert_eq!(
+        events(b"{\"p\": [\"a\", 6]}", timed),
+        vec![ev("p", &["a"], 6, 1, 1)]
+    );
+}
+
+#[test]
+fn a_forced_format_fails_at_the_first_line_that_does_not_conform() {
+    // A CSV file read as XML: its first line, not its last.
+    let csv = b"open,a\nclose,a\nclose,a\n";
+    let e = error(csv, opts(false, Format::Xml));
+    assert_eq!((e.kind, e.line), (K::Syntax, 1));
+    assert_eq!(
+        e.message(),
+        "unexpected text `open,a\\nclose,a\\nclose,a` in the document"
+    );
+    let e = error(b"\n\nopen,a\n", opts(false, Format::Xml));
+    assert_eq!(e.line, 3);
+    let e = error(csv, opts(false, Format::Json));
+    assert_eq!(e.line, 1);
+    // Stray text between events: the line where it starts.
+    let xml = b"<log>\n<event><name>a</name></event>\n\n  stray\nmore\n<event/></log>";
+    let e = error(xml, PLAIN);
+    assert_eq!(e.line, 4);
+    assert_eq!(e.message(), "unexpected text `stray\\nmore` in <log>");
 }

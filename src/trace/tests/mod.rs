@@ -93,9 +93,27 @@ fn plain_events() {
 }
 
 #[test]
-fn plain_keeps_spaces() {
-    let got = events(b"a, x ,y \n", PLAIN);
-    assert_eq!(got, vec![ev("a", &[" x ", "y "], 0, 1, 1)]);
+fn plain_trims_blanks_around_unquoted_fields() {
+    // Spaces and tabs around a field go, inside it they stay; a CRLF's `\r`
+    // goes before the blanks; in place (a line without a quote) and through
+    // the state machine (a quote elsewhere on the line) alike.
+    let got = events(b"login, root\n a ,\tx y\t, z \r\n", PLAIN);
+    assert_eq!(
+        got,
+        vec![
+            ev("login", &["root"], 0, 1, 1),
+            ev("a", &["x y", "z"], 0, 2, 2)
+        ]
+    );
+    let got = events(b" a ,\tx y\t, z ,\"q\"\r\n", PLAIN);
+    assert_eq!(got, vec![ev("a", &["x y", "z", "q"], 0, 1, 1)]);
+    // An argument of only blanks is empty; a name of only blanks is an error.
+    assert_eq!(
+        events(b"a, ,\t\n", PLAIN),
+        vec![ev("a", &["", ""], 0, 1, 1)]
+    );
+    let e = error(b"a\n  ,x\n", PLAIN);
+    assert_eq!((e.kind, e.line), (TraceErrorKind::EmptyName, 2));
 }
 
 #[test]
@@ -317,11 +335,11 @@ fn detection_not_triggered_for_plain_traces() {
         (&b"x"[..], &b"1"[..], 2, 1)
     );
     assert_eq!(reader.format(), Format::Crv);
-    // Forced plain: `event` is an ordinary event name, spaces are kept.
+    // Forced plain: `event` is an ordinary event name.
     let got = events(b"event, x\nevent\n", PLAIN.with(Format::Plain));
     assert_eq!(
         got,
-        vec![ev("event", &[" x"], 0, 1, 1), ev("event", &[], 0, 2, 2)]
+        vec![ev("event", &["x"], 0, 1, 1), ev("event", &[], 0, 2, 2)]
     );
 }
 

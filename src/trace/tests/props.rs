@@ -36,9 +36,13 @@ fn line() -> impl Strategy<Value = Line> {
     prop_oneof![1 => (0u8..4).prop_map(Line::Blank), 4 => event]
 }
 
-/// Writes `field` to `out`, quoted if needed or asked.
+/// Writes `field` to `out`, quoted if needed (a separator, a quote, a line
+/// end, or blanks around it, which an unquoted field loses) or asked.
 fn write_field(out: &mut Vec<u8>, field: &[u8], quote: bool) {
+    let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
     if quote
+        || blank(field.first())
+        || blank(field.last())
         || field
             .iter()
             .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))

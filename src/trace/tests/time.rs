@@ -64,12 +64,12 @@ fn every_format_reads_decimal_stamps() {
     assert_eq!(times(csv, Format::Auto, 3), Ok(vec![500, 2000]));
     let crv = b"event, x, time\na, 1, 0.5\n";
     assert_eq!(times(crv, Format::Auto, 2), Ok(vec![50]));
-    let json = br#"{"a": {"x": "1", "t": "0.5"}}
-{"b": {"x": "1", "t": 1.25}}
+    let json = br#"{"a": {"x": "1", "time": "0.5"}}
+{"b": {"timestamp": 1.25, "x": "1"}}
 "#;
     assert_eq!(times(json, Format::Auto, 2), Ok(vec![50, 125]));
     let xml =
-        b"<log><event><name>a</name><field><name>t</name><value>2.5</value></field></event></log>";
+        b"<log><event><name>a</name><field><name>ts</name><value>2.5</value></field></event></log>";
     assert_eq!(times(xml, Format::Auto, 1), Ok(vec![25]));
     let monpoly = b"@0.5 a(1) b(2)\n@1 c\n";
     assert_eq!(times(monpoly, Format::Auto, 1), Ok(vec![5, 5, 10]));
@@ -80,7 +80,7 @@ fn errors_name_the_line_in_every_format() {
     for (input, line) in [
         (&b"a,1,0.5\nb,2,0.25\n"[..], 2),
         (
-            b"{\"a\": {\"t\": \"0.5\"}}\n{\"b\": {\"t\": \"0.25\"}}\n",
+            b"{\"a\": {\"ts\": \"0.5\"}}\n{\"b\": {\"ts\": \"0.25\"}}\n",
             2,
         ),
         (b"@0.5 a\n\n@0.25 b\n", 3),
