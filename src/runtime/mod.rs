@@ -12,6 +12,7 @@
 //! assert_eq!(monitor.step(b"close", &[b"a"], 0).expect("ok"), &[0]);
 //! ```
 
+pub mod delayed;
 mod enumeration;
 pub mod ids;
 pub mod kept;
@@ -20,6 +21,7 @@ pub mod time;
 mod tuples;
 pub mod witness;
 
+pub use delayed::{DecidedStep, StepViolation};
 pub use enumeration::Enumeration;
 pub use prop::{CompiledProp, GcPolicy, PropMonitor};
 pub use witness::WitnessValue;
@@ -56,6 +58,10 @@ pub struct MonitorOptions {
     /// and a little more time (see [`Space::save_memory`]). Parallel runs
     /// set it when they run more than one monitor.
     pub save_memory: bool,
+    /// Time stamps are the steps' numbers (1, 2, 3, ...), whatever time
+    /// [`Monitor::step`] is given: the clock of an untimed trace, where each
+    /// event is one time unit (see [`Monitor::set_step_clock`]).
+    pub step_clock: bool,
 }
 
 /// The widest value codes: 32 bits (`2^32 - 1` live values per class).
@@ -70,6 +76,7 @@ impl Default for MonitorOptions {
             max_code_bits: MAX_CODE_BITS,
             bdd: Package::Shared,
             save_memory: false,
+            step_clock: false,
         }
     }
 }
@@ -162,6 +169,11 @@ pub struct Monitor {
     violated: Vec<usize>,
     /// The previous event, each field as its length (8 bytes) and bytes.
     last_event: Vec<u8>,
+    /// With a property that has future operators: the decisions of the
+    /// steps not every property has decided yet.
+    delayed: Option<delayed::Table>,
+    /// Whether a step's time is its number (an untimed trace).
+    step_clock: bool,
 }
 
 /// The most tuples of codes a [`Monitor::snapshot`] enumerates, and a
@@ -249,6 +261,15 @@ impl Monitor {
             time_regressions: 0,
             violated: Vec::new(),
             last_event: Vec::new(),
+            delayed: None,
+            step_clock: options.step_clock,
+        })
+        .map(|mut m: Monitor| {
+            if m.props.iter().any(PropMonitor::is_delayed) {
+                m.delayed = Some(delayed::Table::default());
+            }
+            m.set_step_clock(m.step_clock);
+            m
         })
     }
 
@@ -289,6 +310,60 @@ impl Monitor {
             .iter()
             .map(PropMonitor::gc_stats)
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    }
+
+    /// Whether some property has a future operator. Then the verdict at a
+    /// step is known only once the trace has passed its horizon:
+    /// [`Monitor::step`] returns no violation, and the steps whose verdicts
+    /// are known come, in order, from [`Monitor::take_decided`].
+    pub fn has_future(&self) -> bool {
+        self.delayed.is_some()
+    }
+
+    /// The steps whose verdict every property has given since the last
+    /// call, in trace order, with their violations (for a monitor with a
+    /// future operator; always empty otherwise).
+    ///
+    /// ```
+    /// use hindsight::runtime::Monitor;
+    /// let mut m = Monitor::from_source(
+    ///     "prop answered : Forall r . req(r) -> F[<=2] resp(r)",
+    ///     Default::default(),
+    /// ).expect("well-formed");
+    /// m.set_step_clock(true); // an untimed trace: event i at time i
+    /// for (name, arg) in [("req", "a"), ("resp", "a"), ("req", "b"), ("x", "c"), ("y", "d")] {
+    ///     m.step(name.as_bytes(), &[arg.as_bytes()], 0).expect("ok");
+    /// }
+    /// let decided = m.take_decided();
+    /// // Steps 0 and 1 are decided (step 2 waits until 2 time units later).
+    /// assert_eq!(decided.iter().map(|d| d.step).collect::<Vec<_>>(), [0, 1]);
+    /// assert!(decided.iter().all(|d| d.violations.is_empty()));
+    /// assert_eq!(m.undecided(), 3);
+    /// ```
+    pub fn take_decided(&mut self) -> Vec<DecidedStep> {
+        match &mut self.delayed {
+            Some(t) => std::mem::take(&mut t.ready),
+            None => Vec::new(),
+        }
+    }
+
+    /// The steps taken whose verdict is not known yet (0 without future
+    /// operators); at the end of a trace, those it leaves undecided.
+    pub fn undecided(&self) -> u64 {
+        match &self.delayed {
+            Some(t) => self.events - t.frontier() - t.ready.len() as u64,
+            None => 0,
+        }
+    }
+
+    /// Makes each step's time its number (1, 2, 3, ...), whatever time
+    /// [`Monitor::step`] is given, or not: the clock of an untimed trace, in
+    /// which time bounds count events. Takes effect at the next step.
+    pub fn set_step_clock(&mut self, on: bool) {
+        self.step_clock = on;
+        for p in &mut self.props {
+            p.set_step_clock(on);
+        }
     }
 
     /// The indices of the properties violated at the last event (what the
@@ -506,11 +581,36 @@ impl Monitor {
     /// Evaluates the bound step in every property.
     fn evaluate_all(&mut self, tick: Tick) {
         self.violated.clear();
+        if self.delayed.is_some() {
+            self.evaluate_delayed(tick);
+            return;
+        }
         for (i, p) in self.props.iter_mut().enumerate() {
             if !p.evaluate_bound(tick) {
                 self.violated.push(i);
             }
         }
+    }
+
+    /// [`evaluate_all`](Self::evaluate_all) with a property that has future
+    /// operators: every property's decisions go to the table of delayed
+    /// verdicts, which hands out the steps all of them decided.
+    fn evaluate_delayed(&mut self, tick: Tick) {
+        let Some(table) = &mut self.delayed else {
+            return;
+        };
+        let n = self.props.len();
+        let position = self.events;
+        for (i, p) in self.props.iter_mut().enumerate() {
+            let holds = p.evaluate_bound(tick);
+            let decided = if p.is_delayed() {
+                p.take_decisions()
+            } else {
+                vec![p.immediate_decision(position, holds)]
+            };
+            table.record(n, i, decided, |d| p.named(i, d));
+        }
+        table.flush();
     }
 }
 
@@ -531,6 +631,11 @@ impl Monitor {
     /// never goes back), and whether `time` is smaller than the previous one
     /// (an error with strict time).
     fn tick(&self, time: u64) -> Result<(Tick, bool), StepError> {
+        let time = if self.step_clock {
+            self.events + 1
+        } else {
+            time
+        };
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;
         if regressed && self.strict_time {
@@ -549,6 +654,11 @@ impl Monitor {
 
     /// Counts a step done at raw time `time`.
     fn stepped(&mut self, time: u64, tick: Tick, regressed: bool) {
+        let time = if self.step_clock {
+            self.events + 1
+        } else {
+            time
+        };
         self.events += 1;
         self.time_regressions += u64::from(regressed);
         self.last_time = Some((time, tick.now));

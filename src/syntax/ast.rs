@@ -265,6 +265,19 @@ pub enum Form {
     Zince(u64, FormId, FormId),
     /// `[φ, ψ)`: `!ψ S φ`.
     Interval(FormId, FormId),
+    /// `X φ` or `X[..] φ`: φ holds at the next event, and the time until
+    /// it lies in the interval.
+    Next(Option<TimeBound>, FormId),
+    /// `F[..] φ`: φ holds at this or a later event within the interval
+    /// (the checker requires a finite upper bound).
+    Eventually(Option<TimeBound>, FormId),
+    /// `G[..] φ`: φ holds at this and every later event within the interval
+    /// (the checker requires a finite upper bound).
+    Always(Option<TimeBound>, FormId),
+    /// `φ U[..] ψ`: ψ holds at this or a later event within the interval,
+    /// and φ at every event from this one up to it (the checker requires a
+    /// finite upper bound).
+    Until(Option<TimeBound>, FormId, FormId),
     /// A quantified formula.
     Quant(Quant, Ident, FormId),
 }
@@ -367,6 +380,10 @@ impl Fold for Show<'_> {
             Form::Bin(op, ..) => format!("({a} {} {b})", op.symbol()),
             Form::Since(t, ..) => format!("({a} S{} {b})", bound(t)),
             Form::Zince(d, ..) => format!("({a} Z[<={d}] {b})"),
+            Form::Next(t, _) => format!("X{} {a}", bound(t)),
+            Form::Eventually(t, _) => format!("F{} {a}", bound(t)),
+            Form::Always(t, _) => format!("G{} {a}", bound(t)),
+            Form::Until(t, ..) => format!("({a} U{} {b})", bound(t)),
             Form::Interval(..) => format!("[{a}, {b})"),
             Form::Quant(q, v, _) => format!("{} {} . {a}", q.keyword(), v.name),
             // Leaves are answered in `enter`.
@@ -405,11 +422,15 @@ impl Form {
             | Form::Prev(a)
             | Form::PrevIn(_, a)
             | Form::Once(_, a)
-            | Form::Hist(_, a) => (Some(a), None),
+            | Form::Hist(_, a)
+            | Form::Next(_, a)
+            | Form::Eventually(_, a)
+            | Form::Always(_, a) => (Some(a), None),
             Form::Quant(_, _, a) => (Some(a), None),
             Form::Bin(_, a, b)
             | Form::Since(_, a, b)
             | Form::Zince(_, a, b)
+            | Form::Until(_, a, b)
             | Form::Interval(a, b) => (Some(a), Some(b)),
         };
         a.into_iter().chain(b)

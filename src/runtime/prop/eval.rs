@@ -22,7 +22,11 @@ impl PropMonitor {
         self.update_comparisons();
         let recompute_all = self.state.all_dirty || self.state.first;
         self.evaluate(tick);
-        let holds = if self.point_on {
+        let holds = if self.state.future.is_some() {
+            // Verdicts come later, from `future`.
+            self.advance_future(tick);
+            true
+        } else if self.point_on {
             let mut env = std::mem::take(&mut self.scratch.point_env);
             let holds = self.point_holds(&mut env);
             self.scratch.point_env = env;
@@ -244,6 +248,8 @@ impl PropMonitor {
                     Op::Since(a, b) => c[*a] || c[*b],
                     Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => true,
                     Op::RuleCall { rule, .. } => c[plan.rules[*rule].body],
+                    // Delayed: computed by `future`, never here.
+                    Op::Next(..) | Op::Until(..) => continue,
                 };
             if !dirty {
                 s.changed[n] = false;
@@ -290,6 +296,7 @@ impl PropMonitor {
                 }
                 Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
+                Op::Next(..) | Op::Until(..) => continue,
             };
             let s = &mut self.state;
             s.changed[n] = all || value != s.now[n];
