@@ -111,4 +111,39 @@ impl Table {
     pub fn frontier(&self) -> u64 {
         self.base
     }
+
+    /// Goes on at step `step` (after [`Table::finish`]).
+    pub fn restart_at(&mut self, step: u64) {
+        self.rows.clear();
+        self.base = step;
+    }
+
+    /// At the end of the trace: the steps every property decided after an
+    /// undecided one (to [`Table::ready`], in order), and the undecided
+    /// steps, each with the properties that did not decide it.
+    pub fn finish(&mut self) -> Vec<(u64, Vec<usize>)> {
+        let mut undecided = Vec::new();
+        let rows = std::mem::take(&mut self.rows);
+        for (i, row) in rows.into_iter().enumerate() {
+            let step = self.base + i as u64;
+            let open: Vec<usize> = (row.iter().enumerate())
+                .filter(|(_, d)| d.is_none())
+                .map(|(p, _)| p)
+                .collect();
+            if open.is_empty() {
+                let violations = row
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| match d {
+                        StepViolationOr::Held => None,
+                        StepViolationOr::Violated(v) => Some(v),
+                    })
+                    .collect();
+                self.ready.push(DecidedStep { step, violations });
+            } else {
+                undecided.push((step, open));
+            }
+        }
+        undecided
+    }
 }

@@ -347,6 +347,25 @@ impl Monitor {
         }
     }
 
+    /// Ends the trace: the steps whose verdict every property gave after a
+    /// step some property could not decide go to
+    /// [`Monitor::take_decided`] (still in order), and the steps left
+    /// undecided are returned, each with the properties that could not
+    /// decide it. Empty without future operators. Steps after this call
+    /// start a new table.
+    pub fn finish_trace(&mut self) -> Vec<(u64, Vec<usize>)> {
+        let events = self.events;
+        match &mut self.delayed {
+            Some(t) => {
+                let open = t.finish();
+                // Further steps (a library caller going on) start after these.
+                t.restart_at(events);
+                open
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// The steps taken whose verdict is not known yet (0 without future
     /// operators); at the end of a trace, those it leaves undecided.
     pub fn undecided(&self) -> u64 {

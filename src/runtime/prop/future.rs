@@ -376,7 +376,14 @@ impl PropMonitor {
             }
             op => {
                 if !op.same_step_kids().iter().all(|k| has(k, p)) {
-                    return false;
+                    // An operand known at `p` may decide a connective alone.
+                    match self.decided_by_one(f, n, p) {
+                        Some(value) => {
+                            self.push_value(f, n, p, value);
+                            return true;
+                        }
+                        None => return false,
+                    }
                 }
                 if let Op::RuleCall { rule, .. } = op
                     && !has(plan.rules[*rule].body, p)
@@ -388,6 +395,26 @@ impl PropMonitor {
         };
         self.push_value(f, n, p, value);
         true
+    }
+
+    /// The value at `p` of connective `n` when one operand, known there,
+    /// decides it whatever the other (`false & ψ`, `true | ψ`, `false -> ψ`,
+    /// `φ -> true`): an event whose verdict no later event can change is
+    /// decided at once.
+    fn decided_by_one(&self, f: &Future, n: NodeIx, p: u64) -> Option<Bdd> {
+        if f.walk[n] {
+            // A witness walk reads both operands.
+            return None;
+        }
+        let known = |k: NodeIx| (p < f.next(k)).then(|| f.val(k, p));
+        let is = |k: NodeIx, value: bool| known(k).is_some_and(|b| b.as_bool() == Some(value));
+        let (decided, value) = match self.compiled.plan.nodes[n].op {
+            Op::And(a, b) => (is(a, false) || is(b, false), false),
+            Op::Or(a, b) => (is(a, true) || is(b, true), true),
+            Op::Implies(a, b) => (is(a, false) || is(b, true), true),
+            _ => (false, false),
+        };
+        decided.then(|| self.space.constant(value))
     }
 
     /// Node `n`'s value at `p`, from its operands' (all there).
