@@ -185,6 +185,7 @@ fn session_options(
         max_skipped: opts.max_skipped,
         timepoints: opts.timepoints,
         event_steps: opts.mfotl.event_steps,
+        end_of_trace: opts.end_of_trace,
         witness: opts.users.witness,
         all_witnesses: if opts.users.all_witnesses {
             usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
@@ -308,6 +309,10 @@ impl Report for CliReport<'_> {
         tuples: &[Vec<WitnessValue>],
     ) -> io::Result<()> {
         self.printer.satisfaction(v, point, ts, tuples)
+    }
+
+    fn undecided(&mut self, u: &hindsight::report::Undecided<'_>) -> io::Result<()> {
+        self.printer.undecided(u)
     }
 
     fn warning(&mut self, warning: &Warning) {

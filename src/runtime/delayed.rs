@@ -54,6 +54,16 @@ pub(super) enum StepViolationOr {
 }
 
 impl Table {
+    /// Opens the row of step `step` (and any before it), for `props` properties.
+    pub fn open(&mut self, props: usize, step: u64) {
+        let Some(i) = step.checked_sub(self.base) else {
+            return;
+        };
+        while self.rows.len() as u64 <= i {
+            self.rows.push_back((0..props).map(|_| None).collect());
+        }
+    }
+
     /// Records the decisions `decided` of property `property` (each for a
     /// step not decided before; `name` turns a decision's explanations into
     /// named ones), then moves the steps every one of `props` properties

@@ -353,17 +353,32 @@ impl Monitor {
     /// undecided are returned, each with the properties that could not
     /// decide it. Empty without future operators. Steps after this call
     /// start a new table.
-    pub fn finish_trace(&mut self) -> Vec<(u64, Vec<usize>)> {
-        let events = self.events;
-        match &mut self.delayed {
-            Some(t) => {
-                let open = t.finish();
-                // Further steps (a library caller going on) start after these.
-                t.restart_at(events);
-                open
-            }
-            None => Vec::new(),
+    ///
+    /// With `close`, the trace is first closed as MonPoly closes a log: by
+    /// a last step of no event at the greatest time stamp, which decides
+    /// every step whose horizon is a time bound (it is not a step of the
+    /// trace: not counted, and its own verdict is dropped).
+    pub fn finish_trace(&mut self, close: bool) -> Vec<(u64, Vec<usize>)> {
+        if self.delayed.is_none() {
+            return Vec::new();
         }
+        let events = self.events;
+        if close && events > 0 {
+            let clock = std::mem::replace(&mut self.step_clock, false);
+            // Cannot be refused: no event, and the time does not go back.
+            let _ = self.step_set(&[], u64::MAX);
+            self.step_clock = clock;
+            self.events = events;
+        }
+        let Some(t) = &mut self.delayed else {
+            return Vec::new();
+        };
+        let mut open = t.finish();
+        open.retain(|(step, _)| *step < events);
+        t.ready.retain(|d| d.step < events);
+        // Further steps (a library caller going on) start after these.
+        t.restart_at(events);
+        open
     }
 
     /// The steps taken whose verdict is not known yet (0 without future
@@ -373,6 +388,12 @@ impl Monitor {
             Some(t) => self.events - t.frontier() - t.ready.len() as u64,
             None => 0,
         }
+    }
+
+    /// The event of `events` (the events of a decided step) that the
+    /// violation `v` is due to (see [`Monitor::culprit`]).
+    pub(crate) fn culprit_of(&self, v: &StepViolation, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+        self.props.get(v.property)?.culprit_of(v, events)
     }
 
     /// Makes each step's time its number (1, 2, 3, ...), whatever time
@@ -620,6 +641,7 @@ impl Monitor {
         };
         let n = self.props.len();
         let position = self.events;
+        table.open(n, position);
         for (i, p) in self.props.iter_mut().enumerate() {
             let holds = p.evaluate_bound(tick);
             let decided = if p.is_delayed() {

@@ -77,7 +77,7 @@ pub(super) struct Future {
     /// Per `U` node: its state.
     until: Vec<Option<Until>>,
     /// Verdicts of the statement found and not yet taken.
-    pub decided: Vec<Decision>,
+    pub(crate) decided: Vec<Decision>,
     /// The least time from the last step to the next one: 1 when a step's
     /// time is its number (an untimed trace), else 0 (the next event may
     /// have the same time stamp).
@@ -86,7 +86,7 @@ pub(super) struct Future {
 
 /// The verdict of a property at a position, with what was asked of it.
 #[derive(Clone, Debug)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// The position (the monitor's step, from 0).
     pub position: u64,
     /// Whether the property holds there.

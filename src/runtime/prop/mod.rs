@@ -232,7 +232,7 @@ impl PropMonitor {
 
     /// The verdicts found since the last call, for a delayed statement:
     /// positions in increasing order.
-    pub fn take_decisions(&mut self) -> Vec<future::Decision> {
+    pub(crate) fn take_decisions(&mut self) -> Vec<future::Decision> {
         match &mut self.state.future {
             Some(f) => std::mem::take(&mut f.decided),
             None => Vec::new(),
