@@ -593,7 +593,10 @@ fn every_page_is_checked_and_its_links_resolve() {
 
 #[test]
 fn verdict_lines_are_read_as_documented() {
-    assert_eq!(parse_verdict("satisfied."), Ok(vec![(None, vec![], vec![])]));
+    assert_eq!(
+        parse_verdict("satisfied."),
+        Ok(vec![(None, vec![], vec![])])
+    );
     assert_eq!(
         parse_verdict("violated at events 2, 5."),
         Ok(vec![(None, vec![2, 5], vec![])])

@@ -392,7 +392,11 @@ impl Monitor {
 
     /// The event of `events` (the events of a decided step) that the
     /// violation `v` is due to (see [`Monitor::culprit`]).
-    pub(crate) fn culprit_of(&self, v: &StepViolation, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+    pub(crate) fn culprit_of(
+        &self,
+        v: &StepViolation,
+        events: &[(&[u8], &[&[u8]])],
+    ) -> Option<usize> {
         self.props.get(v.property)?.culprit_of(v, events)
     }
 

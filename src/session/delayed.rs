@@ -176,12 +176,18 @@ impl Session {
         if !self.monitor.has_future() {
             return (0, Vec::new());
         }
-        let close = self.options.end_of_trace.unwrap_or(if self.typing.is_some() {
-            EndOfTrace::Close
-        } else {
-            EndOfTrace::Undecided
-        }) == EndOfTrace::Close;
-        let open = self.monitor.finish_trace(close && !self.interrupted && self.error.is_none());
+        let close = self
+            .options
+            .end_of_trace
+            .unwrap_or(if self.typing.is_some() {
+                EndOfTrace::Close
+            } else {
+                EndOfTrace::Undecided
+            })
+            == EndOfTrace::Close;
+        let open = self
+            .monitor
+            .finish_trace(close && !self.interrupted && self.error.is_none());
         // Steps decided after an undecided one: reported in order, each
         // held step matched to its decision by its position.
         let base = self.monitor.events() - self.held.steps.len() as u64;
@@ -218,10 +224,15 @@ impl Session {
                 continue;
             }
             let (name, args, line) = match step.events.first() {
-                Some(e) if !step.point => (&e.name[..], e.args.iter().map(|a| &a[..]).collect(), e.line),
+                Some(e) if !step.point => {
+                    (&e.name[..], e.args.iter().map(|a| &a[..]).collect(), e.line)
+                }
                 _ => (&b"@"[..], Vec::new(), step.line),
             };
-            let properties: Vec<&str> = props.iter().filter_map(|&p| names.get(p).copied()).collect();
+            let properties: Vec<&str> = props
+                .iter()
+                .filter_map(|&p| names.get(p).copied())
+                .collect();
             let u = Undecided {
                 event: step.number,
                 line,

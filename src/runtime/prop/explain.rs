@@ -88,7 +88,11 @@ impl PropMonitor {
         Decision {
             position,
             holds,
-            found: if holds { Default::default() } else { e.found.clone() },
+            found: if holds {
+                Default::default()
+            } else {
+                e.found.clone()
+            },
             tuples: if holds { Vec::new() } else { e.tuples.clone() },
         }
     }
@@ -149,7 +153,11 @@ impl PropMonitor {
 
     /// The event of `events` (a decided step's) that the violation `v` of
     /// this property is due to (see [`Self::culprit`]).
-    pub(crate) fn culprit_of(&self, v: &StepViolation, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
+    pub(crate) fn culprit_of(
+        &self,
+        v: &StepViolation,
+        events: &[(&[u8], &[&[u8]])],
+    ) -> Option<usize> {
         witness::culprit(&self.compiled.plan, &v.found, events)
     }
 
@@ -206,7 +214,10 @@ impl PropMonitor {
         let Some(limit) = self.explain.all_limit else {
             return (Vec::new(), 0);
         };
-        (self.name_tuples(&self.explain.found, limit), self.explain.found.total)
+        (
+            self.name_tuples(&self.explain.found, limit),
+            self.explain.found.total,
+        )
     }
 
     /// The event of `events` (the last step's) that the violation at the
