@@ -13,7 +13,8 @@ use std::rc::Rc;
 
 use super::apply::decided;
 use super::cache::Op;
-use super::table::{FALSE, Id, Manager, TRUE};
+use super::node::{FALSE, Id, TRUE};
+use super::table::Manager;
 use crate::bdd::{BddFunction, BddSpace, BddVar, MAX_VARS};
 
 /// A universe of BDD variables; every [`Bdd`] of one space is built over it

@@ -15,7 +15,8 @@
 //! doubled since the last collection. A collection keeps the cached results
 //! that involve only surviving nodes.
 //!
-//! The package in parts: `table` (nodes, unique table, collection),
+//! The package in parts: `node` (node numbers, terminals, the hash mix),
+//! `table` (nodes, unique table, collection),
 //! `cache` (the operation cache), `apply` (connectives, if-then-else,
 //! cubes), `quantify` (quantification, restriction, renaming), `query`
 //! (walks that build nothing) and `handle` (the counted handles, and the
@@ -25,6 +26,7 @@
 mod apply;
 mod cache;
 mod handle;
+mod node;
 mod quantify;
 mod query;
 mod table;

@@ -4,32 +4,15 @@
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
-use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MIN_CACHE};
+use super::cache::Cache;
+use super::node::{FREED, Id, Node, TERMINAL, mix};
 
-/// A node's index in the table.
-pub(super) type Id = u32;
-/// The false terminal.
-pub(super) const FALSE: Id = 0;
-/// The true terminal.
-pub(super) const TRUE: Id = 1;
-/// The level of the two terminal nodes: below every variable.
-pub(super) const TERMINAL: u16 = u16::MAX;
-/// The level of a node on the free list.
-const FREED: u16 = u16::MAX - 1;
 /// Collections start once the table holds this many nodes (or twice the
 /// nodes the last collection kept). Small: a monitor whose summaries are
 /// small keeps its node table, unique table and cache in the processor's
 /// caches, where a table of 2^18 nodes (tried before) spent most of each
 /// update waiting on memory.
 pub(super) const MIN_GC_NODES: usize = 1 << 14;
-
-/// A decision node: `if var then hi else lo`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Node {
-    pub(super) var: u16,
-    pub(super) lo: Id,
-    pub(super) hi: Id,
-}
 
 /// The node table, unique table and cache shared by the BDDs of a space.
 pub(super) struct Manager {
@@ -38,12 +21,9 @@ pub(super) struct Manager {
     pub(super) refs: Vec<u32>,
     pub(super) free: Vec<Id>,
     unique: HashTable<Id>,
-    pub(super) cache: Vec<Entry>,
+    pub(super) cache: Cache,
     /// Node count that triggers the next collection.
     pub(super) gc_at: usize,
-    /// The node count past which the cache doubles (`usize::MAX` once it
-    /// is as large as it gets).
-    pub(super) grow_cache_at: usize,
     /// Whether the tables grow in small steps ([`save_memory`](Self::save_memory)).
     lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
@@ -55,16 +35,6 @@ pub(super) struct Manager {
     /// Scratch for traversals: a stack kept from one walk to the next.
     pub(super) stack: Vec<Id>,
     pub(super) collections: u64,
-}
-
-/// A strong mix of three words (node hashing and cache slots).
-#[inline]
-pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
-    let h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
-        ^ c.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
-    let h = h ^ (h >> 31);
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
 }
 
 /// The room a full unique table of `len` nodes grows to (see
@@ -94,9 +64,8 @@ impl Manager {
             refs: vec![0, 0],
             free: Vec::new(),
             unique: HashTable::new(),
-            cache: vec![EMPTY; MIN_CACHE],
+            cache: Cache::new(),
             gc_at: MIN_GC_NODES,
-            grow_cache_at: 2 * MIN_CACHE / CACHE_PER_NODE,
             lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
@@ -158,30 +127,15 @@ impl Manager {
         self.nodes.push(node);
         self.refs.push(0);
         self.visited.push(0);
-        // Grow (never shrink) the cache with the table, keeping its entries:
-        // results about every node of the summaries must survive from one
-        // event to the next.
-        if self.nodes.len() > self.grow_cache_at {
-            self.grow_cache();
-        }
+        self.cache.follow(self.nodes.len());
         id
     }
 
-    /// Cache entries per node the cache grows to.
-    #[inline]
-    pub(super) fn cache_per_node(&self) -> usize {
-        if self.lean {
-            LEAN_CACHE_PER_NODE
-        } else {
-            CACHE_PER_NODE
-        }
-    }
-
     /// Makes the tables grow in smaller steps from now on: the unique table
-    /// doubles, and the cache keeps [`LEAN_CACHE_PER_NODE`] entries per node.
+    /// doubles, and the cache keeps fewer entries per node.
     pub(super) fn save_memory(&mut self) {
         self.lean = true;
-        self.set_grow_cache_at();
+        self.cache.save_memory();
     }
 
     /// Makes room in the unique table: four times its size up to the size
@@ -243,6 +197,6 @@ impl Manager {
         self.free.reverse();
         let live = self.live_nodes();
         self.gc_at = (2 * live).max(MIN_GC_NODES);
-        self.keep_cache_entries(&marked, live);
+        self.cache.keep_surviving(&marked, live);
     }
 }
