@@ -11,13 +11,13 @@
 
 use super::ids::Code;
 use super::witness::{State, WitnessValue};
-use crate::bdd::BddVar;
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::Op;
 use crate::syntax::Quant;
 
 /// The tuples, in the order of the variables of [`outer_vars`], sorted by
 /// their codes, without duplicates.
-pub(super) fn all(state: &State<'_>) -> Vec<Vec<WitnessValue>> {
+pub(super) fn all(space: &mut Space, state: &State<'_>) -> Vec<Vec<WitnessValue>> {
     let plan = state.plan;
     let (vars, inner) = outer_vars(state);
     let mut bits: Vec<(usize, Vec<BddVar>)> = Vec::new();
@@ -26,12 +26,20 @@ pub(super) fn all(state: &State<'_>) -> Vec<Vec<WitnessValue>> {
         let width = state.classes[var.class].width().min(var.bits.len());
         bits.push((v, var.bits[var.bits.len() - width..].to_vec()));
     }
-    let set = state.now[inner].not();
+    let set = space.not(state.now[inner]);
     let mut codes: Vec<Vec<u64>> = Vec::new();
     let mut current = Vec::new();
     // No bound: every tuple is asked for.
     let mut unbounded = u64::MAX;
-    let _ = enumerate(&set, &bits, 0, &mut current, &mut codes, &mut unbounded);
+    let _ = enumerate(
+        space,
+        set,
+        &bits,
+        0,
+        &mut current,
+        &mut codes,
+        &mut unbounded,
+    );
     let mut out: Vec<Vec<WitnessValue>> = codes
         .into_iter()
         .map(|tuple| {
@@ -71,7 +79,8 @@ pub(super) fn outer_vars(state: &State<'_>) -> (Vec<usize>, usize) {
 /// `set` (already restricted to `current`'s choices) is not false; `None`
 /// (with `out` partly filled) once more than `budget` are found.
 pub(in crate::runtime) fn enumerate(
-    set: &crate::bdd::Bdd,
+    space: &mut Space,
+    set: Bdd,
     bits: &[(usize, Vec<BddVar>)],
     k: usize,
     current: &mut Vec<u64>,
@@ -87,22 +96,24 @@ pub(in crate::runtime) fn enumerate(
         return Some(());
     };
     // Depth-first over the bits of variable k, most significant first.
-    let mut stack = vec![(set.clone(), 0usize, 0u64)];
+    let mut stack = vec![(set, 0usize, 0u64)];
     while let Some((s, depth, code)) = stack.pop() {
         if s.is_false() {
             continue;
         }
         if depth == vbits.len() {
             current.push(code);
-            let done = enumerate(&s, bits, k + 1, current, out, budget);
+            let done = enumerate(space, s, bits, k + 1, current, out, budget);
             current.pop();
             done?;
             continue;
         }
         let bit = vbits[depth];
         // Pushed one before zero: codes come out in increasing order.
-        stack.push((s.restrict(&[(bit, true)]), depth + 1, (code << 1) | 1));
-        stack.push((s.restrict(&[(bit, false)]), depth + 1, code << 1));
+        let one = space.restrict(s, &[(bit, true)]);
+        stack.push((one, depth + 1, (code << 1) | 1));
+        let zero = space.restrict(s, &[(bit, false)]);
+        stack.push((zero, depth + 1, code << 1));
     }
     Some(())
 }

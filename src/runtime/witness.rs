@@ -46,7 +46,7 @@ use std::fmt;
 
 use super::enumeration::Enumeration;
 use super::ids::Code;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
 
@@ -111,15 +111,16 @@ pub(super) struct State<'a> {
     /// Every node's `now` at this event.
     pub now: &'a [Bdd],
     /// Per variable, the set of codes of its seen values, if tracked.
-    pub seen: Vec<Option<&'a Bdd>>,
+    pub seen: Vec<Option<Bdd>>,
     /// The enumeration classes.
     pub classes: &'a [Enumeration],
 }
 
 /// The witness of a property whose root is false at this event: the chosen
 /// variables in the order they were chosen (outermost first).
-pub(super) fn find(state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
+pub(super) fn find(space: &mut Space, state: &State<'_>) -> Vec<(VarIx, WitnessValue)> {
     let mut walk = Walk {
+        space,
         state,
         lits: Vec::new(),
         out: Vec::new(),
@@ -145,11 +146,11 @@ pub const MAX_ASSIGNMENTS: u64 = 1 << 20;
 /// (codes that no value has count as one unseen value; at most
 /// [`MAX_ASSIGNMENTS`] assignments are looked at). Empty for a property that
 /// held or starts with no such quantifier.
-pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
+pub(super) fn find_all(space: &mut Space, state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
     let plan = state.plan;
     let (mut n, mut target) = (plan.root, false);
     let mut vars: Vec<VarIx> = Vec::new();
-    let mut set_filters: Vec<&Bdd> = Vec::new();
+    let mut set_filters: Vec<Bdd> = Vec::new();
     loop {
         match &plan.nodes[n].op {
             Op::Not(a) => (n, target) = (*a, !target),
@@ -174,12 +175,12 @@ pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
         return (Vec::new(), 0);
     }
     let mut set = if target {
-        state.now[n].clone()
+        state.now[n]
     } else {
-        state.now[n].not()
+        space.not(state.now[n])
     };
     for f in set_filters {
-        set = set.and(f);
+        set = space.and(set, f);
     }
     let lows: Vec<&[BddVar]> = vars
         .iter()
@@ -190,13 +191,12 @@ pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
         })
         .collect();
     let bits: Vec<BddVar> = lows.iter().flat_map(|l| l.iter().copied()).collect();
-    let others: Vec<BddVar> = set
-        .support()
-        .into_iter()
+    let others: Vec<BddVar> = (space.support(set).into_iter())
         .filter(|b| !bits.contains(b))
         .collect();
-    let set = set.exists(&others);
+    let set = space.exists(set, &others);
     let mut all = All {
+        space,
         state,
         vars: &vars,
         lows: &lows,
@@ -207,12 +207,13 @@ pub(super) fn find_all(state: &State<'_>, limit: usize) -> (Vec<Tuple>, u64) {
         limit,
         visited: 0,
     };
-    all.visit(&set);
+    all.visit(set);
     (all.out, all.distinct.len() as u64)
 }
 
 /// The enumeration of [`find_all`].
 struct All<'s, 'a> {
+    space: &'s mut Space,
     state: &'s State<'a>,
     vars: &'s [VarIx],
     lows: &'s [&'a [BddVar]],
@@ -226,7 +227,7 @@ struct All<'s, 'a> {
 }
 
 impl All<'_, '_> {
-    fn visit(&mut self, set: &Bdd) {
+    fn visit(&mut self, set: Bdd) {
         if set.is_false() || self.visited >= MAX_ASSIGNMENTS {
             return;
         }
@@ -237,7 +238,8 @@ impl All<'_, '_> {
         };
         for value in [false, true] {
             self.chosen.push(value);
-            self.visit(&set.restrict(&[(bit, value)]));
+            let part = self.space.restrict(set, &[(bit, value)]);
+            self.visit(part);
             self.chosen.pop();
         }
     }
@@ -269,6 +271,7 @@ impl All<'_, '_> {
 }
 
 struct Walk<'s, 'a> {
+    space: &'s mut Space,
     state: &'s State<'a>,
     /// The assignment chosen so far, as literals on the variables' code bits.
     lits: Vec<(BddVar, bool)>,
@@ -312,8 +315,8 @@ impl Walk<'_, '_> {
     }
 
     /// The value of node `c` under the assignment, if it is determined.
-    fn value(&self, c: NodeIx) -> Option<bool> {
-        self.state.now[c].restrict(&self.lits).as_bool()
+    fn value(&mut self, c: NodeIx) -> Option<bool> {
+        self.space.restrict(self.state.now[c], &self.lits).as_bool()
     }
 
     /// Chooses the smallest code of `v` for which `body` has the value
@@ -324,33 +327,32 @@ impl Walk<'_, '_> {
         let class = &self.state.classes[var.class];
         let width = class.width().min(var.bits.len());
         let low = &var.bits[var.bits.len() - width..];
-        let body = &self.state.now[body];
-        let mut set = if target { body.clone() } else { body.not() };
-        set = set.restrict(&self.lits);
+        let body = self.state.now[body];
+        let space = &mut *self.space;
+        let mut set = if target { body } else { space.not(body) };
+        set = space.restrict(set, &self.lits);
         if seen_only {
             match self.state.seen.get(v).copied().flatten() {
-                Some(seen) => set = set.and(seen),
+                Some(seen) => set = space.and(set, seen),
                 None => return false,
             }
         }
-        let others: Vec<BddVar> = set
-            .support()
-            .into_iter()
+        let others: Vec<BddVar> = (space.support(set).into_iter())
             .filter(|b| !low.contains(b))
             .collect();
-        let mut set = set.exists(&others);
+        let mut set = space.exists(set, &others);
         if set.is_false() {
             return false;
         }
         let mut code: u64 = 0;
         for &bit in low {
-            let zero = set.restrict(&[(bit, false)]);
+            let zero = space.restrict(set, &[(bit, false)]);
             let one = !zero.is_false();
             let value = !one;
             set = if one {
                 zero
             } else {
-                set.restrict(&[(bit, true)])
+                space.restrict(set, &[(bit, true)])
             };
             code = (code << 1) | u64::from(value);
             self.lits.push((bit, value));

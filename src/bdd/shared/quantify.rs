@@ -163,6 +163,28 @@ impl Manager {
         id
     }
 
+    /// The number of a prepared variable set: its positive cube, interned
+    /// (the same set twice is one) and kept through every collection.
+    pub(super) fn intern_set(&mut self, vars: &[BddVar]) -> Id {
+        let mut key: Vec<u16> = vars.iter().map(|v| v.0).collect();
+        key.sort_unstable();
+        key.dedup();
+        if let Some(&index) = self.sets.get(&key) {
+            return index;
+        }
+        let cube = self.cube_bottom_up(key.iter().rev().map(|&v| (v, true)));
+        let index = self.set_cubes.len() as Id;
+        self.set_cubes.push(cube);
+        self.sets.insert(key, index);
+        index
+    }
+
+    /// The positive cube of `vars` (not kept: for one operation).
+    pub(super) fn positive_cube(&mut self, vars: &[BddVar]) -> Id {
+        let lits: Vec<(BddVar, bool)> = vars.iter().map(|&v| (v, true)).collect();
+        self.cube(&lits)
+    }
+
     /// Simultaneous substitution: `f` with every variable replaced by its target.
     pub(super) fn rename(&mut self, f: Id, map: Id, depth: u32) -> Id {
         if Self::deep(depth) {

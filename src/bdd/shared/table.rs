@@ -1,5 +1,5 @@
 //! The node table: nodes, the unique table that shares them, and the
-//! mark-and-sweep collection of nodes no handle reaches.
+//! mark-and-sweep collection of the nodes that no root reaches.
 
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
@@ -13,12 +13,19 @@ use super::node::{FREED, Id, Node, TERMINAL, mix};
 /// caches, where a table of 2^18 nodes (tried before) spent most of each
 /// update waiting on memory.
 pub(super) const MIN_GC_NODES: usize = 1 << 14;
+/// The fewest nodes at which a collection is due: [`MIN_GC_NODES`]. With
+/// debug assertions, a few dozen: tests then collect at nearly every safe
+/// point, and the checks on functions a collection did not list (see
+/// `crate::bdd`) see many collections.
+const GC_FLOOR: usize = if cfg!(debug_assertions) {
+    1 << 6
+} else {
+    MIN_GC_NODES
+};
 
 /// The node table, unique table and cache shared by the BDDs of a space.
 pub(super) struct Manager {
     pub(super) nodes: Vec<Node>,
-    /// Per node: how many handles point at it.
-    pub(super) refs: Vec<u32>,
     pub(super) free: Vec<Id>,
     unique: HashTable<Id>,
     pub(super) cache: Cache,
@@ -29,6 +36,9 @@ pub(super) struct Manager {
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
     pub(super) map_targets: Vec<Vec<u16>>,
+    /// Interned variable sets: the positive cube of each (roots for good).
+    pub(super) sets: HashMap<Vec<u16>, Id>,
+    pub(super) set_cubes: Vec<Id>,
     /// Scratch for traversals: the stamp of the traversal that last visited a node.
     pub(super) visited: Vec<u32>,
     pub(super) stamp: u32,
@@ -61,14 +71,15 @@ impl Manager {
         };
         Manager {
             nodes: vec![terminal(0), terminal(1)],
-            refs: vec![0, 0],
             free: Vec::new(),
             unique: HashTable::new(),
             cache: Cache::new(),
-            gc_at: MIN_GC_NODES,
+            gc_at: GC_FLOOR,
             lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
+            sets: HashMap::new(),
+            set_cubes: Vec::new(),
             visited: vec![0, 0],
             stamp: 0,
             stack: Vec::new(),
@@ -125,7 +136,6 @@ impl Manager {
         };
         vacant.insert(id);
         self.nodes.push(node);
-        self.refs.push(0);
         self.visited.push(0);
         self.cache.follow(self.nodes.len());
         id
@@ -155,32 +165,32 @@ impl Manager {
         self.nodes.len() - self.free.len()
     }
 
-    /// Collects unreachable nodes if the table has grown enough since the last time.
+    /// Whether the table has grown enough since the last collection.
     #[inline]
-    pub(super) fn maybe_collect(&mut self) {
-        if self.live_nodes() >= self.gc_at {
-            self.collect();
-        }
+    pub(super) fn collection_due(&self) -> bool {
+        self.live_nodes() >= self.gc_at
     }
 
-    /// Mark and sweep: keeps every node reachable from a handle.
-    pub(super) fn collect(&mut self) {
+    /// Mark and sweep: keeps every node that `roots` or a prepared
+    /// variable set reaches.
+    pub(super) fn collect(&mut self, roots: &[Id]) {
         self.collections += 1;
         let mut marked = vec![false; self.nodes.len()];
         marked[0] = true;
         marked[1] = true;
         let mut stack: Vec<Id> = Vec::new();
-        for (id, &r) in self.refs.iter().enumerate() {
-            if r > 0 && !marked[id] {
-                marked[id] = true;
-                stack.push(id as Id);
-                while let Some(f) = stack.pop() {
-                    let n = self.nodes[f as usize];
-                    for child in [n.lo, n.hi] {
-                        if !marked[child as usize] {
-                            marked[child as usize] = true;
-                            stack.push(child);
-                        }
+        for &root in roots.iter().chain(&self.set_cubes) {
+            if marked[root as usize] {
+                continue;
+            }
+            marked[root as usize] = true;
+            stack.push(root);
+            while let Some(f) = stack.pop() {
+                let n = self.nodes[f as usize];
+                for child in [n.lo, n.hi] {
+                    if !marked[child as usize] {
+                        marked[child as usize] = true;
+                        stack.push(child);
                     }
                 }
             }
@@ -196,7 +206,7 @@ impl Manager {
         // Reuse low ids first: they are popped from the end.
         self.free.reverse();
         let live = self.live_nodes();
-        self.gc_at = (2 * live).max(MIN_GC_NODES);
+        self.gc_at = (2 * live).max(GC_FLOOR);
         self.cache.keep_surviving(&marked, live);
     }
 }
