@@ -13,7 +13,9 @@
 //! `biodivine`, every BDD value) built in it. A function is a [`Bdd`], a
 //! plain `Copy` number that means something only to its space; every
 //! operation is a method of the space that takes and returns such numbers
-//! (`space.and(a, b)`), `&mut` when it builds, `&` when it walks one path.
+//! (`space.and(a, b)`): `&mut` when it builds, and when it walks a whole
+//! function with the space's scratch marks (size, support, constancy under
+//! a partial assignment); `&` for the constants and a walk down one path.
 //! So a space and its functions are plain data: nothing is shared or
 //! counted, a space is `Send` like any other value, and the monitor that
 //! owns one space moves between threads with it (`Monitor: Send` holds by
@@ -42,6 +44,9 @@
 //! collections often, a debug build also makes one due from a few dozen
 //! nodes on rather than `MIN_GC_NODES`. [`VarSet`]s and [`Renaming`]s are
 //! numbers too, kept by the space for good, and carry its identity.
+//! (Mixing spaces is not a type error: a type per space, such as a branded
+//! lifetime, would run through the whole runtime for a mistake that its
+//! shape already rules out, one space per monitor and nothing handed out.)
 //!
 //! # Packages
 //!
@@ -59,8 +64,11 @@
 //! ([`Space::with_package`]): [`Space`] is an enum over the packages' spaces,
 //! and each operation is one match on the package followed by the package's
 //! own code; the functions are numbers in both, so nothing else needs to
-//! know the package. The conformance suite (`conformance.rs`) is written
-//! once against the trait and run for both packages.
+//! know the package. That match costs nothing measurable (a build without
+//! the enum counts the same instructions, docs/PERFORMANCE.md), so the
+//! runtime is not generic over the package. The conformance suite
+//! (`conformance.rs`) is written once against the trait and run for both
+//! packages.
 //!
 //! The layer in parts: `id` (the numbers, and the debug checks), `package`
 //! (the trait), `dispatch` (the enum), and the packages; the traits know
