@@ -13,6 +13,7 @@
 //! ```
 
 mod enumeration;
+mod evaluate;
 pub mod ids;
 pub mod kept;
 mod prop;
@@ -28,7 +29,7 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 
-use crate::bdd::{Package, Space};
+use crate::bdd::{BddSpace, Package, Space};
 use crate::plan::Plan;
 use crate::syntax::{Diagnostic, SpecError};
 use time::Tick;
@@ -53,7 +54,7 @@ pub struct MonitorOptions {
     /// The BDD package of the monitor's space.
     pub bdd: Package,
     /// Let the monitor's BDD tables grow in smaller steps, for less memory
-    /// and a little more time (see [`Space::save_memory`]). Parallel runs
+    /// and a little more time (see [`BddSpace::save_memory`]). Parallel runs
     /// set it when they run more than one monitor.
     pub save_memory: bool,
 }
@@ -148,10 +149,15 @@ impl std::error::Error for StepError {}
 
 /// A monitor for all properties of a specification.
 ///
-/// It is `Send` (see the proof at its `unsafe impl Send`), not `Sync`, and not
-/// `Clone` (a clone would share the BDD space with the original).
+/// It owns the one BDD space of its properties' summaries, which are
+/// numbers in that space; like any other value it may move to another
+/// thread (`Monitor: Send`, checked below).
 #[derive(Debug)]
 pub struct Monitor {
+    /// The BDD space of every property (one node table for all: they share
+    /// nodes and cache, and ten thousand properties cost ten thousand
+    /// summaries, not tables).
+    space: Space,
     props: Vec<PropMonitor>,
     arity: HashMap<Box<[u8]>, usize>,
     events: u64,
@@ -188,28 +194,6 @@ impl Snapshot {
     }
 }
 
-// SAFETY: `Monitor` holds `Rc`s (the BDD manager shared by its properties,
-// inside every `Space`, `Bdd`, `VarSet` and `Renaming` handle), which are not
-// `Send` because two `Rc`s to one allocation on two threads would race on the
-// reference count and on the `RefCell`. Moving a `Monitor` is sound because
-// every `Rc` to its manager moves with it:
-// - The manager is created in `Monitor::new` (`Space::new`) and reached only
-//   through handles; the BDD layer keeps no handle in a global or
-//   thread-local, so the handles are the only owners of the `Rc`.
-// - Every handle lives in a field of the monitor: the fields are private, and
-//   no public method of `Monitor` or `PropMonitor` returns or accepts a `Bdd`,
-//   `Space`, `VarSet` or `Renaming` (those that do are `pub(crate)` or
-//   private); witnesses, tuples and profile figures are plain data. Neither
-//   `Monitor` nor `PropMonitor` is `Clone`, so no copy of a handle escapes.
-// - `Monitor` is not `Sync` (its `PropMonitor`s are not), so a `&Monitor` or a
-//   `&PropMonitor` from `properties()` cannot reach another thread while the
-//   monitor is used on this one; a `PropMonitor` stays `!Send` itself,
-//   because its siblings share its space and it cannot be moved out.
-// - The compiled properties shared between monitors (`Arc<CompiledProp>`)
-//   hold no handle (`CompiledProp` is `Send + Sync`, asserted).
-// So all the handles to one manager are on one thread at a time.
-unsafe impl Send for Monitor {}
-
 /// `Monitor: Send`, checked at compile time.
 const _: () = {
     fn assert_send<T: Send>() {}
@@ -224,11 +208,12 @@ impl Monitor {
             .iter()
             .map(|(e, &n)| (e.as_bytes().into(), n))
             .collect();
-        // One node table for all properties: they share nodes and cache, and
-        // ten thousand properties cost ten thousand summaries, not tables.
-        let table = Space::with_package(options.bdd, 0);
+        // One space for all properties, over as many variables as the
+        // widest needs.
+        let num_vars = plan.props.iter().map(|p| p.bdd_vars).max().unwrap_or(0);
+        let mut space = Space::with_package(options.bdd, num_vars);
         if options.save_memory {
-            table.save_memory();
+            space.save_memory();
         }
         let prop_options = prop::PropOptions {
             start_bits: options.start_bits,
@@ -238,9 +223,10 @@ impl Monitor {
         let props = plan
             .props
             .into_iter()
-            .map(|p| PropMonitor::sharing(Arc::new(CompiledProp::new(p)), prop_options, &table))
+            .map(|p| PropMonitor::new(Arc::new(CompiledProp::new(p)), prop_options, &mut space))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Monitor {
+            space,
             props,
             arity,
             events: 0,
@@ -312,7 +298,7 @@ impl Monitor {
     /// witnesses are the same, only slower (for comparing the two).
     pub fn set_point_evaluation(&mut self, on: bool) {
         for p in &mut self.props {
-            p.set_point_evaluation(on);
+            p.set_point_evaluation(&mut self.space, on);
         }
     }
 
@@ -401,10 +387,11 @@ impl Monitor {
     /// trace ([`Snapshot::agrees`]). `None` when it cannot be taken: a
     /// property with time bounds, seen values or comparisons, or summaries
     /// of more than [`SNAPSHOT_TUPLES`] tuples in all.
-    pub fn snapshot(&self) -> Option<Snapshot> {
+    pub fn snapshot(&mut self) -> Option<Snapshot> {
         let mut budget = SNAPSHOT_TUPLES;
+        let space = &mut self.space;
         let props = (self.props.iter())
-            .map(|p| p.snapshot(&mut budget))
+            .map(|p| p.snapshot(space, &mut budget))
             .collect::<Option<Vec<_>>>()?;
         Some(Snapshot {
             props,
@@ -501,16 +488,6 @@ impl Monitor {
             }
         }
         Ok(())
-    }
-
-    /// Evaluates the bound step in every property.
-    fn evaluate_all(&mut self, tick: Tick) {
-        self.violated.clear();
-        for (i, p) in self.props.iter_mut().enumerate() {
-            if !p.evaluate_bound(tick) {
-                self.violated.push(i);
-            }
-        }
     }
 }
 
