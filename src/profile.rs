@@ -25,9 +25,9 @@
 //! let mut p = Profiler::new(Vec::new(), &m, None, 2).expect("header");
 //! for (name, f) in [("open", "a"), ("open", "b"), ("close", "a")] {
 //!     m.step(name.as_bytes(), &[f.as_bytes()], 0).expect("ok");
-//!     p.after_event(&m).expect("row");
+//!     p.after_event(&mut m).expect("row");
 //! }
-//! let csv = String::from_utf8(p.finish(&m).expect("flush")).expect("UTF-8");
+//! let csv = String::from_utf8(p.finish(&mut m).expect("flush")).expect("UTF-8");
 //! let mut lines = csv.lines();
 //! assert_eq!(
 //!     lines.next(),
@@ -110,24 +110,27 @@ impl<W: Write> Profiler<W> {
     /// Call after every event: writes a row when the number of events
     /// processed is a multiple of the period. Cheap otherwise.
     #[inline]
-    pub fn after_event(&mut self, monitor: &Monitor) -> io::Result<()> {
+    pub fn after_event(&mut self, monitor: &mut Monitor) -> io::Result<()> {
         if monitor.events().is_multiple_of(self.every) {
             self.sample(monitor)?;
         }
         Ok(())
     }
 
-    /// Writes a row for the monitor's current state.
-    pub fn sample(&mut self, monitor: &Monitor) -> io::Result<()> {
+    /// Writes a row for the monitor's current state (sizes are counted in
+    /// its BDD space, hence `&mut`).
+    pub fn sample(&mut self, monitor: &mut Monitor) -> io::Result<()> {
         let events = monitor.events();
         self.row.clear();
         self.row.push(events.to_string());
         self.row
             .push(format!("{:.6}", self.start.elapsed().as_secs_f64()));
-        for (p, (kept, classes)) in monitor.properties().iter().zip(&self.columns) {
+        for (i, (kept, classes)) in self.columns.iter().enumerate() {
             for k in kept {
-                self.row.push(p.kept_summary_nodes(*k).to_string());
+                let nodes = monitor.kept_summary_nodes(i, *k);
+                self.row.push(nodes.to_string());
             }
+            let p = &monitor.properties()[i];
             for class in 0..*classes {
                 self.row.push(p.live_codes(class).to_string());
             }
@@ -140,7 +143,7 @@ impl<W: Write> Profiler<W> {
 
     /// Ends the profile: writes the final row (unless this state was just
     /// sampled), flushes, and returns the writer.
-    pub fn finish(mut self, monitor: &Monitor) -> io::Result<W> {
+    pub fn finish(mut self, monitor: &mut Monitor) -> io::Result<W> {
         if self.last_row != Some(monitor.events()) {
             self.sample(monitor)?;
         }
@@ -220,9 +223,9 @@ mod tests {
         let mut p = Profiler::new(Vec::new(), &m, Some(spec), 2).expect("header");
         for f in ["a", "b", "c", "d", "e"] {
             m.step(b"open", &[f.as_bytes()], 0).expect("ok");
-            p.after_event(&m).expect("row");
+            p.after_event(&mut m).expect("row");
         }
-        let csv = String::from_utf8(p.finish(&m).expect("flush")).expect("UTF-8");
+        let csv = String::from_utf8(p.finish(&mut m).expect("flush")).expect("UTF-8");
         let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
         assert_eq!(rows.len(), 4);
         assert_eq!(

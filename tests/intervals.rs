@@ -307,10 +307,9 @@ fn the_state_of_a_wide_window_is_bounded_by_its_lower_end() {
             // Irregular gaps of 1 to 3, so that the stamps are no simple range.
             t += 1 + (i * 7 + i / 3) % 3;
             m.step(b"p", &[], t).expect("steps");
-            let p = &m.properties()[0];
-            for s in p.kept_summaries() {
+            for s in m.properties()[0].kept_summaries() {
                 if let KeptSummary::Timed(_) = s {
-                    most = most.max(p.kept_summary_nodes(s));
+                    most = most.max(m.kept_summary_nodes(0, s));
                 }
             }
         }

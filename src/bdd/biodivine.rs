@@ -1,216 +1,120 @@
 //! The BDD layer on `biodivine-lib-bdd`.
 //!
-//! Each BDD is its own node array, so every operation copies its result and
-//! comparing two BDDs walks them; kept to measure the shared-node package
-//! against, and as a second implementation of the same interface.
+//! Each of its BDDs is a value, its own node array, so every operation
+//! copies its result and comparing two walks them; kept to measure the
+//! shared-node package against, and as a second implementation of the
+//! same interface.
+//!
+//! The [`Space`] keeps the values in an arena and hands out their indices
+//! as [`Bdd`] numbers, like the shared package's node numbers: equal
+//! functions get one number (the arena is indexed by function too), the
+//! constants are numbers 0 and 1, and a collection drops the values its
+//! roots do not list, once the arena's nodes have doubled.
+
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
 use biodivine_lib_bdd as bio;
+use hashbrown::{HashMap, HashTable};
 
-use super::{BddFunction, BddSpace, BddVar, MAX_VARS};
+use super::id::{FALSE_ID, Stamp, TRUE_ID};
+use super::{Bdd, BddSpace, BddVar, MAX_VARS, Renaming, Roots, VarSet};
 
-/// A universe of BDD variables; every [`Bdd`] of one space is built over it.
-#[derive(Clone, Debug)]
+/// Collections start once the arena's values hold this many nodes (or
+/// twice the nodes the last collection kept); with debug assertions, a few
+/// dozen, as in the shared package.
+const MIN_GC_NODES: usize = if cfg!(debug_assertions) {
+    1 << 6
+} else {
+    1 << 14
+};
+
+/// A universe of BDD variables; every function of one space is built over
+/// it and kept in its arena.
 pub struct Space {
-    vars: Box<bio::BddVariableSet>,
+    vars: bio::BddVariableSet,
+    /// Per number: its function (the constant false at a free number).
+    arena: Vec<bio::Bdd>,
+    /// The numbers not in use.
+    free: Vec<u32>,
+    /// The numbers in use above the constants, found by their function.
+    by_function: HashTable<u32>,
+    /// Nodes of the functions in the arena.
+    nodes: usize,
+    /// Node count that makes the next collection due.
+    gc_at: usize,
+    collections: u64,
+    /// Prepared variable sets, and their numbers by sorted variables.
+    sets: Vec<Vec<bio::BddVariable>>,
+    set_numbers: HashMap<Vec<u16>, u32>,
+    /// Prepared renamings, and their numbers by pairs.
+    renamings: Vec<Vec<(BddVar, BddVar)>>,
+    renaming_numbers: HashMap<Vec<(BddVar, BddVar)>, u32>,
+    stamp: Stamp,
 }
 
-/// A boolean function over the variables of a [`Space`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Bdd(Box<bio::Bdd>);
-
-impl BddSpace for Space {
-    type Bdd = Bdd;
-    type VarSet = VarSet;
-    type Renaming = Renaming;
-
-    const NAME: &'static str = "biodivine";
-
-    /// A space of `num_vars` variables, ordered by index (0 at the top).
-    fn new(num_vars: usize) -> Space {
-        let n = u16::try_from(num_vars.min(MAX_VARS)).unwrap_or(u16::MAX - 1);
-        Space {
-            vars: Box::new(bio::BddVariableSet::new_anonymous(n)),
-        }
-    }
-
-    /// Number of variables.
-    fn num_vars(&self) -> usize {
-        self.vars.num_vars() as usize
-    }
-
-    /// A space of `num_vars` variables (this package has no shared table).
-    fn sharing(&self, num_vars: usize) -> Space {
-        Space::new(num_vars)
-    }
-
-    /// Nodes in use in the table, and collections so far: this package has
-    /// no shared table, so both are 0.
-    fn table_stats(&self) -> (usize, u64) {
-        (0, 0)
-    }
-
-    /// The constant true function.
-    fn tt(&self) -> Bdd {
-        Bdd::of(self.vars.mk_true())
-    }
-
-    /// The constant false function.
-    fn ff(&self) -> Bdd {
-        Bdd::of(self.vars.mk_false())
-    }
-
-    /// The literal `var = value`.
-    fn lit(&self, var: BddVar, value: bool) -> Bdd {
-        Bdd::of(self.vars.mk_literal(bio_var(var), value))
-    }
-
-    /// The conjunction of the given literals (a cube).
-    fn cube(&self, lits: &[(BddVar, bool)]) -> Bdd {
-        let values = first_values(lits);
-        if values.len() < lits.len() && conflicting(lits) {
-            return self.ff();
-        }
-        let partial = bio::BddPartialValuation::from_values(&values);
-        Bdd::of(self.vars.mk_conjunctive_clause(&partial))
-    }
-
-    fn var_set(&self, vars: &[BddVar]) -> VarSet {
-        VarSet(bio_vars(vars))
-    }
-
-    fn renaming(&self, pairs: &[(BddVar, BddVar)]) -> Renaming {
-        Renaming(self.clone(), pairs.to_vec())
+impl std::fmt::Debug for Space {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Space")
+            .field("num_vars", &self.vars.num_vars())
+            .field("functions", &(self.arena.len() - self.free.len()))
+            .field("nodes", &self.nodes)
+            .finish()
     }
 }
 
-/// A set of variables prepared by [`BddSpace::var_set`].
-#[derive(Clone, Debug)]
-pub struct VarSet(Vec<bio::BddVariable>);
+/// The hash of a function (fixed keys: runs are repeatable).
+fn hash_of(bdd: &bio::Bdd) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(bdd)
+}
 
-/// A substitution prepared by [`BddSpace::renaming`].
-#[derive(Clone, Debug)]
-pub struct Renaming(Space, Vec<(BddVar, BddVar)>);
+impl Space {
+    /// The function numbered `f`.
+    #[inline]
+    fn get(&self, f: Bdd) -> &bio::Bdd {
+        &self.arena[self.stamp.open(f) as usize]
+    }
 
-impl BddFunction for Bdd {
-    type Space = Space;
-
-    /// `∃ vars . self` for a prepared set.
-    fn exists_in(&self, vars: &VarSet) -> Bdd {
-        if vars.0.is_empty() || self.is_constant() {
-            return self.clone();
+    /// The number of `bdd`: the one it has if the arena holds it already.
+    fn put(&mut self, bdd: bio::Bdd) -> Bdd {
+        if bdd.is_false() {
+            return self.stamp.seal(FALSE_ID);
         }
-        Bdd::of(self.0.exists(&vars.0))
-    }
-
-    /// `∀ vars . self` for a prepared set.
-    fn forall_in(&self, vars: &VarSet) -> Bdd {
-        if vars.0.is_empty() || self.is_constant() {
-            return self.clone();
+        if bdd.is_true() {
+            return self.stamp.seal(TRUE_ID);
         }
-        Bdd::of(self.0.for_all(&vars.0))
-    }
-
-    /// `∃ vars . (self ∧ other)` for a prepared set.
-    fn and_exists_in(&self, other: &Bdd, vars: &VarSet) -> Bdd {
-        Bdd::of(bio::Bdd::binary_op_with_exists(
-            &self.0,
-            &other.0,
-            bio::op_function::and,
-            &vars.0,
-        ))
-    }
-
-    /// Applies a prepared substitution.
-    fn rename_by(&self, renaming: &Renaming) -> Bdd {
-        self.rename(&renaming.0, &renaming.1)
-    }
-
-    /// `self ∧ other`
-    fn and(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.and(&other.0))
-    }
-
-    /// `self ∨ other`
-    fn or(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.or(&other.0))
-    }
-
-    /// `¬self`
-    fn not(&self) -> Bdd {
-        Bdd::of(self.0.not())
-    }
-
-    /// `self → other`
-    fn imp(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.imp(&other.0))
-    }
-
-    /// `self ↔ other`
-    fn iff(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.iff(&other.0))
-    }
-
-    /// `self ⊕ other`
-    fn xor(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.xor(&other.0))
-    }
-
-    /// `self ∧ ¬other`
-    fn and_not(&self, other: &Bdd) -> Bdd {
-        Bdd::of(self.0.and_not(&other.0))
-    }
-
-    /// `if cond then then_ else else_`
-    fn ite(cond: &Bdd, then_: &Bdd, else_: &Bdd) -> Bdd {
-        Bdd::of(bio::Bdd::if_then_else(&cond.0, &then_.0, &else_.0))
-    }
-
-    /// `∃ vars . self`
-    fn exists(&self, vars: &[BddVar]) -> Bdd {
-        if vars.is_empty() || self.is_constant() {
-            return self.clone();
+        let hash = hash_of(&bdd);
+        let arena = &self.arena;
+        if let Some(&id) = self.by_function.find(hash, |&i| arena[i as usize] == bdd) {
+            return self.stamp.seal(id);
         }
-        Bdd::of(self.0.exists(&bio_vars(vars)))
+        self.nodes += bdd.size();
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.arena[id as usize] = bdd;
+                id
+            }
+            None => {
+                self.arena.push(bdd);
+                (self.arena.len() - 1) as u32
+            }
+        };
+        let arena = &self.arena;
+        self.by_function
+            .insert_unique(hash, id, |&i| hash_of(&arena[i as usize]));
+        self.stamp.seal(id)
     }
 
-    /// `∀ vars . self`
-    fn forall(&self, vars: &[BddVar]) -> Bdd {
-        if vars.is_empty() || self.is_constant() {
-            return self.clone();
-        }
-        Bdd::of(self.0.for_all(&bio_vars(vars)))
+    /// The variables of a prepared set.
+    fn set(&self, vars: VarSet) -> &[bio::BddVariable] {
+        &self.sets[self.stamp.open_var_set(vars)]
     }
 
-    /// `∃ vars . (self ∧ other)`, in one pass.
-    fn and_exists(&self, other: &Bdd, vars: &[BddVar]) -> Bdd {
-        Bdd::of(bio::Bdd::binary_op_with_exists(
-            &self.0,
-            &other.0,
-            bio::op_function::and,
-            &bio_vars(vars),
-        ))
-    }
-
-    /// The cofactor with the given variables fixed; the result no longer depends on them.
-    fn restrict(&self, lits: &[(BddVar, bool)]) -> Bdd {
-        if lits.is_empty() || self.is_constant() {
-            return self.clone();
-        }
-        Bdd::of(self.0.restrict(&first_values(lits)))
-    }
-
-    /// Substitutes variables simultaneously: every `from` becomes its `to`.
-    ///
-    /// Several variables may map to the same target, and a target may occur in
-    /// `self`: the result is the function with each `from` replaced by its
-    /// `to` at once (so `f(a, b)` with `a ↦ b` becomes `f(b, b)`).
-    fn rename(&self, space: &Space, pairs: &[(BddVar, BddVar)]) -> Bdd {
-        if pairs.is_empty() || self.is_constant() {
-            return self.clone();
-        }
+    /// `f` with the variables substituted by `pairs` (see
+    /// [`BddSpace::rename`]), as a value.
+    fn renamed(&self, f: &bio::Bdd, pairs: &[(BddVar, BddVar)]) -> bio::Bdd {
         let map: std::collections::HashMap<u16, u16> =
             pairs.iter().map(|&(f, t)| (f.0, t.0)).collect();
-        let mut nodes = (*self.0).clone().to_nodes();
+        let mut nodes = f.clone().to_nodes();
         // Fast path: when the renaming keeps the order of the variables that occur,
         // it is a relabelling of the nodes. `from_nodes` re-validates the order.
         let mut support: Vec<u16> = nodes
@@ -229,110 +133,19 @@ impl BddFunction for Bdd {
                 }
             }
             if let Ok(bdd) = bio::Bdd::from_nodes(&nodes) {
-                return Bdd::of(bdd);
+                return bdd;
             }
         }
-        self.rebuild(space, &map)
-    }
-
-    /// Number of nodes: the package's array holds both terminals even for
-    /// the constant true, which is one node, as in the shared package.
-    fn size(&self) -> usize {
-        if self.is_constant() { 1 } else { self.0.size() }
-    }
-
-    /// Whether this is the constant true.
-    fn is_true(&self) -> bool {
-        self.0.is_true()
-    }
-
-    /// Whether this is the constant false.
-    fn is_false(&self) -> bool {
-        self.0.is_false()
-    }
-
-    /// Whether this is a constant.
-    fn is_constant(&self) -> bool {
-        self.0.size() <= 2
-    }
-
-    /// The constant value, if this is a constant.
-    fn as_bool(&self) -> Option<bool> {
-        self.0.as_bool()
-    }
-
-    /// The variables the function depends on, in order.
-    fn support(&self) -> Vec<BddVar> {
-        let mut vars: Vec<BddVar> = self
-            .0
-            .support_set()
-            .into_iter()
-            .map(|v| BddVar(v.to_index() as u16))
-            .collect();
-        vars.sort_unstable();
-        vars
-    }
-
-    /// Whether the function depends on `var`.
-    fn depends_on(&self, var: BddVar) -> bool {
-        self.0.support_set_contains(&bio_var(var))
-    }
-
-    /// The value of the function under an assignment of the given variables
-    /// (every other variable false): a walk down one path, no new BDD.
-    fn eval(&self, lits: &[(BddVar, bool)]) -> bool {
-        let mut valuation = bio::BddValuation::all_false(self.0.num_vars());
-        for &(v, b) in lits {
-            valuation.set_value(bio_var(v), b);
-        }
-        self.0.eval_in(&valuation)
-    }
-
-    /// The value of the function under a valuation of all variables
-    /// (`values[v]` for variable `v`, false beyond the end).
-    fn eval_bits(&self, values: &[bool]) -> bool {
-        let mut valuation = bio::BddValuation::all_false(self.0.num_vars());
-        for (v, &b) in values.iter().enumerate().take(self.0.num_vars() as usize) {
-            valuation.set_value(bio_var(BddVar(v as u16)), b);
-        }
-        self.0.eval_in(&valuation)
-    }
-
-    /// Whether the function is the constant `value` once the variables with
-    /// `fixed[v] = Some(b)` are fixed (the others stay free).
-    fn constant_under(&self, fixed: &[Option<bool>], value: bool) -> bool {
-        let lits: Vec<(BddVar, bool)> = fixed
-            .iter()
-            .enumerate()
-            .filter_map(|(v, b)| b.map(|b| (BddVar(v as u16), b)))
-            .collect();
-        let r = self.restrict(&lits);
-        if value { r.is_true() } else { r.is_false() }
-    }
-
-    /// One satisfying assignment: the values of `vars` in the lexicographically
-    /// first satisfying valuation (deterministic), or `None` if unsatisfiable.
-    fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>> {
-        let valuation = self.0.first_valuation()?;
-        Some(vars.iter().map(|v| valuation.value(bio_var(*v))).collect())
-    }
-}
-
-impl Bdd {
-    /// A handle on `bdd` (boxed, so that the public handle is as small as
-    /// the shared package's).
-    fn of(bdd: bio::Bdd) -> Bdd {
-        Bdd(Box::new(bdd))
+        self.rebuild(f, &map)
     }
 
     /// General renaming: rebuilds the function node by node with if-then-else.
-    fn rebuild(&self, space: &Space, map: &std::collections::HashMap<u16, u16>) -> Bdd {
-        let bdd = &self.0;
+    fn rebuild(&self, bdd: &bio::Bdd, map: &std::collections::HashMap<u16, u16>) -> bio::Bdd {
         let n = bdd.size();
         let mut done: Vec<Option<bio::Bdd>> = vec![None; n];
-        done[0] = Some(*space.ff().0);
+        done[0] = Some(self.vars.mk_false());
         if n > 1 {
-            done[1] = Some(*space.tt().0);
+            done[1] = Some(self.vars.mk_true());
         }
         let mut stack = vec![bdd.root_pointer()];
         while let Some(&p) = stack.last() {
@@ -346,7 +159,7 @@ impl Bdd {
                 (Some(l), Some(h)) => {
                     let v = bdd.var_of(p).to_index() as u16;
                     let t = *map.get(&v).unwrap_or(&v);
-                    let lit = *space.lit(BddVar(t), true).0;
+                    let lit = self.vars.mk_literal(bio_var(BddVar(t)), true);
                     done[i] = Some(bio::Bdd::if_then_else(&lit, h, l));
                     stack.pop();
                 }
@@ -361,7 +174,292 @@ impl Bdd {
             }
         }
         let root = bdd.root_pointer().to_index();
-        Bdd::of(done[root].take().unwrap_or_else(|| *space.ff().0))
+        done[root].take().unwrap_or_else(|| self.vars.mk_false())
+    }
+}
+
+impl BddSpace for Space {
+    const NAME: &'static str = "biodivine";
+
+    /// A space of `num_vars` variables, ordered by index (0 at the top).
+    fn new(num_vars: usize) -> Space {
+        let n = u16::try_from(num_vars.min(MAX_VARS)).unwrap_or(u16::MAX - 1);
+        let vars = bio::BddVariableSet::new_anonymous(n);
+        Space {
+            arena: vec![vars.mk_false(), vars.mk_true()],
+            vars,
+            free: Vec::new(),
+            by_function: HashTable::new(),
+            nodes: 0,
+            gc_at: MIN_GC_NODES,
+            collections: 0,
+            sets: Vec::new(),
+            set_numbers: HashMap::new(),
+            renamings: Vec::new(),
+            renaming_numbers: HashMap::new(),
+            stamp: Stamp::new(),
+        }
+    }
+
+    fn num_vars(&self) -> usize {
+        self.vars.num_vars() as usize
+    }
+
+    /// Nodes of the functions in the arena (constants left out), and
+    /// collections so far.
+    fn table_stats(&self) -> (usize, u64) {
+        (self.nodes, self.collections)
+    }
+
+    fn collection_due(&self) -> bool {
+        self.nodes >= self.gc_at
+    }
+
+    fn collect(&mut self, list: impl FnOnce(&mut Roots)) {
+        let mut roots = self.stamp.roots();
+        list(&mut roots);
+        let mut marked = vec![false; self.arena.len()];
+        for &id in roots.ids() {
+            marked[id as usize] = true;
+        }
+        self.by_function.retain(|&mut id| marked[id as usize]);
+        self.free.clear();
+        for (id, &kept) in marked.iter().enumerate().skip(2) {
+            if !kept {
+                // A free number holds the constant false, which no other
+                // number above the constants does.
+                if !self.arena[id].is_false() {
+                    self.nodes -= self.arena[id].size();
+                    self.arena[id] = self.vars.mk_false();
+                }
+                self.free.push(id as u32);
+            }
+        }
+        // Reuse low numbers first: they are popped from the end.
+        self.free.reverse();
+        self.collections += 1;
+        self.gc_at = (2 * self.nodes).max(MIN_GC_NODES);
+        self.stamp.next_generation();
+    }
+
+    fn tt(&self) -> Bdd {
+        self.stamp.seal(TRUE_ID)
+    }
+
+    fn ff(&self) -> Bdd {
+        self.stamp.seal(FALSE_ID)
+    }
+
+    fn lit(&mut self, var: BddVar, value: bool) -> Bdd {
+        let bdd = self.vars.mk_literal(bio_var(var), value);
+        self.put(bdd)
+    }
+
+    /// The conjunction of the given literals (a cube).
+    fn cube(&mut self, lits: &[(BddVar, bool)]) -> Bdd {
+        let values = first_values(lits);
+        if values.len() < lits.len() && conflicting(lits) {
+            return self.ff();
+        }
+        let partial = bio::BddPartialValuation::from_values(&values);
+        let bdd = self.vars.mk_conjunctive_clause(&partial);
+        self.put(bdd)
+    }
+
+    fn var_set(&mut self, vars: &[BddVar]) -> VarSet {
+        let mut key: Vec<u16> = vars.iter().map(|v| v.0).collect();
+        key.sort_unstable();
+        key.dedup();
+        let index = match self.set_numbers.get(&key) {
+            Some(&index) => index,
+            None => {
+                let index = self.sets.len() as u32;
+                self.sets
+                    .push(key.iter().map(|&v| bio_var(BddVar(v))).collect());
+                self.set_numbers.insert(key, index);
+                index
+            }
+        };
+        self.stamp.var_set(index)
+    }
+
+    fn renaming(&mut self, pairs: &[(BddVar, BddVar)]) -> Renaming {
+        let index = match self.renaming_numbers.get(pairs) {
+            Some(&index) => index,
+            None => {
+                let index = self.renamings.len() as u32;
+                self.renamings.push(pairs.to_vec());
+                self.renaming_numbers.insert(pairs.to_vec(), index);
+                index
+            }
+        };
+        self.stamp.renaming(index)
+    }
+
+    fn and(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).and(self.get(b));
+        self.put(r)
+    }
+
+    fn or(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).or(self.get(b));
+        self.put(r)
+    }
+
+    fn not(&mut self, a: Bdd) -> Bdd {
+        let r = self.get(a).not();
+        self.put(r)
+    }
+
+    fn imp(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).imp(self.get(b));
+        self.put(r)
+    }
+
+    fn iff(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).iff(self.get(b));
+        self.put(r)
+    }
+
+    fn xor(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).xor(self.get(b));
+        self.put(r)
+    }
+
+    fn and_not(&mut self, a: Bdd, b: Bdd) -> Bdd {
+        let r = self.get(a).and_not(self.get(b));
+        self.put(r)
+    }
+
+    fn ite(&mut self, cond: Bdd, then_: Bdd, else_: Bdd) -> Bdd {
+        let r = bio::Bdd::if_then_else(self.get(cond), self.get(then_), self.get(else_));
+        self.put(r)
+    }
+
+    fn exists(&mut self, f: Bdd, vars: &[BddVar]) -> Bdd {
+        if vars.is_empty() || self.get(f).size() <= 2 {
+            return f;
+        }
+        let r = self.get(f).exists(&bio_vars(vars));
+        self.put(r)
+    }
+
+    fn forall(&mut self, f: Bdd, vars: &[BddVar]) -> Bdd {
+        if vars.is_empty() || self.get(f).size() <= 2 {
+            return f;
+        }
+        let r = self.get(f).for_all(&bio_vars(vars));
+        self.put(r)
+    }
+
+    fn exists_in(&mut self, f: Bdd, vars: VarSet) -> Bdd {
+        let set = self.set(vars);
+        if set.is_empty() || f.is_constant() {
+            return f;
+        }
+        let r = self.get(f).exists(set);
+        self.put(r)
+    }
+
+    fn forall_in(&mut self, f: Bdd, vars: VarSet) -> Bdd {
+        let set = self.set(vars);
+        if set.is_empty() || f.is_constant() {
+            return f;
+        }
+        let r = self.get(f).for_all(set);
+        self.put(r)
+    }
+
+    fn and_exists(&mut self, f: Bdd, g: Bdd, vars: &[BddVar]) -> Bdd {
+        let (f, g) = (self.get(f), self.get(g));
+        let r = bio::Bdd::binary_op_with_exists(f, g, bio::op_function::and, &bio_vars(vars));
+        self.put(r)
+    }
+
+    fn and_exists_in(&mut self, f: Bdd, g: Bdd, vars: VarSet) -> Bdd {
+        let (f, g, set) = (self.get(f), self.get(g), self.set(vars));
+        let r = bio::Bdd::binary_op_with_exists(f, g, bio::op_function::and, set);
+        self.put(r)
+    }
+
+    fn restrict(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
+        if lits.is_empty() || self.get(f).size() <= 2 {
+            return f;
+        }
+        let r = self.get(f).restrict(&first_values(lits));
+        self.put(r)
+    }
+
+    fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd {
+        if pairs.is_empty() || self.get(f).size() <= 2 {
+            return f;
+        }
+        let r = self.renamed(self.get(f), pairs);
+        self.put(r)
+    }
+
+    fn rename_by(&mut self, f: Bdd, renaming: Renaming) -> Bdd {
+        let index = self.stamp.open_renaming(renaming);
+        if self.get(f).size() <= 2 {
+            return f;
+        }
+        let r = self.renamed(self.get(f), &self.renamings[index]);
+        self.put(r)
+    }
+
+    /// Number of nodes: the package's array holds both terminals even for
+    /// the constant true, which is one node, as in the shared package.
+    fn size(&mut self, f: Bdd) -> usize {
+        let bdd = self.get(f);
+        if f.is_constant() { 1 } else { bdd.size() }
+    }
+
+    fn support(&mut self, f: Bdd) -> Vec<BddVar> {
+        let mut vars: Vec<BddVar> = (self.get(f).support_set().into_iter())
+            .map(|v| BddVar(v.to_index() as u16))
+            .collect();
+        vars.sort_unstable();
+        vars
+    }
+
+    fn depends_on(&mut self, f: Bdd, var: BddVar) -> bool {
+        self.get(f).support_set_contains(&bio_var(var))
+    }
+
+    fn eval(&self, f: Bdd, lits: &[(BddVar, bool)]) -> bool {
+        let bdd = self.get(f);
+        let mut valuation = bio::BddValuation::all_false(bdd.num_vars());
+        for &(v, b) in lits {
+            valuation.set_value(bio_var(v), b);
+        }
+        bdd.eval_in(&valuation)
+    }
+
+    fn eval_bits(&self, f: Bdd, values: &[bool]) -> bool {
+        let bdd = self.get(f);
+        let mut valuation = bio::BddValuation::all_false(bdd.num_vars());
+        for (v, &b) in values.iter().enumerate().take(bdd.num_vars() as usize) {
+            valuation.set_value(bio_var(BddVar(v as u16)), b);
+        }
+        bdd.eval_in(&valuation)
+    }
+
+    fn constant_under(&mut self, f: Bdd, fixed: &[Option<bool>], value: bool) -> bool {
+        let bdd = self.get(f);
+        let values: Vec<(bio::BddVariable, bool)> = (fixed.iter().enumerate())
+            .filter_map(|(v, b)| b.map(|b| (bio_var(BddVar(v as u16)), b)))
+            .collect();
+        let r = if values.is_empty() {
+            bdd.clone()
+        } else {
+            bdd.restrict(&values)
+        };
+        if value { r.is_true() } else { r.is_false() }
+    }
+
+    fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>> {
+        let valuation = self.get(f).first_valuation()?;
+        Some(vars.iter().map(|v| valuation.value(bio_var(*v))).collect())
     }
 }
 

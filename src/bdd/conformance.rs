@@ -1,11 +1,13 @@
 //! The conformance suite of the BDD layer: every check is written once,
-//! generic over a package ([`BddSpace`]), and run for each package; a
-//! property test compares each package with truth tables of random
-//! formulas over up to eight variables, and the two packages with each other.
+//! generic over a package ([`BddSpace`]), and run for each package (and
+//! for the dispatching [`Space`] on each); a property test
+//! (`conformance/random.rs`) compares each package with truth tables of
+//! random formulas over up to eight variables, and the two packages with
+//! each other.
 
-use proptest::prelude::*;
+use super::{Bdd, BddSpace, BddVar, Package, Space, biodivine, shared};
 
-use super::{BddFunction, BddSpace, BddVar, Package, Space, biodivine, shared};
+mod random;
 
 fn v(i: u16) -> BddVar {
     BddVar(i)
@@ -40,10 +42,11 @@ for_both!(
     queries,
     evaluation,
     pick_is_the_first_model,
+    collection_keeps_the_roots,
 );
 
 fn constants_and_literals<S: BddSpace>() {
-    let s = S::new(4);
+    let mut s = S::new(4);
     assert_eq!(s.num_vars(), 4);
     assert!(s.tt().is_true() && !s.tt().is_false());
     assert!(s.ff().is_false() && !s.ff().is_true());
@@ -54,100 +57,121 @@ fn constants_and_literals<S: BddSpace>() {
     let a = s.lit(v(1), true);
     assert!(!a.is_constant());
     assert_eq!(a.as_bool(), None);
-    assert_eq!(s.lit(v(1), false), a.not());
-    assert_eq!(s.tt().not(), s.ff());
+    let not_a = s.lit(v(1), false);
+    assert_eq!(s.not(a), not_a);
+    let t = s.tt();
+    assert_eq!(s.not(t), s.ff());
 }
 
 fn connectives<S: BddSpace>() {
-    let s = S::new(4);
+    let mut s = S::new(4);
     let a = s.lit(v(0), true);
     let b = s.lit(v(1), true);
-    assert!(a.and(&a.not()).is_false());
-    assert!(a.or(&a.not()).is_true());
-    assert_eq!(a.imp(&b), a.not().or(&b));
-    assert_eq!(a.iff(&b), a.xor(&b).not());
-    assert_eq!(a.and_not(&b), a.and(&b.not()));
-    assert_eq!(a.and(&b), b.and(&a));
-    assert_eq!(S::Bdd::ite(&a, &b, &b.not()), a.iff(&b));
-    assert_eq!(S::Bdd::ite(&s.tt(), &a, &b), a);
-    assert_eq!(S::Bdd::ite(&s.ff(), &a, &b), b);
-    assert_eq!(a.not().not(), a);
+    let (not_a, not_b) = (s.not(a), s.not(b));
+    assert!(s.and(a, not_a).is_false());
+    assert!(s.or(a, not_a).is_true());
+    let or = s.or(not_a, b);
+    assert_eq!(s.imp(a, b), or);
+    let xor = s.xor(a, b);
+    let nxor = s.not(xor);
+    assert_eq!(s.iff(a, b), nxor);
+    let and = s.and(a, not_b);
+    assert_eq!(s.and_not(a, b), and);
+    let ab = s.and(a, b);
+    assert_eq!(s.and(b, a), ab);
+    let iff = s.iff(a, b);
+    assert_eq!(s.ite(a, b, not_b), iff);
+    let (t, f) = (s.tt(), s.ff());
+    assert_eq!(s.ite(t, a, b), a);
+    assert_eq!(s.ite(f, a, b), b);
+    assert_eq!(s.not(not_a), a);
 }
 
 fn quantifiers<S: BddSpace>() {
-    let s = S::new(4);
+    let mut s = S::new(4);
     let a = s.lit(v(0), true);
     let b = s.lit(v(1), true);
-    assert_eq!(a.and(&b).exists(&[v(0)]), b);
-    assert_eq!(a.or(&b).forall(&[v(0)]), b);
-    assert!(a.and(&b).forall(&[v(0)]).is_false());
-    assert!(a.or(&b).exists(&[v(0), v(1)]).is_true());
-    assert_eq!(a.exists(&[]), a);
-    assert_eq!(a.and_exists(&b, &[v(1)]), a);
-    assert!(a.and_exists(&a.not(), &[v(2)]).is_false());
-    assert_eq!(s.tt().exists(&[v(0)]), s.tt());
+    let (ab, a_or_b) = (s.and(a, b), s.or(a, b));
+    assert_eq!(s.exists(ab, &[v(0)]), b);
+    assert_eq!(s.forall(a_or_b, &[v(0)]), b);
+    assert!(s.forall(ab, &[v(0)]).is_false());
+    assert!(s.exists(a_or_b, &[v(0), v(1)]).is_true());
+    assert_eq!(s.exists(a, &[]), a);
+    assert_eq!(s.and_exists(a, b, &[v(1)]), a);
+    let not_a = s.not(a);
+    assert!(s.and_exists(a, not_a, &[v(2)]).is_false());
+    let t = s.tt();
+    assert_eq!(s.exists(t, &[v(0)]), t);
 }
 
 fn prepared_sets_and_renamings<S: BddSpace>() {
-    let s = S::new(6);
-    let f = s
-        .lit(v(0), true)
-        .and(&s.lit(v(3), false))
-        .or(&s.lit(v(5), true));
-    let g = s.lit(v(3), true).xor(&s.lit(v(4), true));
+    let mut s = S::new(6);
+    let (x0, x3, x5) = (s.lit(v(0), true), s.lit(v(3), false), s.lit(v(5), true));
+    let x0_x3 = s.and(x0, x3);
+    let f = s.or(x0_x3, x5);
+    let (y3, y4) = (s.lit(v(3), true), s.lit(v(4), true));
+    let g = s.xor(y3, y4);
     let set = s.var_set(&[v(3), v(5)]);
     for _ in 0..2 {
-        assert_eq!(f.exists_in(&set), f.exists(&[v(3), v(5)]));
-        assert_eq!(f.forall_in(&set), f.forall(&[v(3), v(5)]));
-        assert_eq!(f.and_exists_in(&g, &set), f.and_exists(&g, &[v(3), v(5)]));
+        let e = s.exists(f, &[v(3), v(5)]);
+        assert_eq!(s.exists_in(f, set), e);
+        let a = s.forall(f, &[v(3), v(5)]);
+        assert_eq!(s.forall_in(f, set), a);
+        let ae = s.and_exists(f, g, &[v(3), v(5)]);
+        assert_eq!(s.and_exists_in(f, g, set), ae);
     }
     let pairs = [(v(0), v(1)), (v(3), v(2))];
     let r = s.renaming(&pairs);
     for _ in 0..2 {
-        assert_eq!(f.rename_by(&r), f.rename(&s, &pairs));
+        let renamed = s.rename(f, &pairs);
+        assert_eq!(s.rename_by(f, r), renamed);
     }
     let empty = s.var_set(&[]);
-    assert_eq!(f.exists_in(&empty), f);
+    assert_eq!(s.exists_in(f, empty), f);
 }
 
 fn restriction<S: BddSpace>() {
-    let s = S::new(4);
+    let mut s = S::new(4);
     let a = s.lit(v(0), true);
     let b = s.lit(v(1), true);
-    assert_eq!(a.and(&b).restrict(&[(v(0), true)]), b);
-    assert!(a.and(&b).restrict(&[(v(0), false)]).is_false());
-    assert_eq!(a.and(&b).restrict(&[]), a.and(&b));
+    let ab = s.and(a, b);
+    assert_eq!(s.restrict(ab, &[(v(0), true)]), b);
+    assert!(s.restrict(ab, &[(v(0), false)]).is_false());
+    assert_eq!(s.restrict(ab, &[]), ab);
     // A variable given twice: its first value counts.
-    assert_eq!(a.and(&b).restrict(&[(v(0), true), (v(0), false)]), b);
-    assert!(a.restrict(&[(v(0), false), (v(0), true)]).is_false());
-    let f = a.xor(&b).restrict(&[(v(1), true)]);
-    assert_eq!(f, a.not());
-    assert!(!f.depends_on(v(1)));
+    assert_eq!(s.restrict(ab, &[(v(0), true), (v(0), false)]), b);
+    assert!(s.restrict(a, &[(v(0), false), (v(0), true)]).is_false());
+    let xor = s.xor(a, b);
+    let f = s.restrict(xor, &[(v(1), true)]);
+    assert_eq!(f, s.not(a));
+    assert!(!s.depends_on(f, v(1)));
 }
 
 fn renaming<S: BddSpace>() {
-    let s = S::new(4);
-    let f = s.lit(v(0), true).and(&s.lit(v(1), false));
-    let g = f.rename(&s, &[(v(0), v(2)), (v(1), v(3))]);
-    assert_eq!(g, s.lit(v(2), true).and(&s.lit(v(3), false)));
-    let swapped = f.rename(&s, &[(v(0), v(1)), (v(1), v(0))]);
-    assert_eq!(swapped, s.lit(v(1), true).and(&s.lit(v(0), false)));
+    let mut s = S::new(4);
+    let (x0, not_x1) = (s.lit(v(0), true), s.lit(v(1), false));
+    let f = s.and(x0, not_x1);
+    let g = s.rename(f, &[(v(0), v(2)), (v(1), v(3))]);
+    let (x2, not_x3) = (s.lit(v(2), true), s.lit(v(3), false));
+    assert_eq!(g, s.and(x2, not_x3));
+    let swapped = s.rename(f, &[(v(0), v(1)), (v(1), v(0))]);
+    let (x1, not_x0) = (s.lit(v(1), true), s.lit(v(0), false));
+    assert_eq!(swapped, s.and(x1, not_x0));
     // Merging two variables into one that is itself in the support.
-    let g = s.lit(v(0), true).iff(&s.lit(v(1), true));
-    assert!(g.rename(&s, &[(v(0), v(1))]).is_true());
-    let h = s.lit(v(0), true).and(&s.lit(v(1), false));
-    assert!(h.rename(&s, &[(v(0), v(1))]).is_false());
-    assert_eq!(h.rename(&s, &[(v(0), v(2)), (v(1), v(2))]), s.ff());
-    assert_eq!(h.rename(&s, &[]), h);
+    let x1 = s.lit(v(1), true);
+    let g = s.iff(x0, x1);
+    assert!(s.rename(g, &[(v(0), v(1))]).is_true());
+    assert!(s.rename(f, &[(v(0), v(1))]).is_false());
+    assert_eq!(s.rename(f, &[(v(0), v(2)), (v(1), v(2))]), s.ff());
+    assert_eq!(s.rename(f, &[]), f);
 }
 
 fn cubes<S: BddSpace>() {
-    let s = S::new(5);
+    let mut s = S::new(5);
     let lits = [(v(4), true), (v(0), false), (v(2), true)];
-    let expected = s
-        .lit(v(4), true)
-        .and(&s.lit(v(0), false))
-        .and(&s.lit(v(2), true));
+    let (x4, not_x0, x2) = (s.lit(v(4), true), s.lit(v(0), false), s.lit(v(2), true));
+    let x4_not_x0 = s.and(x4, not_x0);
+    let expected = s.and(x4_not_x0, x2);
     assert_eq!(s.cube(&lits), expected);
     let mut up = lits;
     up.sort();
@@ -156,256 +180,120 @@ fn cubes<S: BddSpace>() {
     assert_eq!(s.cube(&up), expected);
     assert!(s.cube(&[]).is_true());
     assert!(s.cube(&[(v(1), true), (v(1), false)]).is_false());
-    assert_eq!(s.cube(&[(v(1), true), (v(1), true)]), s.lit(v(1), true));
+    let x1 = s.lit(v(1), true);
+    assert_eq!(s.cube(&[(v(1), true), (v(1), true)]), x1);
+}
+
+/// The parity of variables `0..n`.
+fn parity<S: BddSpace>(s: &mut S, n: u16) -> Bdd {
+    let mut p = s.ff();
+    for i in 0..n {
+        let x = s.lit(v(i), true);
+        p = s.xor(p, x);
+    }
+    p
 }
 
 fn queries<S: BddSpace>() {
-    let s = S::new(6);
-    let f = s.lit(v(1), true).and(&s.lit(v(4), false));
-    assert_eq!(f.support(), vec![v(1), v(4)]);
-    assert!(f.depends_on(v(1)) && f.depends_on(v(4)));
-    assert!(!f.depends_on(v(0)) && !f.depends_on(v(3)) && !f.depends_on(v(5)));
-    assert_eq!(f.size(), 4);
-    assert_eq!(s.tt().size(), 1);
-    assert_eq!(s.ff().size(), 1);
-    assert!(s.tt().support().is_empty());
-    let parity = (0..6).fold(s.ff(), |p, i| p.xor(&s.lit(v(i), true)));
-    assert_eq!(parity.size(), 2 * 6 - 1 + 2);
-    assert_eq!(parity.support().len(), 6);
-    assert_eq!(s.sharing(3).num_vars(), 3);
+    let mut s = S::new(6);
+    let (x1, not_x4) = (s.lit(v(1), true), s.lit(v(4), false));
+    let f = s.and(x1, not_x4);
+    assert_eq!(s.support(f), vec![v(1), v(4)]);
+    assert!(s.depends_on(f, v(1)) && s.depends_on(f, v(4)));
+    assert!(!s.depends_on(f, v(0)) && !s.depends_on(f, v(3)) && !s.depends_on(f, v(5)));
+    assert_eq!(s.size(f), 4);
+    let (t, ff) = (s.tt(), s.ff());
+    assert_eq!(s.size(t), 1);
+    assert_eq!(s.size(ff), 1);
+    assert!(s.support(t).is_empty());
+    let p = parity(&mut s, 6);
+    assert_eq!(s.size(p), 2 * 6 - 1 + 2);
+    assert_eq!(s.support(p).len(), 6);
     let (live, collections) = s.table_stats();
     assert_eq!(collections, 0);
-    assert!(live == 0 || live >= parity.size() - 2);
+    assert!(live >= s.size(p) - 2);
 }
 
 fn evaluation<S: BddSpace>() {
-    let s = S::new(4);
-    let f = s.lit(v(0), true).and_not(&s.lit(v(2), true));
-    assert!(f.eval(&[(v(0), true)]));
-    assert!(!f.eval(&[(v(0), true), (v(2), true)]));
-    assert!(!f.eval(&[]));
+    let mut s = S::new(4);
+    let (x0, x2) = (s.lit(v(0), true), s.lit(v(2), true));
+    let f = s.and_not(x0, x2);
+    assert!(s.eval(f, &[(v(0), true)]));
+    assert!(!s.eval(f, &[(v(0), true), (v(2), true)]));
+    assert!(!s.eval(f, &[]));
     // The last value of a variable given twice counts.
-    assert!(f.eval(&[(v(0), false), (v(0), true)]));
-    assert!(f.eval_bits(&[true]));
-    assert!(!f.eval_bits(&[true, false, true, false]));
-    assert!(f.eval_bits(&[true, true, false, true]));
+    assert!(s.eval(f, &[(v(0), false), (v(0), true)]));
+    assert!(s.eval_bits(f, &[true]));
+    assert!(!s.eval_bits(f, &[true, false, true, false]));
+    assert!(s.eval_bits(f, &[true, true, false, true]));
     // Fixing v0 = 1 leaves f = ¬v2, not constant; v2 = 1 makes it false.
-    assert!(!f.constant_under(&[Some(true)], true));
-    assert!(f.constant_under(&[None, None, Some(true)], false));
-    assert!(f.constant_under(&[Some(false)], false));
-    assert!(f.constant_under(&[Some(true), None, Some(false)], true));
-    assert!(!f.constant_under(&[], false));
-    assert!(s.tt().constant_under(&[], true));
+    assert!(!s.constant_under(f, &[Some(true)], true));
+    assert!(s.constant_under(f, &[None, None, Some(true)], false));
+    assert!(s.constant_under(f, &[Some(false)], false));
+    assert!(s.constant_under(f, &[Some(true), None, Some(false)], true));
+    assert!(!s.constant_under(f, &[], false));
+    let t = s.tt();
+    assert!(s.constant_under(t, &[], true));
 }
 
 fn pick_is_the_first_model<S: BddSpace>() {
-    let s = S::new(3);
+    let mut s = S::new(3);
     let f = s.cube(&[(v(0), true), (v(2), false)]);
-    assert_eq!(f.pick(&[v(0), v(1), v(2)]), Some(vec![true, false, false]));
-    let g = s.lit(v(1), true).or(&s.lit(v(2), true));
-    assert_eq!(g.pick(&[v(0), v(1), v(2)]), Some(vec![false, false, true]));
-    assert!(s.ff().pick(&[v(0)]).is_none());
-    assert_eq!(s.tt().pick(&[v(2)]), Some(vec![false]));
+    assert_eq!(
+        s.pick(f, &[v(0), v(1), v(2)]),
+        Some(vec![true, false, false])
+    );
+    let (x1, x2) = (s.lit(v(1), true), s.lit(v(2), true));
+    let g = s.or(x1, x2);
+    assert_eq!(
+        s.pick(g, &[v(0), v(1), v(2)]),
+        Some(vec![false, false, true])
+    );
+    assert!(s.pick(s.ff(), &[v(0)]).is_none());
+    assert_eq!(s.pick(s.tt(), &[v(2)]), Some(vec![false]));
 }
 
-/// The number of variables of the random formulas.
-const N: u16 = 8;
-
-/// A random formula over variables `0..N`.
-#[derive(Clone, Debug)]
-enum Formula {
-    Const(bool),
-    Var(u16, bool),
-    Not(Box<Formula>),
-    Bin(u8, Box<Formula>, Box<Formula>),
-    Ite(Box<Formula>, Box<Formula>, Box<Formula>),
-    Exists(Vec<u16>, Box<Formula>),
-    Forall(Vec<u16>, Box<Formula>),
-    AndExists(Vec<u16>, Box<Formula>, Box<Formula>),
-    Restrict(Vec<(u16, bool)>, Box<Formula>),
-    Rename(Vec<(u16, u16)>, Box<Formula>),
-}
-
-fn formula() -> impl Strategy<Value = Formula> {
-    let var = 0..N;
-    let leaf = prop_oneof![
-        any::<bool>().prop_map(Formula::Const),
-        (var.clone(), any::<bool>()).prop_map(|(v, b)| Formula::Var(v, b)),
-    ];
-    leaf.prop_recursive(6, 48, 3, move |inner| {
-        let vars = proptest::collection::vec(0..N, 0..4);
-        prop_oneof![
-            inner.clone().prop_map(|f| Formula::Not(Box::new(f))),
-            (0..6u8, inner.clone(), inner.clone()).prop_map(|(op, f, g)| Formula::Bin(
-                op,
-                Box::new(f),
-                Box::new(g)
-            )),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, e)| Formula::Ite(
-                Box::new(c),
-                Box::new(t),
-                Box::new(e)
-            )),
-            (vars.clone(), inner.clone()).prop_map(|(vs, f)| Formula::Exists(vs, Box::new(f))),
-            (vars.clone(), inner.clone()).prop_map(|(vs, f)| Formula::Forall(vs, Box::new(f))),
-            (vars, inner.clone(), inner.clone()).prop_map(|(vs, f, g)| Formula::AndExists(
-                vs,
-                Box::new(f),
-                Box::new(g)
-            )),
-            (
-                proptest::collection::vec((0..N, any::<bool>()), 0..4),
-                inner.clone()
-            )
-                .prop_map(|(ls, f)| Formula::Restrict(ls, Box::new(f))),
-            (proptest::collection::vec((0..N, 0..N), 0..4), inner)
-                .prop_map(|(ps, f)| Formula::Rename(ps, Box::new(f))),
-        ]
-    })
-}
-
-fn bin(op: u8, a: bool, b: bool) -> bool {
-    match op {
-        0 => a && b,
-        1 => a || b,
-        2 => a != b,
-        3 => a == b,
-        4 => !a || b,
-        _ => a && !b,
+/// A collection keeps the listed functions (and what they reach) with
+/// their numbers and meanings, and the prepared sets and renamings; it
+/// frees the rest, and runs only when called for.
+fn collection_keeps_the_roots<S: BddSpace>() {
+    let mut s = S::new(12);
+    let mut kept = parity(&mut s, 12);
+    let mut also = s.cube(&[(v(3), true), (v(9), false)]);
+    let (kept_index, size) = (kept.index(), s.size(kept));
+    let set = s.var_set(&[v(0), v(11)]);
+    let swap = s.renaming(&[(v(3), v(4)), (v(4), v(3))]);
+    // Garbage: every cube over bits 4..12.
+    for code in 0..256u32 {
+        let lits: Vec<(BddVar, bool)> = (0..8).map(|b| (v(4 + b), code >> b & 1 == 1)).collect();
+        let c = s.cube(&lits);
+        let _ = s.or(kept, c);
     }
-}
-
-/// The value of `f` under the assignment `x` (bit `i` of `x` is variable
-/// `i`): the reference semantics.
-fn truth(f: &Formula, x: u32) -> bool {
-    let bit = |x: u32, v: u16| x >> v & 1 == 1;
-    // Every assignment that agrees with `x` outside `vs`.
-    let around = |vs: &[u16]| {
-        let mask: u32 = vs.iter().map(|&v| 1 << v).fold(0, |a, b| a | b);
-        (0..1u32 << N).filter(move |y| y & !mask == x & !mask)
-    };
-    match f {
-        Formula::Const(b) => *b,
-        Formula::Var(v, b) => bit(x, *v) == *b,
-        Formula::Not(f) => !truth(f, x),
-        Formula::Bin(op, f, g) => bin(*op, truth(f, x), truth(g, x)),
-        Formula::Ite(c, t, e) => {
-            if truth(c, x) {
-                truth(t, x)
-            } else {
-                truth(e, x)
-            }
-        }
-        Formula::Exists(vs, f) => around(vs).any(|y| truth(f, y)),
-        Formula::Forall(vs, f) => around(vs).all(|y| truth(f, y)),
-        Formula::AndExists(vs, f, g) => around(vs).any(|y| truth(f, y) && truth(g, y)),
-        Formula::Restrict(ls, f) => {
-            let mut y = x;
-            for (i, &(v, b)) in ls.iter().enumerate() {
-                if ls[..i].iter().all(|&(w, _)| w != v) {
-                    y = (y & !(1 << v)) | (u32::from(b) << v);
-                }
-            }
-            truth(f, y)
-        }
-        Formula::Rename(ps, f) => {
-            // f[σ](x) = f(y) with y(v) = x(σ(v)); the first pair of a variable counts.
-            let mut y = x;
-            for v in 0..N {
-                if let Some(&(_, t)) = ps.iter().find(|&&(from, _)| from == v) {
-                    y = (y & !(1 << v)) | (u32::from(bit(x, t)) << v);
-                }
-            }
-            truth(f, y)
-        }
-    }
-}
-
-fn vars(vs: &[u16]) -> Vec<BddVar> {
-    vs.iter().map(|&i| v(i)).collect()
-}
-
-/// The BDD of `f` in space `s`.
-fn build<S: BddSpace>(s: &S, f: &Formula) -> S::Bdd {
-    match f {
-        Formula::Const(b) => s.constant(*b),
-        Formula::Var(i, b) => s.lit(v(*i), *b),
-        Formula::Not(f) => build(s, f).not(),
-        Formula::Bin(op, f, g) => {
-            let (a, b) = (build(s, f), build(s, g));
-            match op {
-                0 => a.and(&b),
-                1 => a.or(&b),
-                2 => a.xor(&b),
-                3 => a.iff(&b),
-                4 => a.imp(&b),
-                _ => a.and_not(&b),
-            }
-        }
-        Formula::Ite(c, t, e) => S::Bdd::ite(&build(s, c), &build(s, t), &build(s, e)),
-        Formula::Exists(vs, f) => build(s, f).exists(&vars(vs)),
-        Formula::Forall(vs, f) => build(s, f).forall_in(&s.var_set(&vars(vs))),
-        Formula::AndExists(vs, f, g) => build(s, f).and_exists(&build(s, g), &vars(vs)),
-        Formula::Restrict(ls, f) => {
-            let lits: Vec<(BddVar, bool)> = ls.iter().map(|&(i, b)| (v(i), b)).collect();
-            build(s, f).restrict(&lits)
-        }
-        Formula::Rename(ps, f) => {
-            // Renamings take the first pair of a variable (as the reference).
-            let mut pairs: Vec<(BddVar, BddVar)> = Vec::new();
-            for &(from, to) in ps {
-                if pairs.iter().all(|&(w, _)| w != v(from)) {
-                    pairs.push((v(from), v(to)));
-                }
-            }
-            build(s, f).rename_by(&s.renaming(&pairs))
-        }
-    }
-}
-
-/// The truth table of `b` over the `N` variables, by `eval_bits`.
-fn table<F: BddFunction>(b: &F) -> Vec<bool> {
-    (0..1u32 << N)
-        .map(|x| {
-            let bits: Vec<bool> = (0..N).map(|i| x >> i & 1 == 1).collect();
-            b.eval_bits(&bits)
-        })
-        .collect()
-}
-
-/// What the two packages must agree on about one function.
-fn summary<F: BddFunction>(b: &F) -> (Vec<bool>, usize, Vec<BddVar>, Option<Vec<bool>>) {
-    let all: Vec<BddVar> = (0..N).map(v).collect();
-    (table(b), b.size(), b.support(), b.pick(&all))
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
-    /// Each package computes the reference truth table, and the two packages
-    /// agree on the size, support and first model of every function.
-    #[test]
-    fn packages_agree_with_truth_tables(f in formula()) {
-        let expected: Vec<bool> = (0..1u32 << N).map(|x| truth(&f, x)).collect();
-        let shared = build(&shared::Space::new(N as usize), &f);
-        let bio = build(&biodivine::Space::new(N as usize), &f);
-        prop_assert_eq!(&table(&shared), &expected);
-        prop_assert_eq!(&table(&bio), &expected);
-        prop_assert_eq!(summary(&shared), summary(&bio));
-        for i in 0..N {
-            prop_assert_eq!(shared.depends_on(v(i)), bio.depends_on(v(i)));
-        }
-        let first = (0..1u32 << N).find(|&x| expected[x as usize]);
-        let bits = |x: u32| (0..N).map(|i| x >> i & 1 == 1).collect::<Vec<bool>>();
-        // Lexicographically first with variable 0 most significant: the
-        // reversed bit order of the smallest number.
-        let first_model = (0..1u32 << N)
-            .map(|x| x.reverse_bits() >> (32 - N))
-            .find(|&x| expected[x as usize])
-            .map(bits);
-        prop_assert_eq!(first.is_some(), first_model.is_some());
-        prop_assert_eq!(shared.pick(&(0..N).map(v).collect::<Vec<_>>()), first_model);
-    }
+    let before = s.table_stats().0;
+    assert_eq!(s.table_stats().1, 0, "a collection ran uncalled");
+    s.collect(|roots| {
+        roots.keep(&mut kept);
+        roots.keep(&mut also);
+    });
+    let (after, collections) = s.table_stats();
+    assert_eq!(collections, 1);
+    assert!(after < before, "{after} nodes of {before} kept");
+    assert_eq!(kept.index(), kept_index);
+    assert_eq!(s.size(kept), size);
+    let again = parity(&mut s, 12);
+    assert_eq!(again, kept);
+    let bits: Vec<bool> = (0..12).map(|i| i % 3 == 0).collect();
+    assert!(!s.eval_bits(kept, &bits), "four ones: even parity");
+    assert!(s.eval(also, &[(v(3), true)]));
+    assert!(s.exists_in(kept, set).is_true());
+    let swapped = s.rename_by(also, swap);
+    assert_eq!(s.support(swapped), vec![v(4), v(9)]);
+    // Nothing listed: only prepared sets and renamings are left.
+    s.collect(|_| {});
+    let fresh = s.cube(&[(v(4), true), (v(9), false)]);
+    let x1 = s.lit(v(1), true);
+    assert_eq!(s.exists_in(x1, set), x1);
+    assert_eq!(s.support(fresh), vec![v(4), v(9)]);
 }
 
 #[test]
@@ -428,24 +316,55 @@ fn packages_by_name() {
 #[test]
 fn dispatch_runs_each_package() {
     for p in Package::ALL {
-        let s = Space::with_package(p, 4);
+        let mut s = Space::with_package(p, 4);
         let a = s.lit(v(0), true);
         let b = s.lit(v(1), true);
-        let f = a.and(&b).or(&s.lit(v(3), true));
-        assert_eq!(f.exists_in(&s.var_set(&[v(3)])), s.tt(), "{p}");
-        assert_eq!(
-            f.rename_by(&s.renaming(&[(v(3), v(2))])).support(),
-            vec![v(0), v(1), v(2)],
-            "{p}"
-        );
-        assert_eq!(s.sharing(2).package(), p);
+        let ab = s.and(a, b);
+        let x3 = s.lit(v(3), true);
+        let f = s.or(ab, x3);
+        let set = s.var_set(&[v(3)]);
+        assert_eq!(s.exists_in(f, set), s.tt(), "{p}");
+        let r = s.renaming(&[(v(3), v(2))]);
+        let g = s.rename_by(f, r);
+        assert_eq!(s.support(g), vec![v(0), v(1), v(2)], "{p}");
+        collection_keeps_the_roots::<Space>();
     }
 }
 
+/// With debug assertions, a function of one space given to another is
+/// caught at once, whatever the packages.
+#[cfg(debug_assertions)]
 #[test]
-#[should_panic(expected = "two different packages")]
-fn mixing_packages_panics() {
+#[should_panic(expected = "of another space")]
+fn mixing_spaces_panics() {
     let a = Space::with_package(Package::Shared, 2).lit(v(0), true);
-    let b = Space::with_package(Package::Biodivine, 2).lit(v(0), true);
-    let _ = a.and(&b);
+    let mut other = Space::with_package(Package::Biodivine, 2);
+    let b = other.lit(v(0), true);
+    let _ = other.and(a, b);
+}
+
+/// With debug assertions, a function that a collection did not list is
+/// caught at its next use, in either package.
+#[cfg(debug_assertions)]
+#[test]
+fn a_function_not_listed_is_caught_after_a_collection() {
+    for p in Package::ALL {
+        let result = std::panic::catch_unwind(|| {
+            let mut s = Space::with_package(p, 4);
+            let a = s.lit(v(0), true);
+            let mut b = s.lit(v(1), true);
+            s.collect(|roots| roots.keep(&mut b));
+            let _ = s.and(b, b);
+            let _ = s.or(a, b);
+        });
+        let message = result.expect_err("caught");
+        let text = message
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            text.contains("used after a collection that did not list it"),
+            "{p}: {text}"
+        );
+    }
 }

@@ -1,26 +1,22 @@
 //! What a BDD package provides to hindsight: a space of variables
-//! ([`BddSpace`], the package's manager) and the functions built in it
-//! ([`BddFunction`], the package's handles).
+//! ([`BddSpace`], the package's manager), which owns its functions and
+//! hands out their numbers ([`Bdd`]).
 //!
-//! These are the operations the monitoring algorithm needs, and no more. Each
-//! package implements both traits; the conformance suite (`conformance.rs`)
-//! is written once against them and run for every package.
+//! These are the operations the monitoring algorithm needs, and no more.
+//! Operations that build take the space by `&mut`; a walk down one path
+//! (evaluation, one model) takes it by `&`, and so do the constants;
+//! walks over a whole function (size, support, constancy under a partial
+//! assignment) take `&mut` for the space's scratch marks. Each package
+//! implements the trait; the conformance suite (`conformance.rs`) is
+//! written once against it and run for every package.
 
 use std::fmt;
-use std::hash::Hash;
 
-use super::BddVar;
+use super::{Bdd, BddVar, Renaming, Roots, VarSet};
 
-/// A universe of BDD variables of one package, and the constructors of its
-/// functions.
-pub trait BddSpace: Clone + fmt::Debug + Sized {
-    /// The package's functions.
-    type Bdd: BddFunction<Space = Self>;
-    /// A set of variables prepared once for many quantifications.
-    type VarSet: Clone + fmt::Debug;
-    /// A simultaneous substitution prepared once for many renamings.
-    type Renaming: Clone + fmt::Debug;
-
+/// A universe of BDD variables of one package, owning every function built
+/// in it.
+pub trait BddSpace: fmt::Debug + Sized {
     /// The package's name (as in [`Package`](super::Package)'s `Display`).
     const NAME: &'static str;
 
@@ -30,128 +26,128 @@ pub trait BddSpace: Clone + fmt::Debug + Sized {
     /// Number of variables.
     fn num_vars(&self) -> usize;
 
-    /// A space of `num_vars` variables sharing this space's node table, if the
-    /// package has one (its BDDs must not be combined with this space's:
-    /// variables are numbered independently).
-    fn sharing(&self, num_vars: usize) -> Self;
-
-    /// Nodes in use in the shared table, and collections so far (both 0 for
-    /// a package without a shared table).
+    /// Nodes held in the space, and collections so far.
     fn table_stats(&self) -> (usize, u64);
 
     /// Makes the space's tables grow in smaller steps: less memory for a
     /// little more time (a rehash or a cache miss more often). For a process
     /// that runs several monitors at once. Nothing for a package without
     /// tables of its own.
-    fn save_memory(&self) {}
+    fn save_memory(&mut self) {}
+
+    /// Whether the space has grown enough since the last collection for a
+    /// new one to be worth it (it has at least doubled).
+    fn collection_due(&self) -> bool;
+
+    /// Reclaims every function that `list` does not keep ([`Roots::keep`])
+    /// and that no kept one reaches. Every number of this space not listed
+    /// is void afterwards (in a debug build, using one panics). Prepared
+    /// sets and renamings are kept for good.
+    fn collect(&mut self, list: impl FnOnce(&mut Roots));
+
+    /// [`collect`](Self::collect) if it is [due](Self::collection_due);
+    /// returns whether it ran.
+    #[inline]
+    fn collect_if_due(&mut self, list: impl FnOnce(&mut Roots)) -> bool {
+        let due = self.collection_due();
+        if due {
+            self.collect(list);
+        }
+        due
+    }
 
     /// The constant true function.
-    fn tt(&self) -> Self::Bdd;
+    fn tt(&self) -> Bdd;
 
     /// The constant false function.
-    fn ff(&self) -> Self::Bdd;
+    fn ff(&self) -> Bdd;
 
     /// The constant `value`.
-    fn constant(&self, value: bool) -> Self::Bdd {
+    #[inline]
+    fn constant(&self, value: bool) -> Bdd {
         if value { self.tt() } else { self.ff() }
     }
 
     /// The literal `var = value`.
-    fn lit(&self, var: BddVar, value: bool) -> Self::Bdd;
+    fn lit(&mut self, var: BddVar, value: bool) -> Bdd {
+        self.cube(&[(var, value)])
+    }
 
     /// The conjunction of the given literals (a cube); false if two of them
     /// conflict.
-    fn cube(&self, lits: &[(BddVar, bool)]) -> Self::Bdd;
+    fn cube(&mut self, lits: &[(BddVar, bool)]) -> Bdd;
 
-    /// A set of variables to quantify over, prepared once for many operations.
-    fn var_set(&self, vars: &[BddVar]) -> Self::VarSet;
+    /// A set of variables to quantify over, prepared once for many
+    /// operations (the space keeps it for good; the same set twice is one).
+    fn var_set(&mut self, vars: &[BddVar]) -> VarSet;
 
-    /// A simultaneous substitution (see [`BddFunction::rename`]), prepared
-    /// once for many operations.
-    fn renaming(&self, pairs: &[(BddVar, BddVar)]) -> Self::Renaming;
-}
+    /// A simultaneous substitution (see [`rename`](Self::rename)), prepared
+    /// once for many operations (kept for good, like a [`VarSet`]).
+    fn renaming(&mut self, pairs: &[(BddVar, BddVar)]) -> Renaming;
 
-/// The prepared variable set of the space of `F`.
-pub type VarSetOf<F> = <<F as BddFunction>::Space as BddSpace>::VarSet;
-/// The prepared renaming of the space of `F`.
-pub type RenamingOf<F> = <<F as BddFunction>::Space as BddSpace>::Renaming;
-
-/// A boolean function over the variables of a space of one package.
-///
-/// Equality is equality of functions (of one space).
-pub trait BddFunction: Clone + PartialEq + Eq + Hash + fmt::Debug + Sized {
-    /// The package's space.
-    type Space: BddSpace<Bdd = Self>;
-
-    /// `self ∧ other`
-    fn and(&self, other: &Self) -> Self;
-    /// `self ∨ other`
-    fn or(&self, other: &Self) -> Self;
-    /// `¬self`
-    fn not(&self) -> Self;
-    /// `self → other`
-    fn imp(&self, other: &Self) -> Self;
-    /// `self ↔ other`
-    fn iff(&self, other: &Self) -> Self;
-    /// `self ⊕ other`
-    fn xor(&self, other: &Self) -> Self;
-    /// `self ∧ ¬other`
-    fn and_not(&self, other: &Self) -> Self;
+    /// `a ∧ b`
+    fn and(&mut self, a: Bdd, b: Bdd) -> Bdd;
+    /// `a ∨ b`
+    fn or(&mut self, a: Bdd, b: Bdd) -> Bdd;
+    /// `¬a`
+    fn not(&mut self, a: Bdd) -> Bdd;
+    /// `a → b`
+    fn imp(&mut self, a: Bdd, b: Bdd) -> Bdd;
+    /// `a ↔ b`
+    fn iff(&mut self, a: Bdd, b: Bdd) -> Bdd;
+    /// `a ⊕ b`
+    fn xor(&mut self, a: Bdd, b: Bdd) -> Bdd;
+    /// `a ∧ ¬b`
+    fn and_not(&mut self, a: Bdd, b: Bdd) -> Bdd;
     /// `if cond then then_ else else_`
-    fn ite(cond: &Self, then_: &Self, else_: &Self) -> Self;
+    fn ite(&mut self, cond: Bdd, then_: Bdd, else_: Bdd) -> Bdd;
 
-    /// `∃ vars . self`
-    fn exists(&self, vars: &[BddVar]) -> Self;
-    /// `∀ vars . self`
-    fn forall(&self, vars: &[BddVar]) -> Self;
-    /// `∃ vars . self` for a prepared set.
-    fn exists_in(&self, vars: &VarSetOf<Self>) -> Self;
-    /// `∀ vars . self` for a prepared set.
-    fn forall_in(&self, vars: &VarSetOf<Self>) -> Self;
-    /// `∃ vars . (self ∧ other)`, in one pass.
-    fn and_exists(&self, other: &Self, vars: &[BddVar]) -> Self;
-    /// `∃ vars . (self ∧ other)` for a prepared set.
-    fn and_exists_in(&self, other: &Self, vars: &VarSetOf<Self>) -> Self;
+    /// `∃ vars . f`
+    fn exists(&mut self, f: Bdd, vars: &[BddVar]) -> Bdd;
+    /// `∀ vars . f`
+    fn forall(&mut self, f: Bdd, vars: &[BddVar]) -> Bdd;
+    /// `∃ vars . f` for a prepared set.
+    fn exists_in(&mut self, f: Bdd, vars: VarSet) -> Bdd;
+    /// `∀ vars . f` for a prepared set.
+    fn forall_in(&mut self, f: Bdd, vars: VarSet) -> Bdd;
+    /// `∃ vars . (f ∧ g)`, in one pass.
+    fn and_exists(&mut self, f: Bdd, g: Bdd, vars: &[BddVar]) -> Bdd;
+    /// `∃ vars . (f ∧ g)` for a prepared set.
+    fn and_exists_in(&mut self, f: Bdd, g: Bdd, vars: VarSet) -> Bdd;
 
-    /// The cofactor with the given variables fixed; the result no longer
-    /// depends on them. When a variable is given twice, its first value counts.
-    fn restrict(&self, lits: &[(BddVar, bool)]) -> Self;
+    /// The cofactor of `f` with the given variables fixed; the result no
+    /// longer depends on them. When a variable is given twice, its first
+    /// value counts.
+    fn restrict(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd;
 
-    /// Substitutes variables simultaneously: every `from` becomes its `to`.
+    /// Substitutes variables of `f` simultaneously: every `from` becomes its
+    /// `to`.
     ///
-    /// Several variables may map to the same target, and a target may occur in
-    /// `self`: the result is the function with each `from` replaced by its
+    /// Several variables may map to the same target, and a target may occur
+    /// in `f`: the result is the function with each `from` replaced by its
     /// `to` at once (so `f(a, b)` with `a ↦ b` becomes `f(b, b)`).
-    fn rename(&self, space: &Self::Space, pairs: &[(BddVar, BddVar)]) -> Self;
+    fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd;
     /// Applies a prepared substitution.
-    fn rename_by(&self, renaming: &RenamingOf<Self>) -> Self;
+    fn rename_by(&mut self, f: Bdd, renaming: Renaming) -> Bdd;
 
-    /// Number of nodes, terminals included.
-    fn size(&self) -> usize;
-    /// Whether this is the constant true.
-    fn is_true(&self) -> bool;
-    /// Whether this is the constant false.
-    fn is_false(&self) -> bool;
-    /// Whether this is a constant.
-    fn is_constant(&self) -> bool;
-    /// The constant value, if this is a constant.
-    fn as_bool(&self) -> Option<bool>;
-    /// The variables the function depends on, in order.
-    fn support(&self) -> Vec<BddVar>;
-    /// Whether the function depends on `var`.
-    fn depends_on(&self, var: BddVar) -> bool;
-    /// The value of the function under an assignment of the given variables
-    /// (every other variable false; when a variable is given twice, its last
-    /// value counts): a walk down one path, no new BDD.
-    fn eval(&self, lits: &[(BddVar, bool)]) -> bool;
-    /// The value of the function under a valuation of all variables
-    /// (`values[v]` for variable `v`, false beyond the end).
-    fn eval_bits(&self, values: &[bool]) -> bool;
-    /// Whether the function is the constant `value` once the variables with
+    /// Number of nodes of `f`, terminals included.
+    fn size(&mut self, f: Bdd) -> usize;
+    /// The variables `f` depends on, in order.
+    fn support(&mut self, f: Bdd) -> Vec<BddVar>;
+    /// Whether `f` depends on `var`.
+    fn depends_on(&mut self, f: Bdd, var: BddVar) -> bool;
+    /// The value of `f` under an assignment of the given variables (every
+    /// other variable false; when a variable is given twice, its last value
+    /// counts): a walk down one path, no new function.
+    fn eval(&self, f: Bdd, lits: &[(BddVar, bool)]) -> bool;
+    /// The value of `f` under a valuation of all variables (`values[v]` for
+    /// variable `v`, false beyond the end).
+    fn eval_bits(&self, f: Bdd, values: &[bool]) -> bool;
+    /// Whether `f` is the constant `value` once the variables with
     /// `fixed[v] = Some(b)` are fixed (the others stay free).
-    fn constant_under(&self, fixed: &[Option<bool>], value: bool) -> bool;
-    /// One satisfying assignment: the values of `vars` in the
+    fn constant_under(&mut self, f: Bdd, fixed: &[Option<bool>], value: bool) -> bool;
+    /// One satisfying assignment of `f`: the values of `vars` in the
     /// lexicographically first satisfying valuation (variable 0 most
     /// significant, false before true), or `None` if unsatisfiable.
-    fn pick(&self, vars: &[BddVar]) -> Option<Vec<bool>>;
+    fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>>;
 }

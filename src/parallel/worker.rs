@@ -333,8 +333,11 @@ impl Worker {
 
     /// Its monitors' states in values ([`Monitor::snapshot`]), if every one
     /// can be taken.
-    pub fn snapshot(&self) -> Option<Vec<crate::runtime::Snapshot>> {
-        self.monitors.iter().map(|(m, _, _)| m.snapshot()).collect()
+    pub fn snapshot(&mut self) -> Option<Vec<crate::runtime::Snapshot>> {
+        self.monitors
+            .iter_mut()
+            .map(|(m, _, _)| m.snapshot())
+            .collect()
     }
 
     /// Garbage collections and codes released so far, over its monitors.

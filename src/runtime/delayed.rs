@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use super::Monitor;
 use super::prop::future::Decision;
 use super::witness::{Witness, WitnessValue};
 
@@ -155,5 +156,138 @@ impl Table {
             }
         }
         undecided
+    }
+}
+
+/// Delayed verdicts of a [`Monitor`] (see the [module](self)).
+impl Monitor {
+    /// Whether some property has a future operator. Then the verdict at a
+    /// step is known only once the trace has passed its horizon:
+    /// [`Monitor::step`] returns no violation, and the steps whose verdicts
+    /// are known come, in order, from [`Monitor::take_decided`].
+    pub fn has_future(&self) -> bool {
+        self.delayed.is_some()
+    }
+
+    /// The steps whose verdict every property has given since the last
+    /// call, in trace order, with their violations (for a monitor with a
+    /// future operator; always empty otherwise).
+    ///
+    /// ```
+    /// use hindsight::runtime::Monitor;
+    /// let mut m = Monitor::from_source(
+    ///     "prop answered : Forall r . req(r) -> F[<=2] resp(r)",
+    ///     Default::default(),
+    /// ).expect("well-formed");
+    /// m.set_step_clock(true); // an untimed trace: event i at time i
+    /// for (name, arg) in [("req", "a"), ("resp", "a"), ("req", "b"), ("x", "c"), ("y", "d")] {
+    ///     m.step(name.as_bytes(), &[arg.as_bytes()], 0).expect("ok");
+    /// }
+    /// let decided = m.take_decided();
+    /// // Steps 0 and 1 are decided (step 2 waits until 2 time units later).
+    /// assert_eq!(decided.iter().map(|d| d.step).collect::<Vec<_>>(), [0, 1]);
+    /// assert!(decided.iter().all(|d| d.violations.is_empty()));
+    /// assert_eq!(m.undecided(), 3);
+    /// ```
+    pub fn take_decided(&mut self) -> Vec<DecidedStep> {
+        match &mut self.delayed {
+            Some(t) => std::mem::take(&mut t.ready),
+            None => Vec::new(),
+        }
+    }
+
+    /// Ends the trace: the steps whose verdict every property gave after a
+    /// step some property could not decide go to
+    /// [`Monitor::take_decided`] (still in order), and the steps left
+    /// undecided are returned, each with the properties that could not
+    /// decide it. Empty without future operators. Steps after this call
+    /// start a new table.
+    ///
+    /// With `close`, the trace is first closed as MonPoly closes a log: by
+    /// a last step of no event at the greatest time stamp, which decides
+    /// every step whose horizon is a time bound (it is not a step of the
+    /// trace: not counted, and its own verdict is dropped).
+    pub fn finish_trace(&mut self, close: bool) -> Vec<(u64, Vec<usize>)> {
+        if self.delayed.is_none() {
+            return Vec::new();
+        }
+        let events = self.events;
+        if close && events > 0 {
+            let clock = std::mem::replace(&mut self.step_clock, false);
+            // Cannot be refused: no event, and the time does not go back.
+            let _ = self.step_set(&[], u64::MAX);
+            self.step_clock = clock;
+            self.events = events;
+        }
+        let Some(t) = &mut self.delayed else {
+            return Vec::new();
+        };
+        let mut open = t.finish();
+        open.retain(|(step, _)| *step < events);
+        t.ready.retain(|d| d.step < events);
+        // Further steps (a library caller going on) start after these.
+        t.restart_at(events);
+        open
+    }
+
+    /// The steps taken whose verdict is not known yet (0 without future
+    /// operators); at the end of a trace, those it leaves undecided.
+    pub fn undecided(&self) -> u64 {
+        match &self.delayed {
+            Some(t) => self.events - t.frontier() - t.ready.len() as u64,
+            None => 0,
+        }
+    }
+
+    /// The event of `events` (the events of a decided step) that the
+    /// violation `v` is due to (see [`Monitor::culprit`]).
+    pub(crate) fn culprit_of(
+        &self,
+        v: &StepViolation,
+        events: &[(&[u8], &[&[u8]])],
+    ) -> Option<usize> {
+        self.props.get(v.property)?.culprit_of(v, events)
+    }
+
+    /// Makes each step's time its number (1, 2, 3, ...), whatever time
+    /// [`Monitor::step`] is given, or not: the clock of an untimed trace, in
+    /// which time bounds count events. Takes effect at the next step.
+    pub fn set_step_clock(&mut self, on: bool) {
+        self.step_clock = on;
+        for p in &mut self.props {
+            p.set_step_clock(on);
+        }
+    }
+
+    /// The time of the next step, given `time`: its number with the step
+    /// clock on.
+    pub(super) fn clock_time(&self, time: u64) -> u64 {
+        if self.step_clock {
+            self.events + 1
+        } else {
+            time
+        }
+    }
+
+    /// [`evaluate_all`](Monitor::evaluate_all)'s part after the properties
+    /// evaluated a step, with a future operator: every property's decisions
+    /// go to the table, which hands out the steps all of them decided.
+    /// `held[i]` is property i's verdict at the step (an immediate one).
+    pub(super) fn record_decisions(&mut self, held: &[bool]) {
+        let Some(table) = &mut self.delayed else {
+            return;
+        };
+        let n = self.props.len();
+        let position = self.events;
+        table.open(n, position);
+        for (i, p) in self.props.iter_mut().enumerate() {
+            let decided = if p.is_delayed() {
+                p.take_decisions()
+            } else {
+                vec![p.immediate_decision(position, held.get(i).copied().unwrap_or(true))]
+            };
+            table.record(n, i, decided, |d| p.named(i, d));
+        }
+        table.flush();
     }
 }

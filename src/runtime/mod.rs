@@ -14,6 +14,7 @@
 
 pub mod delayed;
 mod enumeration;
+mod evaluate;
 pub mod ids;
 pub mod kept;
 mod prop;
@@ -30,7 +31,7 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 
-use crate::bdd::{Package, Space};
+use crate::bdd::{BddSpace, Package, Space};
 use crate::plan::Plan;
 use crate::syntax::{Diagnostic, SpecError};
 use time::Tick;
@@ -55,7 +56,7 @@ pub struct MonitorOptions {
     /// The BDD package of the monitor's space.
     pub bdd: Package,
     /// Let the monitor's BDD tables grow in smaller steps, for less memory
-    /// and a little more time (see [`Space::save_memory`]). Parallel runs
+    /// and a little more time (see [`BddSpace::save_memory`]). Parallel runs
     /// set it when they run more than one monitor.
     pub save_memory: bool,
     /// Time stamps are the steps' numbers (1, 2, 3, ...), whatever time
@@ -155,10 +156,15 @@ impl std::error::Error for StepError {}
 
 /// A monitor for all properties of a specification.
 ///
-/// It is `Send` (see the proof at its `unsafe impl Send`), not `Sync`, and not
-/// `Clone` (a clone would share the BDD space with the original).
+/// It owns the one BDD space of its properties' summaries, which are
+/// numbers in that space; like any other value it may move to another
+/// thread (`Monitor: Send`, checked below).
 #[derive(Debug)]
 pub struct Monitor {
+    /// The BDD space of every property (one node table for all: they share
+    /// nodes and cache, and ten thousand properties cost ten thousand
+    /// summaries, not tables).
+    space: Space,
     props: Vec<PropMonitor>,
     arity: HashMap<Box<[u8]>, usize>,
     events: u64,
@@ -200,28 +206,6 @@ impl Snapshot {
     }
 }
 
-// SAFETY: `Monitor` holds `Rc`s (the BDD manager shared by its properties,
-// inside every `Space`, `Bdd`, `VarSet` and `Renaming` handle), which are not
-// `Send` because two `Rc`s to one allocation on two threads would race on the
-// reference count and on the `RefCell`. Moving a `Monitor` is sound because
-// every `Rc` to its manager moves with it:
-// - The manager is created in `Monitor::new` (`Space::new`) and reached only
-//   through handles; the BDD layer keeps no handle in a global or
-//   thread-local, so the handles are the only owners of the `Rc`.
-// - Every handle lives in a field of the monitor: the fields are private, and
-//   no public method of `Monitor` or `PropMonitor` returns or accepts a `Bdd`,
-//   `Space`, `VarSet` or `Renaming` (those that do are `pub(crate)` or
-//   private); witnesses, tuples and profile figures are plain data. Neither
-//   `Monitor` nor `PropMonitor` is `Clone`, so no copy of a handle escapes.
-// - `Monitor` is not `Sync` (its `PropMonitor`s are not), so a `&Monitor` or a
-//   `&PropMonitor` from `properties()` cannot reach another thread while the
-//   monitor is used on this one; a `PropMonitor` stays `!Send` itself,
-//   because its siblings share its space and it cannot be moved out.
-// - The compiled properties shared between monitors (`Arc<CompiledProp>`)
-//   hold no handle (`CompiledProp` is `Send + Sync`, asserted).
-// So all the handles to one manager are on one thread at a time.
-unsafe impl Send for Monitor {}
-
 /// `Monitor: Send`, checked at compile time.
 const _: () = {
     fn assert_send<T: Send>() {}
@@ -236,11 +220,12 @@ impl Monitor {
             .iter()
             .map(|(e, &n)| (e.as_bytes().into(), n))
             .collect();
-        // One node table for all properties: they share nodes and cache, and
-        // ten thousand properties cost ten thousand summaries, not tables.
-        let table = Space::with_package(options.bdd, 0);
+        // One space for all properties, over as many variables as the
+        // widest needs.
+        let num_vars = plan.props.iter().map(|p| p.bdd_vars).max().unwrap_or(0);
+        let mut space = Space::with_package(options.bdd, num_vars);
         if options.save_memory {
-            table.save_memory();
+            space.save_memory();
         }
         let prop_options = prop::PropOptions {
             start_bits: options.start_bits,
@@ -250,9 +235,10 @@ impl Monitor {
         let props = plan
             .props
             .into_iter()
-            .map(|p| PropMonitor::sharing(Arc::new(CompiledProp::new(p)), prop_options, &table))
+            .map(|p| PropMonitor::new(Arc::new(CompiledProp::new(p)), prop_options, &mut space))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Monitor {
+            space,
             props,
             arity,
             events: 0,
@@ -262,13 +248,13 @@ impl Monitor {
             violated: Vec::new(),
             last_event: Vec::new(),
             delayed: None,
-            step_clock: options.step_clock,
+            step_clock: false,
         })
         .map(|mut m: Monitor| {
             if m.props.iter().any(PropMonitor::is_delayed) {
                 m.delayed = Some(delayed::Table::default());
             }
-            m.set_step_clock(m.step_clock);
+            m.set_step_clock(options.step_clock);
             m
         })
     }
@@ -312,104 +298,6 @@ impl Monitor {
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
-    /// Whether some property has a future operator. Then the verdict at a
-    /// step is known only once the trace has passed its horizon:
-    /// [`Monitor::step`] returns no violation, and the steps whose verdicts
-    /// are known come, in order, from [`Monitor::take_decided`].
-    pub fn has_future(&self) -> bool {
-        self.delayed.is_some()
-    }
-
-    /// The steps whose verdict every property has given since the last
-    /// call, in trace order, with their violations (for a monitor with a
-    /// future operator; always empty otherwise).
-    ///
-    /// ```
-    /// use hindsight::runtime::Monitor;
-    /// let mut m = Monitor::from_source(
-    ///     "prop answered : Forall r . req(r) -> F[<=2] resp(r)",
-    ///     Default::default(),
-    /// ).expect("well-formed");
-    /// m.set_step_clock(true); // an untimed trace: event i at time i
-    /// for (name, arg) in [("req", "a"), ("resp", "a"), ("req", "b"), ("x", "c"), ("y", "d")] {
-    ///     m.step(name.as_bytes(), &[arg.as_bytes()], 0).expect("ok");
-    /// }
-    /// let decided = m.take_decided();
-    /// // Steps 0 and 1 are decided (step 2 waits until 2 time units later).
-    /// assert_eq!(decided.iter().map(|d| d.step).collect::<Vec<_>>(), [0, 1]);
-    /// assert!(decided.iter().all(|d| d.violations.is_empty()));
-    /// assert_eq!(m.undecided(), 3);
-    /// ```
-    pub fn take_decided(&mut self) -> Vec<DecidedStep> {
-        match &mut self.delayed {
-            Some(t) => std::mem::take(&mut t.ready),
-            None => Vec::new(),
-        }
-    }
-
-    /// Ends the trace: the steps whose verdict every property gave after a
-    /// step some property could not decide go to
-    /// [`Monitor::take_decided`] (still in order), and the steps left
-    /// undecided are returned, each with the properties that could not
-    /// decide it. Empty without future operators. Steps after this call
-    /// start a new table.
-    ///
-    /// With `close`, the trace is first closed as MonPoly closes a log: by
-    /// a last step of no event at the greatest time stamp, which decides
-    /// every step whose horizon is a time bound (it is not a step of the
-    /// trace: not counted, and its own verdict is dropped).
-    pub fn finish_trace(&mut self, close: bool) -> Vec<(u64, Vec<usize>)> {
-        if self.delayed.is_none() {
-            return Vec::new();
-        }
-        let events = self.events;
-        if close && events > 0 {
-            let clock = std::mem::replace(&mut self.step_clock, false);
-            // Cannot be refused: no event, and the time does not go back.
-            let _ = self.step_set(&[], u64::MAX);
-            self.step_clock = clock;
-            self.events = events;
-        }
-        let Some(t) = &mut self.delayed else {
-            return Vec::new();
-        };
-        let mut open = t.finish();
-        open.retain(|(step, _)| *step < events);
-        t.ready.retain(|d| d.step < events);
-        // Further steps (a library caller going on) start after these.
-        t.restart_at(events);
-        open
-    }
-
-    /// The steps taken whose verdict is not known yet (0 without future
-    /// operators); at the end of a trace, those it leaves undecided.
-    pub fn undecided(&self) -> u64 {
-        match &self.delayed {
-            Some(t) => self.events - t.frontier() - t.ready.len() as u64,
-            None => 0,
-        }
-    }
-
-    /// The event of `events` (the events of a decided step) that the
-    /// violation `v` is due to (see [`Monitor::culprit`]).
-    pub(crate) fn culprit_of(
-        &self,
-        v: &StepViolation,
-        events: &[(&[u8], &[&[u8]])],
-    ) -> Option<usize> {
-        self.props.get(v.property)?.culprit_of(v, events)
-    }
-
-    /// Makes each step's time its number (1, 2, 3, ...), whatever time
-    /// [`Monitor::step`] is given, or not: the clock of an untimed trace, in
-    /// which time bounds count events. Takes effect at the next step.
-    pub fn set_step_clock(&mut self, on: bool) {
-        self.step_clock = on;
-        for p in &mut self.props {
-            p.set_step_clock(on);
-        }
-    }
-
     /// The indices of the properties violated at the last event (what the
     /// last [`Monitor::step`] returned).
     pub fn violated(&self) -> &[usize] {
@@ -431,7 +319,7 @@ impl Monitor {
     /// witnesses are the same, only slower (for comparing the two).
     pub fn set_point_evaluation(&mut self, on: bool) {
         for p in &mut self.props {
-            p.set_point_evaluation(on);
+            p.set_point_evaluation(&mut self.space, on);
         }
     }
 
@@ -520,10 +408,11 @@ impl Monitor {
     /// trace ([`Snapshot::agrees`]). `None` when it cannot be taken: a
     /// property with time bounds, seen values or comparisons, or summaries
     /// of more than [`SNAPSHOT_TUPLES`] tuples in all.
-    pub fn snapshot(&self) -> Option<Snapshot> {
+    pub fn snapshot(&mut self) -> Option<Snapshot> {
         let mut budget = SNAPSHOT_TUPLES;
+        let space = &mut self.space;
         let props = (self.props.iter())
-            .map(|p| p.snapshot(&mut budget))
+            .map(|p| p.snapshot(space, &mut budget))
             .collect::<Option<Vec<_>>>()?;
         Some(Snapshot {
             props,
@@ -621,42 +510,6 @@ impl Monitor {
         }
         Ok(())
     }
-
-    /// Evaluates the bound step in every property.
-    fn evaluate_all(&mut self, tick: Tick) {
-        self.violated.clear();
-        if self.delayed.is_some() {
-            self.evaluate_delayed(tick);
-            return;
-        }
-        for (i, p) in self.props.iter_mut().enumerate() {
-            if !p.evaluate_bound(tick) {
-                self.violated.push(i);
-            }
-        }
-    }
-
-    /// [`evaluate_all`](Self::evaluate_all) with a property that has future
-    /// operators: every property's decisions go to the table of delayed
-    /// verdicts, which hands out the steps all of them decided.
-    fn evaluate_delayed(&mut self, tick: Tick) {
-        let Some(table) = &mut self.delayed else {
-            return;
-        };
-        let n = self.props.len();
-        let position = self.events;
-        table.open(n, position);
-        for (i, p) in self.props.iter_mut().enumerate() {
-            let holds = p.evaluate_bound(tick);
-            let decided = if p.is_delayed() {
-                p.take_decisions()
-            } else {
-                vec![p.immediate_decision(position, holds)]
-            };
-            table.record(n, i, decided, |d| p.named(i, d));
-        }
-        table.flush();
-    }
 }
 
 impl Monitor {
@@ -676,11 +529,7 @@ impl Monitor {
     /// never goes back), and whether `time` is smaller than the previous one
     /// (an error with strict time).
     fn tick(&self, time: u64) -> Result<(Tick, bool), StepError> {
-        let time = if self.step_clock {
-            self.events + 1
-        } else {
-            time
-        };
+        let time = self.clock_time(time);
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;
         if regressed && self.strict_time {
@@ -699,11 +548,7 @@ impl Monitor {
 
     /// Counts a step done at raw time `time`.
     fn stepped(&mut self, time: u64, tick: Tick, regressed: bool) {
-        let time = if self.step_clock {
-            self.events + 1
-        } else {
-            time
-        };
+        let time = self.clock_time(time);
         self.events += 1;
         self.time_regressions += u64::from(regressed);
         self.last_time = Some((time, tick.now));

@@ -192,7 +192,7 @@ fn snapshots_of_different_histories_agree_exactly_when_their_summaries_hold_for_
     let spec = "prop p : Forall u . access(u) -> [login(u), logout(u))\n\
                 prop q : Forall f . use(f) -> !P bad(f)";
     let agree = |a: &[(&str, &[&str])], b: &[(&str, &[&str])]| {
-        let (a, b) = (after(spec, a), after(spec, b));
+        let (mut a, mut b) = (after(spec, a), after(spec, b));
         let (sa, sb) = (
             a.snapshot().expect("snapshot"),
             b.snapshot().expect("snapshot"),
@@ -225,7 +225,7 @@ fn snapshots_of_different_histories_agree_exactly_when_their_summaries_hold_for_
     // A monitor that stepped nothing agrees with none that did.
     assert!(!agree(&[], &[("tick", &[])]));
     // Time bounds are not snapshot.
-    let timed = after(
+    let mut timed = after(
         "prop t : Forall u . access(u) -> P[<=3] login(u)",
         &[("login", &["a"])],
     );

@@ -34,7 +34,7 @@
 //! each event: the per-event cost is a few BDD operations on the operator's own
 //! summary plus building range constraints over `w` bits, whatever the gap.
 
-use crate::bdd::{Bdd, BddVar, Space};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::syntax::TimeBound;
 
 /// How often (in events) `S[a,b]` with `a >= 1` reduces the occurrences
@@ -104,7 +104,7 @@ impl Clock {
     }
 
     /// The stamp `T = t mod M`.
-    pub fn stamp(&self, space: &Space, t: u64) -> Bdd {
+    pub fn stamp(&self, space: &mut Space, t: u64) -> Bdd {
         let t = t & self.modulus_mask();
         let w = self.bits.len();
         let lits: Vec<_> = self
@@ -118,7 +118,7 @@ impl Clock {
 
     /// `T mod M` lies in the cyclic range of the residues of `lo ..= hi`
     /// (requires `hi - lo < M`).
-    pub fn range(&self, space: &Space, lo: u64, hi: u64) -> Bdd {
+    pub fn range(&self, space: &mut Space, lo: u64, hi: u64) -> Bdd {
         let mask = self.modulus_mask();
         if hi < lo {
             return space.ff();
@@ -129,22 +129,29 @@ impl Clock {
         let (a, b) = (lo & mask, hi & mask);
         let ge = self.compare(space, a, true);
         let le = self.compare(space, b, false);
-        if a <= b { ge.and(&le) } else { ge.or(&le) }
+        if a <= b {
+            space.and(ge, le)
+        } else {
+            space.or(ge, le)
+        }
     }
 
     /// For each assignment of the other variables, only the latest stamp of
     /// `set`, whose stamps all lie in the residues of `lo ..= hi` (with
     /// `hi - lo < M`). When that range wraps around `M`, its residues from
     /// `lo mod M` up are the older ones.
-    pub fn latest(&self, space: &Space, set: &Bdd, lo: u64, hi: u64) -> Bdd {
+    pub fn latest(&self, space: &mut Space, set: Bdd, lo: u64, hi: u64) -> Bdd {
         // A few stamps: one at a time, newest first.
         if hi - lo < self.bits.len() as u64 {
             let mut out = space.ff();
             let mut found = space.ff();
             for t in (lo..=hi).rev() {
-                let here = set.and(&self.stamp(space, t)).and_not(&found);
-                found = found.or(&here.exists(&self.bits));
-                out = out.or(&here);
+                let stamp = self.stamp(space, t);
+                let at = space.and(set, stamp);
+                let here = space.and_not(at, found);
+                let assignments = space.exists(here, &self.bits);
+                found = space.or(found, assignments);
+                out = space.or(out, here);
             }
             return out;
         }
@@ -153,35 +160,41 @@ impl Clock {
         if a <= b {
             return self.max(space, set);
         }
-        let newer = set.and(&self.compare(space, b, false));
-        let older = set.and(&self.compare(space, a, true));
-        let newer_max = self.max(space, &newer);
-        let has_newer = newer.exists(self.bits());
-        newer_max.or(&self.max(space, &older.and_not(&has_newer)))
+        let up_to_b = self.compare(space, b, false);
+        let newer = space.and(set, up_to_b);
+        let from_a = self.compare(space, a, true);
+        let older = space.and(set, from_a);
+        let newer_max = self.max(space, newer);
+        let has_newer = space.exists(newer, self.bits());
+        let only_older = space.and_not(older, has_newer);
+        let older_max = self.max(space, only_older);
+        space.or(newer_max, older_max)
     }
 
     /// For each assignment of the other variables, the largest residue of `set`.
-    fn max(&self, space: &Space, set: &Bdd) -> Bdd {
-        let mut set = set.clone();
+    fn max(&self, space: &mut Space, set: Bdd) -> Bdd {
+        let mut set = set;
         for &bit in &self.bits {
-            let one = set.and(&space.lit(bit, true));
-            let has_one = one.exists(&self.bits);
-            set = one.or(&set.and_not(&has_one));
+            let lit = space.lit(bit, true);
+            let one = space.and(set, lit);
+            let has_one = space.exists(one, &self.bits);
+            let zero_only = space.and_not(set, has_one);
+            set = space.or(one, zero_only);
         }
         set
     }
 
     /// `T >= c` (when `at_least`) or `T <= c`.
-    fn compare(&self, space: &Space, c: u64, at_least: bool) -> Bdd {
+    fn compare(&self, space: &mut Space, c: u64, at_least: bool) -> Bdd {
         let w = self.bits.len();
         let mut f = space.tt();
         for (i, &bit) in self.bits.iter().enumerate().rev() {
             let set = (c >> (w - 1 - i)) & 1 == 1;
             let lit = space.lit(bit, at_least);
             f = if set == at_least {
-                lit.and(&f)
+                space.and(lit, f)
             } else {
-                lit.or(&f)
+                space.or(lit, f)
             };
         }
         f
@@ -232,7 +245,14 @@ impl TimedState {
     }
 
     /// Advances the state to the current event and returns the operator's value there.
-    pub fn step(&mut self, space: &Space, clock: &Clock, tick: Tick, phi: &Bdd, psi: &Bdd) -> Bdd {
+    pub fn step(
+        &mut self,
+        space: &mut Space,
+        clock: &Clock,
+        tick: Tick,
+        phi: Bdd,
+        psi: Bdd,
+    ) -> Bdd {
         let gap = tick.now - tick.prev;
         match self {
             TimedState::Window {
@@ -246,21 +266,24 @@ impl TimedState {
                 let chained = if gap > hi {
                     space.ff()
                 } else if gap == 0 {
-                    pending.and(phi)
+                    space.and(*pending, phi)
                 } else {
-                    pending
-                        .and(&clock.range(space, tick.now.saturating_sub(hi), tick.now))
-                        .and(phi)
+                    let recent = clock.range(space, tick.now.saturating_sub(hi), tick.now);
+                    let kept = space.and(*pending, recent);
+                    space.and(kept, phi)
                 };
-                let all = chained.or(&psi.and(&clock.stamp(space, tick.now)));
+                let stamp = clock.stamp(space, tick.now);
+                let fresh = space.and(psi, stamp);
+                let all = space.or(chained, fresh);
                 let Some(newest) = tick.now.checked_sub(lo) else {
                     // Nothing is `lo` old yet.
                     *pending = all;
                     return space.ff();
                 };
                 let oldest = tick.now.saturating_sub(hi);
-                let inside = all.and(&clock.range(space, oldest, newest));
-                let value = inside.exists(clock.bits());
+                let window = clock.range(space, oldest, newest);
+                let inside = space.and(all, window);
+                let value = space.exists(inside, clock.bits());
                 // Of the occurrences inside the window only the latest can
                 // matter from now on: it stays inside longer than the others.
                 // Dropping the others costs a pass over the time bits, so it
@@ -268,8 +291,9 @@ impl TimedState {
                 *since_pruned += 1;
                 if *since_pruned >= PRUNE_EVERY {
                     *since_pruned = 0;
-                    let latest = clock.latest(space, &inside, oldest, newest);
-                    *pending = all.and_not(&inside).or(&latest);
+                    let latest = clock.latest(space, inside, oldest, newest);
+                    let outside = space.and_not(all, inside);
+                    *pending = space.or(outside, latest);
                 } else {
                     *pending = all;
                 }
@@ -282,23 +306,28 @@ impl TimedState {
                     space.ff()
                 } else if gap == 0 {
                     // Nothing expires when no time passes.
-                    pending.and(phi)
+                    space.and(*pending, phi)
                 } else {
-                    pending
-                        .and(&clock.range(space, tick.now.saturating_sub(d), tick.now))
-                        .and(phi)
+                    let recent = clock.range(space, tick.now.saturating_sub(d), tick.now);
+                    let kept = space.and(*pending, recent);
+                    space.and(kept, phi)
                 };
-                let earlier = chained.exists(clock.bits());
-                let value = if strict { earlier } else { psi.or(&earlier) };
-                *pending = chained
-                    .and_not(psi)
-                    .or(&psi.and(&clock.stamp(space, tick.now)));
+                let earlier = space.exists(chained, clock.bits());
+                let value = if strict {
+                    earlier
+                } else {
+                    space.or(psi, earlier)
+                };
+                let older = space.and_not(chained, psi);
+                let stamp = clock.stamp(space, tick.now);
+                let fresh = space.and(psi, stamp);
+                *pending = space.or(older, fresh);
                 value
             }
             TimedState::MoreThan { d, pending, sat } => {
                 let d = *d;
-                let sat1 = sat.and(phi);
-                let pend1 = pending.and(phi);
+                let sat1 = space.and(*sat, phi);
+                let pend1 = space.and(*pending, phi);
                 let old = if gap > d {
                     space.tt()
                 } else if gap > 0 && tick.now > d {
@@ -306,23 +335,28 @@ impl TimedState {
                 } else {
                     space.ff()
                 };
-                let moved = pend1.and(&old).exists(clock.bits());
-                let sat2 = sat1.or(&moved);
-                let pend2 = pend1.and_not(&old);
-                let fresh = psi.and_not(&sat2).and_not(&pend2.exists(clock.bits()));
-                *pending = pend2.or(&fresh.and(&clock.stamp(space, tick.now)));
-                *sat = sat2.clone();
+                let old_pending = space.and(pend1, old);
+                let moved = space.exists(old_pending, clock.bits());
+                let sat2 = space.or(sat1, moved);
+                let pend2 = space.and_not(pend1, old);
+                let pending_any = space.exists(pend2, clock.bits());
+                let new = space.and_not(psi, sat2);
+                let fresh = space.and_not(new, pending_any);
+                let stamp = clock.stamp(space, tick.now);
+                let stamped = space.and(fresh, stamp);
+                *pending = space.or(pend2, stamped);
+                *sat = sat2;
                 sat2
             }
         }
     }
 
     /// The BDDs of the state.
-    pub fn bdds(&self) -> impl Iterator<Item = &Bdd> {
+    pub fn bdds(&self) -> impl Iterator<Item = Bdd> {
         let (a, b) = match self {
-            TimedState::Window { pending, .. } => (pending, None),
-            TimedState::AtMost { pending, .. } => (pending, None),
-            TimedState::MoreThan { pending, sat, .. } => (pending, Some(sat)),
+            TimedState::Window { pending, .. } => (*pending, None),
+            TimedState::AtMost { pending, .. } => (*pending, None),
+            TimedState::MoreThan { pending, sat, .. } => (*pending, Some(*sat)),
         };
         std::iter::once(a).chain(b)
     }
@@ -343,47 +377,54 @@ impl TimedState {
 mod tests {
     use super::*;
 
-    fn holds(space: &Space, clock: &Clock, f: &Bdd, t: u64) -> bool {
-        !f.and(&clock.stamp(space, t)).is_false()
+    fn holds(space: &mut Space, clock: &Clock, f: Bdd, t: u64) -> bool {
+        let stamp = clock.stamp(space, t);
+        !space.and(f, stamp).is_false()
     }
 
     #[test]
     fn cyclic_ranges() {
-        let space = Space::new(3);
+        let mut space = Space::new(3);
+        let s = &mut space;
         let clock = Clock::new((0..3).map(BddVar).collect());
-        let r = clock.range(&space, 6, 9); // residues 6,7,0,1
-        let inside: Vec<u64> = (0..8).filter(|&t| holds(&space, &clock, &r, t)).collect();
+        let r = clock.range(s, 6, 9); // residues 6,7,0,1
+        let inside: Vec<u64> = (0..8).filter(|&t| holds(s, &clock, r, t)).collect();
         assert_eq!(inside, vec![0, 1, 6, 7]);
-        let r = clock.range(&space, 2, 4);
-        let inside: Vec<u64> = (0..8).filter(|&t| holds(&space, &clock, &r, t)).collect();
+        let r = clock.range(s, 2, 4);
+        let inside: Vec<u64> = (0..8).filter(|&t| holds(s, &clock, r, t)).collect();
         assert_eq!(inside, vec![2, 3, 4]);
-        assert!(clock.range(&space, 0, 100).is_true());
-        assert!(clock.range(&space, 5, 4).is_false());
+        assert!(clock.range(s, 0, 100).is_true());
+        assert!(clock.range(s, 5, 4).is_false());
     }
 
     #[test]
     fn latest_stamp_in_a_cyclic_range() {
-        let space = Space::new(4);
+        let mut space = Space::new(4);
+        let s = &mut space;
         let clock = Clock::new((1..4).map(BddVar).collect());
-        let x = space.lit(BddVar(0), true);
-        let stamps = |ts: &[u64]| {
-            ts.iter()
-                .fold(space.ff(), |acc, &t| acc.or(&clock.stamp(&space, t)))
+        let x = s.lit(BddVar(0), true);
+        let not_x = s.not(x);
+        let stamps = |s: &mut Space, ts: &[u64]| {
+            let mut acc = s.ff();
+            for &t in ts {
+                let stamp = clock.stamp(s, t);
+                acc = s.or(acc, stamp);
+            }
+            acc
         };
         // x: times 9, 10 (residues 1, 2); !x: 6, 7 (residues 6, 7); range 6..=10.
-        let set = x.and(&stamps(&[9, 10])).or(&x.not().and(&stamps(&[6, 7])));
-        let latest = clock.latest(&space, &set, 6, 10);
-        let expected = x
-            .and(&clock.stamp(&space, 10))
-            .or(&x.not().and(&clock.stamp(&space, 7)));
-        assert!(latest.iff(&expected).is_true());
+        let (late, early) = (stamps(s, &[9, 10]), stamps(s, &[6, 7]));
+        let (x_late, not_x_early) = (s.and(x, late), s.and(not_x, early));
+        let set = s.or(x_late, not_x_early);
+        let latest = clock.latest(s, set, 6, 10);
+        let (at_10, at_7) = (clock.stamp(s, 10), clock.stamp(s, 7));
+        let (x_10, not_x_7) = (s.and(x, at_10), s.and(not_x, at_7));
+        let expected = s.or(x_10, not_x_7);
+        assert!(s.iff(latest, expected).is_true());
         // Without wrap-around: times 2, 3, 5 in 1..=5.
-        let set = stamps(&[2, 3, 5]);
-        assert!(
-            clock
-                .latest(&space, &set, 1, 5)
-                .iff(&clock.stamp(&space, 5))
-                .is_true()
-        );
+        let set = stamps(s, &[2, 3, 5]);
+        let latest = clock.latest(s, set, 1, 5);
+        let at_5 = clock.stamp(s, 5);
+        assert!(s.iff(latest, at_5).is_true());
     }
 }

@@ -3,13 +3,14 @@
 //! (The falsifying and satisfying tuples of violations are listed by
 //! [`super::witness::falsify`].)
 
-use crate::bdd::BddVar;
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 
 /// Appends to `out` every assignment of the codes of `bits[k..]` under which
 /// `set` (already restricted to `current`'s choices) is not false; `None`
 /// (with `out` partly filled) once more than `budget` are found.
 pub(in crate::runtime) fn enumerate(
-    set: &crate::bdd::Bdd,
+    space: &mut Space,
+    set: Bdd,
     bits: &[(usize, Vec<BddVar>)],
     k: usize,
     current: &mut Vec<u64>,
@@ -25,22 +26,24 @@ pub(in crate::runtime) fn enumerate(
         return Some(());
     };
     // Depth-first over the bits of variable k, most significant first.
-    let mut stack = vec![(set.clone(), 0usize, 0u64)];
+    let mut stack = vec![(set, 0usize, 0u64)];
     while let Some((s, depth, code)) = stack.pop() {
         if s.is_false() {
             continue;
         }
         if depth == vbits.len() {
             current.push(code);
-            let done = enumerate(&s, bits, k + 1, current, out, budget);
+            let done = enumerate(space, s, bits, k + 1, current, out, budget);
             current.pop();
             done?;
             continue;
         }
         let bit = vbits[depth];
         // Pushed one before zero: codes come out in increasing order.
-        stack.push((s.restrict(&[(bit, true)]), depth + 1, (code << 1) | 1));
-        stack.push((s.restrict(&[(bit, false)]), depth + 1, code << 1));
+        let one = space.restrict(s, &[(bit, true)]);
+        stack.push((one, depth + 1, (code << 1) | 1));
+        let zero = space.restrict(s, &[(bit, false)]);
+        stack.push((zero, depth + 1, code << 1));
     }
     Some(())
 }

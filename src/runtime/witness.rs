@@ -54,7 +54,7 @@ use std::fmt;
 
 use super::enumeration::Enumeration;
 use super::ids::Code;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
 
@@ -119,7 +119,7 @@ pub(super) struct State<'a> {
     /// Every node's `now` at this event.
     pub now: &'a [Bdd],
     /// Per variable, the set of codes of its seen values, if tracked.
-    pub seen: Vec<Option<&'a Bdd>>,
+    pub seen: Vec<Option<Bdd>>,
     /// The enumeration classes.
     pub classes: &'a [Enumeration],
 }
@@ -175,6 +175,7 @@ impl Falsified {
 /// first `limit` tuples; with `count`, also how many there are (at most
 /// `budget` assignments of codes are looked at).
 pub(super) fn falsify(
+    space: &mut Space,
     state: &State<'_>,
     depth: Depth,
     limit: usize,
@@ -183,14 +184,18 @@ pub(super) fn falsify(
 ) -> Falsified {
     let plan = state.plan;
     let mut walk = Walk {
+        space,
         state,
         depth,
         vars: Vec::new(),
         atoms: Vec::new(),
     };
     // The root is closed and false: its negation is the set of every assignment.
-    let set = walk.visit(plan.root, false, state.now[plan.root].not());
-    let Walk { vars, atoms, .. } = walk;
+    let root = walk.space.not(state.now[plan.root]);
+    let set = walk.visit(plan.root, false, root);
+    let Walk {
+        space, vars, atoms, ..
+    } = walk;
     let mut out = Falsified {
         vars,
         atoms,
@@ -201,13 +206,12 @@ pub(super) fn falsify(
     }
     let lows: Vec<&[BddVar]> = out.vars.iter().map(|&v| low_bits(state, v)).collect();
     let bits: Vec<BddVar> = lows.iter().flat_map(|l| l.iter().copied()).collect();
-    let others: Vec<BddVar> = set
-        .support()
-        .into_iter()
+    let others: Vec<BddVar> = (space.support(set).into_iter())
         .filter(|b| !bits.contains(b))
         .collect();
-    let set = set.exists(&others);
+    let set = space.exists(set, &others);
     let mut all = All {
+        space,
         state,
         vars: &out.vars,
         lows: &lows,
@@ -220,7 +224,7 @@ pub(super) fn falsify(
         visited: 0,
         budget,
     };
-    all.visit(&set);
+    all.visit(set);
     out.total = all.distinct.len() as u64;
     out.tuples = all.out;
     out
@@ -236,6 +240,7 @@ fn low_bits<'a>(state: &State<'a>, v: VarIx) -> &'a [BddVar] {
 
 /// The enumeration of [`falsify`].
 struct All<'s, 'a> {
+    space: &'s mut Space,
     state: &'s State<'a>,
     vars: &'s [VarIx],
     lows: &'s [&'a [BddVar]],
@@ -251,7 +256,7 @@ struct All<'s, 'a> {
 }
 
 impl All<'_, '_> {
-    fn visit(&mut self, set: &Bdd) {
+    fn visit(&mut self, set: Bdd) {
         let enough = self.out.len() >= self.limit && !self.count;
         if set.is_false() || self.visited >= self.budget || enough {
             return;
@@ -263,7 +268,8 @@ impl All<'_, '_> {
         };
         for value in [false, true] {
             self.chosen.push(value);
-            self.visit(&set.restrict(&[(bit, value)]));
+            let part = self.space.restrict(set, &[(bit, value)]);
+            self.visit(part);
             self.chosen.pop();
         }
     }
@@ -299,6 +305,7 @@ impl All<'_, '_> {
 
 /// The walk of [`falsify`].
 struct Walk<'s, 'a> {
+    space: &'s mut Space,
     state: &'s State<'a>,
     depth: Depth,
     vars: Vec<VarIx>,
@@ -308,9 +315,9 @@ struct Walk<'s, 'a> {
 impl Walk<'_, '_> {
     /// The assignments (over the blamed variables' bits) under which node
     /// `n` has the value `target`.
-    fn having(&self, n: NodeIx, target: bool) -> Bdd {
-        let now = &self.state.now[n];
-        if target { now.clone() } else { now.not() }
+    fn having(&mut self, n: NodeIx, target: bool) -> Bdd {
+        let now = self.state.now[n];
+        if target { now } else { self.space.not(now) }
     }
 
     /// Goes on at node `n`, which has the value `target` under every
@@ -337,10 +344,11 @@ impl Walk<'_, '_> {
             }
             Op::And(a, b) | Op::Or(a, b) if all => {
                 // The operand to blame for every assignment, if there is one.
-                match [*a, *b]
-                    .into_iter()
-                    .find(|&c| set.and(&self.having(c, !target)).is_false())
-                {
+                let blamed = [*a, *b].into_iter().find(|&c| {
+                    let other = self.having(c, !target);
+                    self.space.and(set, other).is_false()
+                });
+                match blamed {
                     Some(c) => self.visit(c, target, set),
                     None => set,
                 }
@@ -355,10 +363,11 @@ impl Walk<'_, '_> {
                 {
                     return set;
                 }
-                let mut body = set.and(&self.having(*a, target));
+                let having = self.having(*a, target);
+                let mut body = self.space.and(set, having);
                 if seen_only {
                     match self.state.seen.get(*v).copied().flatten() {
-                        Some(seen) => body = body.and(seen),
+                        Some(seen) => body = self.space.and(body, seen),
                         None => return set,
                     }
                 }

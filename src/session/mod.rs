@@ -567,7 +567,7 @@ impl Session {
     #[inline(never)]
     fn sample<P: Report + ?Sized>(&mut self, out: &mut P) {
         if let Some(p) = &mut self.profile
-            && let Err(e) = p.after_event(&self.monitor)
+            && let Err(e) = p.after_event(&mut self.monitor)
         {
             self.profile = None;
             self.warn(out, Warning::ProfileStopped(e.to_string()));

@@ -300,7 +300,7 @@ impl Session {
     pub fn finish<P: Report + ?Sized>(mut self, out: &mut P) -> Outcome {
         out.end();
         if let Some(p) = self.profile.take()
-            && let Err(e) = p.finish(&self.monitor).and_then(|mut w| w.flush())
+            && let Err(e) = p.finish(&mut self.monitor).and_then(|mut w| w.flush())
         {
             self.warn(out, Warning::ProfileUnwritten(e.to_string()));
         }

@@ -276,7 +276,7 @@ pub fn form_weighted(
     ];
     leaf.prop_recursive(depth, size, branch, move |inner| {
         let b = move || inner.clone().prop_map(Box::new);
-        prop_oneof![
+        let past = prop_oneof![
             2 => b().prop_map(RForm::Not),
             2 => b().prop_map(RForm::Prev),
             2 => (bound(), b()).prop_map(|(t, a)| RForm::Once(t, a)),
@@ -286,11 +286,19 @@ pub fn form_weighted(
             1 => (0..4u64, b(), b()).prop_map(|(d, a, c)| RForm::Zince(d, a, c)),
             1 => (b(), b()).prop_map(|(a, c)| RForm::Interval(a, c)),
             w.quant => (quant_seen(w.seen), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
-            w.future => (next_bound(), b()).prop_map(|(t, a)| RForm::Next(t, a)),
-            w.future => (future_bound(), b()).prop_map(|(t, a)| RForm::Eventually(t, a)),
-            w.future => (future_bound(), b()).prop_map(|(t, a)| RForm::Always(t, a)),
-            w.future => (future_bound(), b(), b()).prop_map(|(t, a, c)| RForm::Until(t, a, c)),
         ]
+        .boxed();
+        if w.future == 0 {
+            return past;
+        }
+        let future = prop_oneof![
+            (next_bound(), b()).prop_map(|(t, a)| RForm::Next(t, a)),
+            (future_bound(), b()).prop_map(|(t, a)| RForm::Eventually(t, a)),
+            (future_bound(), b()).prop_map(|(t, a)| RForm::Always(t, a)),
+            (future_bound(), b(), b()).prop_map(|(t, a, c)| RForm::Until(t, a, c)),
+        ];
+        // The past operators weigh 15 and the quantifiers `w.quant`.
+        prop_oneof![15 + w.quant => past, 4 * w.future => future].boxed()
     })
 }
 

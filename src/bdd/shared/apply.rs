@@ -2,7 +2,8 @@
 //! and cubes, each a recursion over both operands with cached results.
 
 use super::cache::Op;
-use super::table::{FALSE, Id, Manager, TRUE};
+use super::node::{FALSE, Id, TRUE};
+use super::table::Manager;
 use crate::bdd::BddVar;
 
 /// Every this many levels, recursion checks that [`RED_ZONE`] bytes of stack
@@ -23,14 +24,14 @@ impl Manager {
             TRUE => return FALSE,
             _ => {}
         }
-        if let Some(r) = self.cached(Op::Not, f, 0, 0) {
+        if let Some(r) = self.cache.get(Op::Not, f, 0, 0) {
             return r;
         }
         let n = self.node(f);
         let lo = self.not(n.lo, depth + 1);
         let hi = self.not(n.hi, depth + 1);
         let r = self.mk(n.var, lo, hi);
-        self.remember(Op::Not, f, 0, 0, r);
+        self.cache.put(Op::Not, f, 0, 0, r);
         r
     }
 
@@ -69,8 +70,8 @@ impl Manager {
         } else {
             (a, b)
         };
-        let slot = self.slot(op, a, b, 0);
-        if let Some(r) = self.cached_at(slot, op, a, b, 0) {
+        let slot = self.cache.slot(op, a, b, 0);
+        if let Some(r) = self.cache.get_at(slot, op, a, b, 0) {
             return r;
         }
         let size = self.cache.len();
@@ -82,9 +83,9 @@ impl Manager {
         let r = self.mk(v, lo, hi);
         // The slot stands unless the cache grew meanwhile.
         if self.cache.len() == size {
-            self.remember_at(slot, op, a, b, 0, r);
+            self.cache.put_at(slot, op, a, b, 0, r);
         } else {
-            self.remember(op, a, b, 0, r);
+            self.cache.put(op, a, b, 0, r);
         }
         r
     }
@@ -105,7 +106,7 @@ impl Manager {
             (_, _, TRUE) => return self.apply(Op::Imp, f, g, depth),
             _ => {}
         }
-        if let Some(r) = self.cached(Op::Ite, f, g, h) {
+        if let Some(r) = self.cache.get(Op::Ite, f, g, h) {
             return r;
         }
         let v = self.level(f).min(self.level(g)).min(self.level(h));
@@ -115,7 +116,7 @@ impl Manager {
         let lo = self.ite(f0, g0, h0, depth + 1);
         let hi = self.ite(f1, g1, h1, depth + 1);
         let r = self.mk(v, lo, hi);
-        self.remember(Op::Ite, f, g, h, r);
+        self.cache.put(Op::Ite, f, g, h, r);
         r
     }
 

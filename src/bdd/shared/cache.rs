@@ -1,8 +1,11 @@
 //! The operation cache: a lossy, direct-mapped table of results that
 //! survives from one operation to the next, grows with the node table and
 //! keeps the entries about surviving nodes across a collection.
+//!
+//! It knows nodes only by their numbers ([`node`](super::node)); the table
+//! owns it and tells it how many nodes there are.
 
-use super::table::{Id, Manager, mix};
+use super::node::{Id, mix};
 
 /// Cache entries per node in the table, up to [`MAX_CACHE`]: results about
 /// every node of the summaries must survive from one event to the next.
@@ -41,7 +44,7 @@ impl Op {
 }
 
 #[derive(Clone, Copy)]
-pub(super) struct Entry {
+struct Entry {
     op: Op,
     a: Id,
     b: Id,
@@ -49,7 +52,7 @@ pub(super) struct Entry {
     r: Id,
 }
 
-pub(super) const EMPTY: Entry = Entry {
+const EMPTY: Entry = Entry {
     op: Op::Empty,
     a: 0,
     b: 0,
@@ -57,23 +60,62 @@ pub(super) const EMPTY: Entry = Entry {
     r: 0,
 };
 
-impl Manager {
+/// The cache of a node table.
+pub(super) struct Cache {
+    entries: Vec<Entry>,
+    /// The node count past which the cache doubles (`usize::MAX` once it
+    /// is as large as it gets).
+    grow_at: usize,
+    /// Entries per node it grows to.
+    per_node: usize,
+}
+
+impl Cache {
+    pub(super) fn new() -> Cache {
+        Cache {
+            entries: vec![EMPTY; MIN_CACHE],
+            grow_at: 2 * MIN_CACHE / CACHE_PER_NODE,
+            per_node: CACHE_PER_NODE,
+        }
+    }
+
+    /// Number of entries.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Keeps [`LEAN_CACHE_PER_NODE`] entries per node from now on.
+    pub(super) fn save_memory(&mut self) {
+        self.per_node = LEAN_CACHE_PER_NODE;
+        self.set_grow_at();
+    }
+
     /// Sets the node count past which the cache doubles: when it holds
-    /// fewer than [`cache_per_node`](Self::cache_per_node) entries per two nodes, up to
-    /// [`MAX_CACHE`].
-    pub(super) fn set_grow_cache_at(&mut self) {
-        self.grow_cache_at = if self.cache.len() < MAX_CACHE {
-            2 * self.cache.len() / self.cache_per_node()
+    /// fewer than `per_node` entries per two nodes, up to [`MAX_CACHE`].
+    fn set_grow_at(&mut self) {
+        self.grow_at = if self.entries.len() < MAX_CACHE {
+            2 * self.entries.len() / self.per_node
         } else {
             usize::MAX
         };
     }
 
+    /// Grows (never shrinks) the cache with a table of `nodes` nodes,
+    /// keeping its entries: results about every node of the summaries must
+    /// survive from one event to the next.
+    #[inline]
+    pub(super) fn follow(&mut self, nodes: usize) {
+        if nodes > self.grow_at {
+            self.grow();
+        }
+    }
+
     /// Doubles the cache, keeping its entries.
     #[cold]
     #[inline(never)]
-    pub(super) fn grow_cache(&mut self) {
-        self.resize_cache(2 * self.cache.len(), |e| e.op != Op::Empty);
+    fn grow(&mut self) {
+        self.resize(2 * self.entries.len(), |e| e.op != Op::Empty);
     }
 
     /// Grows the cache to `len` entries (a power of two, at least its
@@ -81,72 +123,72 @@ impl Manager {
     /// is the low bits of its hash, so one at slot `i` of `n` moves to slot
     /// `i + k * n` for some `k`: beyond the old entries, in the new part,
     /// where no other old entry goes. No second cache is ever in memory.
-    fn resize_cache(&mut self, len: usize, keep: impl Fn(&Entry) -> bool) {
-        let old = self.cache.len();
+    fn resize(&mut self, len: usize, keep: impl Fn(&Entry) -> bool) {
+        let old = self.entries.len();
         debug_assert!(len.is_power_of_two() && len >= old);
         if len == old {
-            for e in &mut self.cache {
+            for e in &mut self.entries {
                 if !keep(e) {
                     *e = EMPTY;
                 }
             }
             return;
         }
-        self.cache.resize(len, EMPTY);
-        self.set_grow_cache_at();
+        self.entries.resize(len, EMPTY);
+        self.set_grow_at();
         for i in 0..old {
-            let e = self.cache[i];
+            let e = self.entries[i];
             if !keep(&e) {
-                self.cache[i] = EMPTY;
+                self.entries[i] = EMPTY;
                 continue;
             }
             let to = self.slot(e.op, e.a, e.b, e.c);
             if to != i {
-                self.cache[to] = e;
-                self.cache[i] = EMPTY;
+                self.entries[to] = e;
+                self.entries[i] = EMPTY;
             }
         }
     }
 
     #[inline]
     pub(super) fn slot(&self, op: Op, a: Id, b: Id, c: Id) -> usize {
-        (mix(a as u64 ^ ((op as u64) << 32), b as u64, c as u64) as usize) & (self.cache.len() - 1)
+        (mix(a as u64 ^ ((op as u64) << 32), b as u64, c as u64) as usize)
+            & (self.entries.len() - 1)
     }
 
     #[inline]
-    pub(super) fn cached(&self, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
-        let e = &self.cache[self.slot(op, a, b, c)];
+    pub(super) fn get(&self, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
+        self.get_at(self.slot(op, a, b, c), op, a, b, c)
+    }
+
+    /// [`get`](Self::get) at a slot computed by [`slot`](Self::slot).
+    #[inline]
+    pub(super) fn get_at(&self, slot: usize, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
+        let e = &self.entries[slot];
         (e.op == op && e.a == a && e.b == b && e.c == c).then_some(e.r)
     }
 
-    /// [`cached`](Self::cached) at a slot computed by [`slot`](Self::slot).
+    /// [`put`](Self::put) at a slot computed by [`slot`](Self::slot) for
+    /// the cache's current size.
     #[inline]
-    pub(super) fn cached_at(&self, slot: usize, op: Op, a: Id, b: Id, c: Id) -> Option<Id> {
-        let e = &self.cache[slot];
-        (e.op == op && e.a == a && e.b == b && e.c == c).then_some(e.r)
-    }
-
-    /// [`remember`](Self::remember) at a slot computed by [`slot`](Self::slot)
-    /// for the cache's current size.
-    #[inline]
-    pub(super) fn remember_at(&mut self, slot: usize, op: Op, a: Id, b: Id, c: Id, r: Id) {
-        self.cache[slot] = Entry { op, a, b, c, r };
+    pub(super) fn put_at(&mut self, slot: usize, op: Op, a: Id, b: Id, c: Id, r: Id) {
+        self.entries[slot] = Entry { op, a, b, c, r };
     }
 
     #[inline]
-    pub(super) fn remember(&mut self, op: Op, a: Id, b: Id, c: Id, r: Id) {
+    pub(super) fn put(&mut self, op: Op, a: Id, b: Id, c: Id, r: Id) {
         let i = self.slot(op, a, b, c);
-        self.cache[i] = Entry { op, a, b, c, r };
+        self.entries[i] = Entry { op, a, b, c, r };
     }
 
-    /// After a collection: keeps the entries whose nodes all survive (a live
-    /// node keeps its identity), drops the others, and grows the cache to fit
-    /// `live` nodes (it never shrinks).
-    pub(super) fn keep_cache_entries(&mut self, marked: &[bool], live: usize) {
-        let wanted = (self.cache_per_node() * live)
+    /// After a collection: keeps the entries whose nodes all survive
+    /// (`marked`; a live node keeps its identity), drops the others, and
+    /// grows the cache to fit `live` nodes (it never shrinks).
+    pub(super) fn keep_surviving(&mut self, marked: &[bool], live: usize) {
+        let wanted = (self.per_node * live)
             .next_power_of_two()
             .clamp(MIN_CACHE, MAX_CACHE)
-            .max(self.cache.len());
+            .max(self.entries.len());
         let valid = |e: &Entry| {
             e.op != Op::Empty
                 && marked[e.a as usize]
@@ -154,6 +196,6 @@ impl Manager {
                 && (e.op == Op::Rename || marked[e.b as usize])
                 && marked[e.c as usize]
         };
-        self.resize_cache(wanted, valid);
+        self.resize(wanted, valid);
     }
 }

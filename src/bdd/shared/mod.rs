@@ -1,40 +1,43 @@
 //! hindsight's own BDD package: shared nodes, a unique table and a persistent
 //! operation cache.
 //!
-//! All BDDs of one [`Space`] live in one node table, so equal functions are
-//! the same node and comparing two BDDs is comparing two numbers. Operations
+//! All functions of one [`Space`] live in its node table, so equal functions
+//! are the same node and a function is the number of its root. Operations
 //! remember their results in a lossy cache that survives from one operation
 //! to the next: when a summary changes along one path only, recomputing an
 //! operation on it finds every untouched sub-BDD in the cache and costs time
 //! proportional to the changed path, not to the summary. This is what keeps
 //! the per-event cost of the monitor independent of the size of its summaries.
 //!
-//! Handles ([`Bdd`]) count references to their root node; nodes that no handle
-//! reaches are reclaimed by a mark-and-sweep collection, which runs only at
-//! the entry of an operation (never in the middle of one) once the table has
-//! doubled since the last collection. A collection keeps the cached results
-//! that involve only surviving nodes.
+//! Nothing counts references: the space's owner lists its live functions
+//! when it calls for a collection ([`BddSpace::collect`](super::BddSpace::collect)),
+//! and a mark-and-sweep keeps the nodes they reach (and the prepared
+//! variable sets). The owner asks first whether one is due: once the table
+//! has doubled since the last collection, and not before it holds
+//! `MIN_GC_NODES` nodes. A collection keeps the cached results that involve
+//! only surviving nodes.
 //!
-//! The package in parts: `table` (nodes, unique table, collection),
-//! `cache` (the operation cache), `apply` (connectives, if-then-else,
-//! cubes), `quantify` (quantification, restriction, renaming), `query`
-//! (walks that build nothing) and `handle` (the counted handles, and the
-//! package's [`BddSpace`](super::BddSpace) and
-//! [`BddFunction`](super::BddFunction)).
+//! The package in parts, each using only those before it: `node` (node
+//! numbers, terminals, the hash mix), `cache` (the operation cache),
+//! `table` (nodes, unique table, collection), `apply` (connectives,
+//! if-then-else, cubes), `quantify` (quantification, restriction, renaming),
+//! `query` (walks that build nothing) and `space` (the package's
+//! [`BddSpace`](super::BddSpace)).
 
 mod apply;
 mod cache;
-mod handle;
+mod node;
 mod quantify;
 mod query;
+mod space;
 mod table;
 
-pub use handle::{Bdd, Renaming, Space, VarSet};
+pub use space::Space;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bdd::{BddFunction, BddSpace, BddVar};
+    use crate::bdd::{Bdd, BddSpace, BddVar};
 
     fn v(i: u16) -> BddVar {
         BddVar(i)
@@ -42,37 +45,81 @@ mod tests {
 
     #[test]
     fn equal_functions_are_the_same_node() {
-        let s = Space::new(3);
-        let a = s.lit(v(0), true).and(&s.lit(v(1), true));
-        let b = s.lit(v(1), true).and(&s.lit(v(0), true));
-        assert_eq!(a.id, b.id);
-        assert_eq!(a.not().not(), a);
+        let mut s = Space::new(3);
+        let (x, y) = (s.lit(v(0), true), s.lit(v(1), true));
+        let a = s.and(x, y);
+        let b = s.and(y, x);
+        assert_eq!(a.index(), b.index());
+        let not_a = s.not(a);
+        assert_eq!(s.not(not_a), a);
     }
 
     #[test]
-    fn collection_keeps_what_handles_reach() {
-        let s = Space::new(24);
-        let keep = s.cube(&[(v(3), true), (v(7), false)]);
-        s.m.borrow_mut().gc_at = 1000;
-        // Build and drop enough nodes to force collections.
+    fn collection_keeps_what_the_roots_reach() {
+        let mut s = Space::new(24);
+        let mut keep = s.cube(&[(v(3), true), (v(7), false)]);
+        s.m.gc_at = 1000;
+        let mut collections = 0;
+        // Build and drop enough nodes to make collections due.
         for i in 0..40_000u32 {
             let lits: Vec<(BddVar, bool)> =
                 (0..16).map(|b| (v(8 + b), (i >> b) & 1 == 1)).collect();
             let c = s.cube(&lits);
-            let _ = keep.or(&c).exists(&[v(3)]);
+            let either = s.or(keep, c);
+            let _ = s.exists(either, &[v(3)]);
+            if s.collect_if_due(|roots| roots.keep(&mut keep)) {
+                collections += 1;
+                // Only what the roots reach is left.
+                assert_eq!(s.table_stats().0, 2 + 2);
+            }
         }
-        let m = s.m.borrow();
-        assert!(m.collections > 0, "no collection happened");
-        drop(m);
-        assert!(keep.eval(&[(v(3), true)]));
-        assert!(!keep.eval(&[(v(3), true), (v(7), true)]));
-        assert_eq!(keep, s.lit(v(3), true).and_not(&s.lit(v(7), true)));
+        assert!(collections > 0, "no collection happened");
+        assert_eq!(s.table_stats().1, collections);
+        assert!(s.eval(keep, &[(v(3), true)]));
+        assert!(!s.eval(keep, &[(v(3), true), (v(7), true)]));
+        let (a, b) = (s.lit(v(3), true), s.lit(v(7), true));
+        assert_eq!(keep, s.and_not(a, b));
+    }
+
+    #[test]
+    fn prepared_sets_survive_every_collection() {
+        let mut s = Space::new(8);
+        let set = s.var_set(&[v(2), v(5)]);
+        let again = s.var_set(&[v(5), v(2), v(5)]);
+        assert_eq!(s.m.set_cubes.len(), 1);
+        s.collect(|_| {});
+        let lits: Vec<(BddVar, bool)> = (0..8).map(|i| (v(i), i % 2 == 0)).collect();
+        let f = s.cube(&lits);
+        let g = s.exists_in(f, set);
+        assert_eq!(g, s.exists_in(f, again));
+        assert!(!s.depends_on(g, v(2)) && !s.depends_on(g, v(5)));
+        assert!(s.depends_on(g, v(4)));
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "used after a collection that did not list it")]
+    fn a_function_not_listed_is_void_after_a_collection() {
+        let mut s = Space::new(4);
+        let a = s.lit(v(1), true);
+        s.collect(|_| {});
+        let _ = s.not(a);
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "of another space")]
+    fn functions_of_two_spaces_do_not_mix() {
+        let (mut s, mut t) = (Space::new(4), Space::new(4));
+        let a = s.lit(v(1), true);
+        let b = t.lit(v(2), true);
+        let _ = s.and(a, b);
     }
 
     /// The same sets of 3,000 cubes over 16 bits, built in a space that
     /// saves memory and in one that does not.
     fn many_cubes(save: bool) -> (Space, Vec<Bdd>) {
-        let s = Space::new(16);
+        let mut s = Space::new(16);
         if save {
             s.save_memory();
         }
@@ -81,9 +128,10 @@ mod tests {
         for i in 0..3_000u32 {
             let code = i.wrapping_mul(40_503) & 0xffff;
             let lits: Vec<(BddVar, bool)> = (0..16).map(|b| (v(b), (code >> b) & 1 == 1)).collect();
-            set = set.or(&s.cube(&lits));
+            let cube = s.cube(&lits);
+            set = s.or(set, cube);
             if i % 1_000 == 999 {
-                sets.push(set.clone());
+                sets.push(set);
             }
         }
         (s, sets)
@@ -91,19 +139,18 @@ mod tests {
 
     #[test]
     fn saving_memory_keeps_results_and_halves_the_cache() {
-        let (fast, fast_sets) = many_cubes(false);
-        let (lean, lean_sets) = many_cubes(true);
-        for (f, l) in fast_sets.iter().zip(&lean_sets) {
-            assert_eq!(f.size(), l.size());
+        let (mut fast, fast_sets) = many_cubes(false);
+        let (mut lean, lean_sets) = many_cubes(true);
+        for (&f, &l) in fast_sets.iter().zip(&lean_sets) {
+            assert_eq!(fast.size(f), lean.size(l));
             for code in (0..0x1_0000u32).step_by(97) {
                 let lits: Vec<(BddVar, bool)> =
                     (0..16).map(|b| (v(b), (code >> b) & 1 == 1)).collect();
-                assert_eq!(f.eval(&lits), l.eval(&lits), "code {code}");
+                assert_eq!(fast.eval(f, &lits), lean.eval(l, &lits), "code {code}");
             }
         }
-        let (fm, lm) = (fast.m.borrow(), lean.m.borrow());
-        assert_eq!(fm.nodes.len(), lm.nodes.len());
-        assert_eq!(lm.cache.len() * 2, fm.cache.len());
+        assert_eq!(fast.m.nodes.len(), lean.m.nodes.len());
+        assert_eq!(lean.m.cache.len() * 2, fast.m.cache.len());
     }
 
     #[test]
@@ -125,13 +172,18 @@ mod tests {
             .stack_size(256 * 1024)
             .spawn(|| {
                 let n = 60_000;
-                let s = Space::new(n);
+                let mut s = Space::new(n);
                 let mut parity = s.ff();
                 for i in (0..n as u16).rev() {
-                    parity = parity.xor(&s.lit(v(i), true));
+                    let x = s.lit(v(i), true);
+                    parity = s.xor(parity, x);
                 }
-                let odd = parity.not();
-                (odd.eval(&[]), odd.eval(&[(v(17), true)]), parity.size())
+                let odd = s.not(parity);
+                (
+                    s.eval(odd, &[]),
+                    s.eval(odd, &[(v(17), true)]),
+                    s.size(parity),
+                )
             })
             .expect("spawn")
             .join()

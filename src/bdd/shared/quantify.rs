@@ -3,7 +3,8 @@
 
 use super::apply::{NEW_STACK, RED_ZONE};
 use super::cache::Op;
-use super::table::{FALSE, Id, Manager, TRUE};
+use super::node::{FALSE, Id, TRUE};
+use super::table::Manager;
 use crate::bdd::BddVar;
 
 impl Manager {
@@ -39,7 +40,7 @@ impl Manager {
             return f;
         }
         let op = if forall { Op::Forall } else { Op::Exists };
-        if let Some(r) = self.cached(op, f, c, 0) {
+        if let Some(r) = self.cache.get(op, f, c, 0) {
             return r;
         }
         let n = self.node(f);
@@ -59,7 +60,7 @@ impl Manager {
             let hi = self.quantify(n.hi, c, forall, depth + 1);
             self.mk(v, lo, hi)
         };
-        self.remember(op, f, c, 0, r);
+        self.cache.put(op, f, c, 0, r);
         r
     }
 
@@ -85,7 +86,7 @@ impl Manager {
             return self.apply(Op::And, f, g, depth);
         }
         let (f, g) = if f > g { (g, f) } else { (f, g) };
-        if let Some(r) = self.cached(Op::AndExists, f, g, c) {
+        if let Some(r) = self.cache.get(Op::AndExists, f, g, c) {
             return r;
         }
         let (f0, f1) = self.cofactors(f, v);
@@ -104,7 +105,7 @@ impl Manager {
             let hi = self.and_exists(f1, g1, c, depth + 1);
             self.mk(v, lo, hi)
         };
-        self.remember(Op::AndExists, f, g, c, r);
+        self.cache.put(Op::AndExists, f, g, c, r);
         r
     }
 
@@ -121,7 +122,7 @@ impl Manager {
         if c == TRUE {
             return f;
         }
-        if let Some(r) = self.cached(Op::Restrict, f, c, 0) {
+        if let Some(r) = self.cache.get(Op::Restrict, f, c, 0) {
             return r;
         }
         let n = self.node(f);
@@ -135,7 +136,7 @@ impl Manager {
             let hi = self.restrict(n.hi, c, depth + 1);
             self.mk(v, lo, hi)
         };
-        self.remember(Op::Restrict, f, c, 0, r);
+        self.cache.put(Op::Restrict, f, c, 0, r);
         r
     }
 
@@ -162,6 +163,28 @@ impl Manager {
         id
     }
 
+    /// The number of a prepared variable set: its positive cube, interned
+    /// (the same set twice is one) and kept through every collection.
+    pub(super) fn intern_set(&mut self, vars: &[BddVar]) -> Id {
+        let mut key: Vec<u16> = vars.iter().map(|v| v.0).collect();
+        key.sort_unstable();
+        key.dedup();
+        if let Some(&index) = self.sets.get(&key) {
+            return index;
+        }
+        let cube = self.cube_bottom_up(key.iter().rev().map(|&v| (v, true)));
+        let index = self.set_cubes.len() as Id;
+        self.set_cubes.push(cube);
+        self.sets.insert(key, index);
+        index
+    }
+
+    /// The positive cube of `vars` (not kept: for one operation).
+    pub(super) fn positive_cube(&mut self, vars: &[BddVar]) -> Id {
+        let lits: Vec<(BddVar, bool)> = vars.iter().map(|&v| (v, true)).collect();
+        self.cube(&lits)
+    }
+
     /// Simultaneous substitution: `f` with every variable replaced by its target.
     pub(super) fn rename(&mut self, f: Id, map: Id, depth: u32) -> Id {
         if Self::deep(depth) {
@@ -170,7 +193,7 @@ impl Manager {
         if f <= TRUE {
             return f;
         }
-        if let Some(r) = self.cached(Op::Rename, f, map, 0) {
+        if let Some(r) = self.cache.get(Op::Rename, f, map, 0) {
             return r;
         }
         let n = self.node(f);
@@ -186,7 +209,7 @@ impl Manager {
             let var = self.mk(t, FALSE, TRUE);
             self.ite(var, hi, lo, depth + 1)
         };
-        self.remember(Op::Rename, f, map, 0, r);
+        self.cache.put(Op::Rename, f, map, 0, r);
         r
     }
 }

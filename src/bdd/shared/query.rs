@@ -2,7 +2,8 @@
 //! no node (size, support, evaluation, constancy under a partial
 //! assignment, one satisfying assignment).
 
-use super::table::{FALSE, Id, Manager, Node, TERMINAL, TRUE};
+use super::node::{FALSE, Id, Node, TERMINAL, TRUE};
+use super::table::Manager;
 use crate::bdd::BddVar;
 
 impl Manager {

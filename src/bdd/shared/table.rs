@@ -1,70 +1,50 @@
 //! The node table: nodes, the unique table that shares them, and the
-//! mark-and-sweep collection of nodes no handle reaches.
+//! mark-and-sweep collection of the nodes that no root reaches.
 
 use hashbrown::hash_table::Entry as Slot;
 use hashbrown::{HashMap, HashTable};
 
-use super::cache::{CACHE_PER_NODE, EMPTY, Entry, LEAN_CACHE_PER_NODE, MIN_CACHE};
+use super::cache::Cache;
+use super::node::{FREED, Id, Node, TERMINAL, mix};
 
-/// A node's index in the table.
-pub(super) type Id = u32;
-/// The false terminal.
-pub(super) const FALSE: Id = 0;
-/// The true terminal.
-pub(super) const TRUE: Id = 1;
-/// The level of the two terminal nodes: below every variable.
-pub(super) const TERMINAL: u16 = u16::MAX;
-/// The level of a node on the free list.
-const FREED: u16 = u16::MAX - 1;
 /// Collections start once the table holds this many nodes (or twice the
 /// nodes the last collection kept). Small: a monitor whose summaries are
 /// small keeps its node table, unique table and cache in the processor's
 /// caches, where a table of 2^18 nodes (tried before) spent most of each
 /// update waiting on memory.
 pub(super) const MIN_GC_NODES: usize = 1 << 14;
-
-/// A decision node: `if var then hi else lo`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Node {
-    pub(super) var: u16,
-    pub(super) lo: Id,
-    pub(super) hi: Id,
-}
+/// The fewest nodes at which a collection is due: [`MIN_GC_NODES`]. With
+/// debug assertions, a few dozen: tests then collect at nearly every safe
+/// point, and the checks on functions a collection did not list (see
+/// `crate::bdd`) see many collections.
+const GC_FLOOR: usize = if cfg!(debug_assertions) {
+    1 << 6
+} else {
+    MIN_GC_NODES
+};
 
 /// The node table, unique table and cache shared by the BDDs of a space.
 pub(super) struct Manager {
     pub(super) nodes: Vec<Node>,
-    /// Per node: how many handles point at it.
-    pub(super) refs: Vec<u32>,
     pub(super) free: Vec<Id>,
     unique: HashTable<Id>,
-    pub(super) cache: Vec<Entry>,
+    pub(super) cache: Cache,
     /// Node count that triggers the next collection.
     pub(super) gc_at: usize,
-    /// The node count past which the cache doubles (`usize::MAX` once it
-    /// is as large as it gets).
-    pub(super) grow_cache_at: usize,
     /// Whether the tables grow in small steps ([`save_memory`](Self::save_memory)).
     lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
     pub(super) map_targets: Vec<Vec<u16>>,
+    /// Interned variable sets: the positive cube of each (roots for good).
+    pub(super) sets: HashMap<Vec<u16>, Id>,
+    pub(super) set_cubes: Vec<Id>,
     /// Scratch for traversals: the stamp of the traversal that last visited a node.
     pub(super) visited: Vec<u32>,
     pub(super) stamp: u32,
     /// Scratch for traversals: a stack kept from one walk to the next.
     pub(super) stack: Vec<Id>,
     pub(super) collections: u64,
-}
-
-/// A strong mix of three words (node hashing and cache slots).
-#[inline]
-pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
-    let h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
-        ^ c.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
-    let h = h ^ (h >> 31);
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
 }
 
 /// The room a full unique table of `len` nodes grows to (see
@@ -91,15 +71,15 @@ impl Manager {
         };
         Manager {
             nodes: vec![terminal(0), terminal(1)],
-            refs: vec![0, 0],
             free: Vec::new(),
             unique: HashTable::new(),
-            cache: vec![EMPTY; MIN_CACHE],
-            gc_at: MIN_GC_NODES,
-            grow_cache_at: 2 * MIN_CACHE / CACHE_PER_NODE,
+            cache: Cache::new(),
+            gc_at: GC_FLOOR,
             lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
+            sets: HashMap::new(),
+            set_cubes: Vec::new(),
             visited: vec![0, 0],
             stamp: 0,
             stack: Vec::new(),
@@ -156,32 +136,16 @@ impl Manager {
         };
         vacant.insert(id);
         self.nodes.push(node);
-        self.refs.push(0);
         self.visited.push(0);
-        // Grow (never shrink) the cache with the table, keeping its entries:
-        // results about every node of the summaries must survive from one
-        // event to the next.
-        if self.nodes.len() > self.grow_cache_at {
-            self.grow_cache();
-        }
+        self.cache.follow(self.nodes.len());
         id
     }
 
-    /// Cache entries per node the cache grows to.
-    #[inline]
-    pub(super) fn cache_per_node(&self) -> usize {
-        if self.lean {
-            LEAN_CACHE_PER_NODE
-        } else {
-            CACHE_PER_NODE
-        }
-    }
-
     /// Makes the tables grow in smaller steps from now on: the unique table
-    /// doubles, and the cache keeps [`LEAN_CACHE_PER_NODE`] entries per node.
+    /// doubles, and the cache keeps fewer entries per node.
     pub(super) fn save_memory(&mut self) {
         self.lean = true;
-        self.set_grow_cache_at();
+        self.cache.save_memory();
     }
 
     /// Makes room in the unique table: four times its size up to the size
@@ -201,32 +165,32 @@ impl Manager {
         self.nodes.len() - self.free.len()
     }
 
-    /// Collects unreachable nodes if the table has grown enough since the last time.
+    /// Whether the table has grown enough since the last collection.
     #[inline]
-    pub(super) fn maybe_collect(&mut self) {
-        if self.live_nodes() >= self.gc_at {
-            self.collect();
-        }
+    pub(super) fn collection_due(&self) -> bool {
+        self.live_nodes() >= self.gc_at
     }
 
-    /// Mark and sweep: keeps every node reachable from a handle.
-    pub(super) fn collect(&mut self) {
+    /// Mark and sweep: keeps every node that `roots` or a prepared
+    /// variable set reaches.
+    pub(super) fn collect(&mut self, roots: &[Id]) {
         self.collections += 1;
         let mut marked = vec![false; self.nodes.len()];
         marked[0] = true;
         marked[1] = true;
         let mut stack: Vec<Id> = Vec::new();
-        for (id, &r) in self.refs.iter().enumerate() {
-            if r > 0 && !marked[id] {
-                marked[id] = true;
-                stack.push(id as Id);
-                while let Some(f) = stack.pop() {
-                    let n = self.nodes[f as usize];
-                    for child in [n.lo, n.hi] {
-                        if !marked[child as usize] {
-                            marked[child as usize] = true;
-                            stack.push(child);
-                        }
+        for &root in roots.iter().chain(&self.set_cubes) {
+            if marked[root as usize] {
+                continue;
+            }
+            marked[root as usize] = true;
+            stack.push(root);
+            while let Some(f) = stack.pop() {
+                let n = self.nodes[f as usize];
+                for child in [n.lo, n.hi] {
+                    if !marked[child as usize] {
+                        marked[child as usize] = true;
+                        stack.push(child);
                     }
                 }
             }
@@ -242,7 +206,7 @@ impl Manager {
         // Reuse low ids first: they are popped from the end.
         self.free.reverse();
         let live = self.live_nodes();
-        self.gc_at = (2 * live).max(MIN_GC_NODES);
-        self.keep_cache_entries(&marked, live);
+        self.gc_at = (2 * live).max(GC_FLOOR);
+        self.cache.keep_surviving(&marked, live);
     }
 }

@@ -142,7 +142,7 @@ pub fn run(
                     Ok(Some(Piece::Start(Some(snap)))) => Some(snap),
                     _ => None,
                 };
-                let here = truth.as_ref().and_then(Worker::snapshot);
+                let here = truth.as_mut().and_then(Worker::snapshot);
                 matches!((start, here), (Some(a), Some(b)) if agree(&a, &b))
             };
             let mut go_on = true;
@@ -305,7 +305,7 @@ fn segment(
 /// Whether a whole monitor of `plan` can be snapshot (its state is its
 /// summaries over values).
 pub fn snapshots(plan: &Plan, options: &MonitorOptions) -> bool {
-    Monitor::new(plan.clone(), options.clone()).is_ok_and(|m| m.snapshot().is_some())
+    Monitor::new(plan.clone(), options.clone()).is_ok_and(|mut m| m.snapshot().is_some())
 }
 
 /// The share of the events of `sample` that the busiest of `workers` (a

@@ -6,7 +6,7 @@
 
 use super::PropMonitor;
 use super::scratch::CUBE_CACHE;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{Arg, Op, VarIx};
 use crate::runtime::StepError;
 use crate::runtime::ids::Code;
@@ -87,13 +87,13 @@ impl PropMonitor {
     }
 
     /// Widens the summaries of the classes whose codes grew while binding.
-    pub(super) fn apply_growth(&mut self) {
+    pub(super) fn apply_growth(&mut self, space: &mut Space) {
         if self.scratch.binding.grown.is_empty() {
             return;
         }
         let grown = std::mem::take(&mut self.scratch.binding.grown);
         for &(class, width) in &grown {
-            self.grow(class, width);
+            self.grow(space, class, width);
         }
         self.scratch.binding.grown = grown;
         self.state.all_dirty = true;
@@ -101,11 +101,10 @@ impl PropMonitor {
 
     /// Widens class `class` by one bit: the new top bit was ignored so far; from
     /// now on codes with it set stand for unseen values, like the old reserved code.
-    fn grow(&mut self, class: usize, width: usize) {
+    fn grow(&mut self, space: &mut Space, class: usize, width: usize) {
         for cubes in &mut self.scratch.code_cubes {
             cubes.clear();
         }
-        let space = &self.space;
         let per_var: Vec<(Bdd, Vec<(BddVar, bool)>)> = self
             .compiled
             .plan
@@ -121,11 +120,11 @@ impl PropMonitor {
             .collect();
         self.state.for_each_kept(|b: &mut Bdd| {
             for (top, old_low) in &per_var {
-                if old_low.iter().all(|&(x, _)| !b.depends_on(x)) {
+                if old_low.iter().all(|&(x, _)| !space.depends_on(*b, x)) {
                     continue;
                 }
-                let unseen = b.restrict(old_low);
-                *b = Bdd::ite(top, &unseen, b);
+                let unseen = space.restrict(*b, old_low);
+                *b = space.ite(*top, unseen, *b);
             }
         });
     }
@@ -142,7 +141,7 @@ impl PropMonitor {
 
     /// The conjunction of the code cubes of the `i`th match of this event
     /// (true for an atom without variables).
-    pub(super) fn match_cube(&mut self, i: usize) -> Bdd {
+    pub(super) fn match_cube(&mut self, space: &mut Space, i: usize) -> Bdd {
         let range = self.scratch.binding.matched[i].1.clone();
         if range.len() > 1
             && !self.scratch.binding.fresh.is_empty()
@@ -155,30 +154,20 @@ impl PropMonitor {
             // than building the code's cube and conjoining.
             let mut lits = std::mem::take(&mut self.scratch.cube_lits);
             self.match_lits(range, &mut lits);
-            let cube = self.space.cube(&lits);
+            let cube = space.cube(&lits);
             self.scratch.cube_lits = lits;
             return cube;
         }
-        if range.len() == 2 {
-            // The usual case, without copying the cached cubes.
-            let (v, a) = self.scratch.binding.codes[range.start];
-            let (w, b) = self.scratch.binding.codes[range.start + 1];
-            self.ensure_cube(v, a);
-            self.ensure_cube(w, b);
-            if let (Some(x), Some(y)) = (self.cube_in_cache(v, a), self.cube_in_cache(w, b)) {
-                return x.and(y);
-            }
-        }
         let mut cube: Option<Bdd> = None;
-        for j in self.scratch.binding.matched[i].1.clone() {
+        for j in range {
             let (v, code) = self.scratch.binding.codes[j];
-            let c = self.cached_cube(v, code);
+            let c = self.cached_cube(space, v, code);
             cube = Some(match cube {
                 None => c,
-                Some(acc) => acc.and(&c),
+                Some(acc) => space.and(acc, c),
             });
         }
-        cube.unwrap_or_else(|| self.space.tt())
+        cube.unwrap_or_else(|| space.tt())
     }
 
     /// The literals of the codes `codes[range]` of this step, bottom
@@ -224,39 +213,26 @@ impl PropMonitor {
                 == 1
     }
 
-    /// The cube `v = code` if it is in the cache.
-    fn cube_in_cache(&self, v: VarIx, code: Code) -> Option<&Bdd> {
-        let v = self.compiled.cube_owner[v];
-        match self.scratch.code_cubes[v].get(code.index() % CUBE_CACHE) {
-            Some(Some((c, cube))) if *c == code => Some(cube),
-            _ => None,
-        }
-    }
-
-    /// The cube `v = code` at the current width.
-    pub(super) fn cached_cube(&mut self, v: VarIx, code: Code) -> Bdd {
-        self.ensure_cube(v, code).clone()
-    }
-
-    /// The cube `v = code` at the current width, put in the cache if it
-    /// is not there.
-    fn ensure_cube(&mut self, v: VarIx, code: Code) -> &Bdd {
+    /// The cube `v = code` at the current width, from the cache (put
+    /// there if it is not).
+    pub(super) fn cached_cube(&mut self, space: &mut Space, v: VarIx, code: Code) -> Bdd {
         let v = self.compiled.cube_owner[v];
         if self.scratch.code_cubes[v].is_empty() {
             self.scratch.code_cubes[v] = vec![None; CUBE_CACHE];
         }
         let slot = code.index() % CUBE_CACHE;
-        let cached = matches!(&self.scratch.code_cubes[v][slot], Some((c, _)) if *c == code);
-        if !cached {
-            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
-            lits.clear();
-            self.code_cube(v, code, &mut lits);
-            let cube = self.space.cube(&lits);
-            self.scratch.cube_lits = lits;
-            self.scratch.code_cubes[v][slot] = Some((code, cube));
+        if let Some((c, cube)) = self.scratch.code_cubes[v][slot]
+            && c == code
+        {
+            return cube;
         }
-        let entry = &mut self.scratch.code_cubes[v][slot];
-        &entry.get_or_insert_with(|| (code, self.space.ff())).1
+        let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+        lits.clear();
+        self.code_cube(v, code, &mut lits);
+        let cube = space.cube(&lits);
+        self.scratch.cube_lits = lits;
+        self.scratch.code_cubes[v][slot] = Some((code, cube));
+        cube
     }
 }
 

@@ -2,10 +2,17 @@
 //! values, then every node computed as a set is recomputed in the plan's
 //! order (skipping those none of whose inputs changed), and the statement is
 //! decided, by point evaluation or from its root's set.
+//!
+//! Between two subformulas, when the space says a collection is due, the
+//! step is at a safe point: every value it computed so far is in the state
+//! (`now`), so the property's roots and those outside it are all there is
+//! to keep.
 
-use super::PropMonitor;
 use super::compiled::Step;
-use crate::bdd::Bdd;
+use super::scratch::Scratch;
+use super::state::State;
+use super::{Outside, PropMonitor};
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{Arg, NodeIx, Op, VarIx};
 use crate::runtime::ids::Code;
 use crate::runtime::time::Tick;
@@ -14,30 +21,35 @@ use crate::value::relop_holds;
 
 impl PropMonitor {
     /// Evaluates the bound step at `tick`; returns whether the property holds.
-    pub(super) fn evaluate_step(&mut self, tick: Tick) -> bool {
+    pub(super) fn evaluate_step(
+        &mut self,
+        space: &mut Space,
+        tick: Tick,
+        outside: &mut Outside<'_>,
+    ) -> bool {
         if self.scratch.binding.repeat {
             return self.state.last_holds;
         }
-        self.apply_growth();
-        self.update_comparisons();
+        self.apply_growth(space);
+        self.update_comparisons(space);
         let recompute_all = self.state.all_dirty || self.state.first;
-        self.evaluate(tick);
+        self.evaluate(space, tick, outside);
         let holds = if self.state.future.is_some() {
             // Verdicts come later, from `future`.
-            self.advance_future(tick);
+            self.advance_future(space, tick);
             true
         } else if self.point_on {
             let mut env = std::mem::take(&mut self.scratch.point_env);
-            let holds = self.point_holds(&mut env);
+            let holds = self.point_holds(space, &mut env);
             self.scratch.point_env = env;
             holds
         } else {
             self.state.now[self.compiled.plan.root].is_true()
         };
         if self.explain.any() && !holds && self.point_on {
-            self.complete_point_nodes();
+            self.complete_point_nodes(space);
         }
-        self.record_explanations(holds);
+        self.record_explanations(space, holds);
         let s = &mut self.state;
         let mut kept_changed = false;
         let kept = if self.point_on {
@@ -49,21 +61,21 @@ impl PropMonitor {
             s.pre_changed[n] = s.changed[n];
             if s.changed[n] {
                 kept_changed = true;
-                s.pre[n] = Some(s.now[n].clone());
+                s.pre[n] = Some(s.now[n]);
             }
         }
         s.fixed = !recompute_all && !kept_changed && self.scratch.binding.newly_seen.is_empty();
         s.last_holds = holds;
         s.first = false;
         s.all_dirty = false;
-        if self.collect_if_due() {
+        if self.collect_if_due(space) {
             self.state.all_dirty = true;
             self.state.fixed = false;
         }
         holds
     }
 
-    fn update_comparisons(&mut self) {
+    fn update_comparisons(&mut self, space: &mut Space) {
         let newly = std::mem::take(&mut self.scratch.binding.newly_seen);
         let plan = &self.compiled.plan;
         for &(v, code) in &newly {
@@ -72,19 +84,19 @@ impl PropMonitor {
             }
             let mut lits = Vec::new();
             self.code_cube(v, code, &mut lits);
-            let cube = self.space.cube(&lits);
+            let cube = space.cube(&lits);
             for n in 0..plan.nodes.len() {
                 let Op::Cmp { op, left, right } = &plan.nodes[n].op else {
                     continue;
                 };
-                let add = self.comparison_delta(*op, *left, right, v, code);
-                if let (Some(add), Some(rel)) = (add, &self.state.cmp[n]) {
-                    self.state.cmp[n] = Some(rel.or(&add));
+                let add = self.comparison_delta(space, *op, *left, right, v, code);
+                if let (Some(add), Some(rel)) = (add, self.state.cmp[n]) {
+                    self.state.cmp[n] = Some(space.or(rel, add));
                     self.state.cmp_dirty[n] = true;
                 }
             }
             if let Some(s) = &mut self.state.seen[v] {
-                s.insert(code, &cube);
+                s.insert(space, code, cube);
                 self.state.seen_dirty[v] = true;
             }
         }
@@ -94,6 +106,7 @@ impl PropMonitor {
     /// The pairs a comparison gains when `code` becomes seen for `v`.
     fn comparison_delta(
         &self,
+        space: &mut Space,
         op: RelOp,
         left: VarIx,
         right: &Arg,
@@ -116,22 +129,22 @@ impl PropMonitor {
                 relop_holds(op, a, b)
             }
         };
-        let cube = |var: VarIx, c: Code| {
+        let cube = |space: &mut Space, var: VarIx, c: Code| {
             let mut lits = Vec::new();
             self.code_cube(var, c, &mut lits);
-            self.space.cube(&lits)
+            space.cube(&lits)
         };
         match right {
             Arg::Const(c) if v == left => {
-                holds(value(v, code), c.as_bytes()).then(|| cube(v, code))
+                holds(value(v, code), c.as_bytes()).then(|| cube(space, v, code))
             }
             Arg::Var(r) if *r == left && v == left => {
-                holds(value(v, code), value(v, code)).then(|| cube(v, code))
+                holds(value(v, code), value(v, code)).then(|| cube(space, v, code))
             }
             Arg::Var(r) if v == left || v == *r => {
                 let other = if v == left { *r } else { left };
                 let others = self.state.seen[other].as_ref()?;
-                let mut acc = self.space.ff();
+                let mut acc = space.ff();
                 for &oc in &others.codes {
                     let (a, b) = if v == left {
                         (value(v, code), value(other, oc))
@@ -139,10 +152,12 @@ impl PropMonitor {
                         (value(other, oc), value(v, code))
                     };
                     if holds(a, b) {
-                        acc = acc.or(&cube(other, oc));
+                        let other_cube = cube(space, other, oc);
+                        acc = space.or(acc, other_cube);
                     }
                 }
-                Some(acc.and(&cube(v, code)))
+                let own = cube(space, v, code);
+                Some(space.and(acc, own))
             }
             _ => None,
         }
@@ -152,7 +167,7 @@ impl PropMonitor {
     /// inputs changed since the previous event keeps its value: exact, since
     /// every operator but the timed ones is a function of its inputs (and of
     /// `pre`, which changes only when the node's own value did).
-    fn evaluate(&mut self, tick: Tick) {
+    fn evaluate(&mut self, space: &mut Space, tick: Tick, outside: &mut Outside<'_>) {
         let all = self.state.all_dirty || self.state.first;
         // Atoms active at the previous event start again from false; their old
         // values decide exactly whether they changed.
@@ -164,7 +179,7 @@ impl PropMonitor {
             let s = &mut self.state;
             s.changed[n] = all;
             if s.atom_active[n] {
-                previous.push((n, std::mem::replace(&mut s.now[n], self.space.ff())));
+                previous.push((n, std::mem::replace(&mut s.now[n], space.ff())));
             }
             s.atom_active[n] = false;
         }
@@ -173,13 +188,13 @@ impl PropMonitor {
             if !self.is_set(n) {
                 continue;
             }
-            let cube = self.match_cube(i);
+            let cube = self.match_cube(space, i);
             let s = &mut self.state;
             // Usually the atom's first match of the event: its cube as it is.
             s.now[n] = if s.now[n].is_false() {
                 cube
             } else {
-                s.now[n].or(&cube)
+                space.or(s.now[n], cube)
             };
             s.changed[n] = true;
             s.atom_active[n] = true;
@@ -198,6 +213,9 @@ impl PropMonitor {
         let fused = &compiled.fused_operand;
         let restricting = self.point_on && compiled.bypass.any;
         for &step in steps {
+            if space.collection_due() {
+                safe_point(space, &mut self.state, &mut self.scratch, outside);
+            }
             let n = match step {
                 Step::Node(n) => n,
                 Step::Fused(n, a) => {
@@ -209,7 +227,7 @@ impl PropMonitor {
                 Step::Twin(n, source) => {
                     // Its source renamed (see `twins`).
                     if all || self.state.changed[source] {
-                        let value = self.twin_value(n);
+                        let value = self.twin_value(space, n);
                         let s = &mut self.state;
                         s.changed[n] = all || value != s.now[n];
                         s.now[n] = value;
@@ -259,15 +277,15 @@ impl PropMonitor {
             let now = &s.now;
             let value = match &plan.nodes[n].op {
                 Op::Atom { .. } => continue,
-                Op::True => self.space.tt(),
-                Op::False => self.space.ff(),
-                Op::Cmp { .. } => s.cmp[n].clone().unwrap_or_else(|| self.space.ff()),
-                Op::Not(a) => now[*a].not(),
-                Op::And(a, b) => now[*a].and(&now[*b]),
-                Op::Or(a, b) => now[*a].or(&now[*b]),
-                Op::Implies(a, b) => now[*a].imp(&now[*b]),
-                Op::Iff(a, b) => now[*a].iff(&now[*b]),
-                Op::Prev(a) => s.pre[*a].clone().unwrap_or_else(|| self.space.ff()),
+                Op::True => space.tt(),
+                Op::False => space.ff(),
+                Op::Cmp { .. } => s.cmp[n].unwrap_or_else(|| space.ff()),
+                Op::Not(a) => space.not(now[*a]),
+                Op::And(a, b) => space.and(now[*a], now[*b]),
+                Op::Or(a, b) => space.or(now[*a], now[*b]),
+                Op::Implies(a, b) => space.imp(now[*a], now[*b]),
+                Op::Iff(a, b) => space.iff(now[*a], now[*b]),
+                Op::Prev(a) => s.pre[*a].unwrap_or_else(|| space.ff()),
                 Op::Since(a, b) => {
                     let (fa, fb) = if self.point_on {
                         (fused[*a], fused[*b])
@@ -275,27 +293,29 @@ impl PropMonitor {
                         (None, None)
                     };
                     since(
-                        &now[*a],
-                        &now[*b],
-                        fa.map(|x| &now[x]),
-                        fb.map(|x| &now[x]),
-                        s.pre[n].as_ref(),
+                        space,
+                        now[*a],
+                        now[*b],
+                        fa.map(|x| now[x]),
+                        fb.map(|x| now[x]),
+                        s.pre[n],
                     )
                 }
-                Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => match s.timed[n].as_mut() {
-                    Some(t) => t.step(&self.space, &compiled.clock, tick, &now[*a], &now[*b]),
-                    None => self.space.ff(),
-                },
-                Op::Gap(t) => self
-                    .space
-                    .constant(!s.first && t.contains(tick.now - tick.prev)),
+                Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => {
+                    let (phi, psi) = (now[*a], now[*b]);
+                    match s.timed[n].as_mut() {
+                        Some(t) => t.step(space, &compiled.clock, tick, phi, psi),
+                        None => space.ff(),
+                    }
+                }
+                Op::Gap(t) => space.constant(!s.first && t.contains(tick.now - tick.prev)),
                 Op::Quant(Quant::Exists, _, _)
                     if restricting && let Some(r) = compiled.bypass.restricted[n] =>
                 {
-                    self.restricted_value(r)
+                    self.restricted_value(space, r)
                 }
-                Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
-                Op::RuleCall { rule, args } => self.rule_call(n, *rule, args),
+                Op::Quant(q, v, a) => self.quant_value(space, n, *q, *v, *a),
+                Op::RuleCall { rule, args } => self.rule_call(space, n, *rule, args),
                 Op::Next(..) | Op::Until(..) => continue,
             };
             let s = &mut self.state;
@@ -314,21 +334,25 @@ impl PropMonitor {
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.
-    fn quant_value(&self, n: NodeIx, q: Quant, v: VarIx, a: NodeIx) -> Bdd {
-        let Some(bits) = &self.consts.quant_bits[n] else {
+    fn quant_value(&self, space: &mut Space, n: NodeIx, q: Quant, v: VarIx, a: NodeIx) -> Bdd {
+        let Some(bits) = self.consts.quant_bits[n] else {
             unreachable!("every quantifier has its variable set")
         };
-        let body = &self.state.now[a];
+        let body = self.state.now[a];
         match q {
-            Quant::Exists => body.exists_in(bits),
-            Quant::Forall => body.forall_in(bits),
+            Quant::Exists => space.exists_in(body, bits),
+            Quant::Forall => space.forall_in(body, bits),
             Quant::ExistsSeen => match &self.state.seen[v] {
-                Some(seen) => seen.set.and_exists_in(body, bits),
-                None => self.space.ff(),
+                Some(seen) => space.and_exists_in(seen.set, body, bits),
+                None => space.ff(),
             },
             Quant::ForallSeen => match &self.state.seen[v] {
-                Some(seen) => seen.set.and_exists_in(&body.not(), bits).not(),
-                None => self.space.tt(),
+                Some(seen) => {
+                    let not_body = space.not(body);
+                    let counter = space.and_exists_in(seen.set, not_body, bits);
+                    space.not(counter)
+                }
+                None => space.tt(),
             },
         }
     }
@@ -337,7 +361,7 @@ impl PropMonitor {
     /// event (for a witness, which reads every node of the statement). They
     /// are boolean connectives, quantifiers and atoms, functions of this
     /// event's match and of the nodes computed as sets.
-    fn complete_point_nodes(&mut self) {
+    fn complete_point_nodes(&mut self, space: &mut Space) {
         for n in 0..self.compiled.plan.nodes.len() {
             if self.is_set(n) || self.compiled.twins.dropped[n] {
                 continue;
@@ -345,22 +369,23 @@ impl PropMonitor {
             let now = &self.state.now;
             let value = match &self.compiled.plan.nodes[n].op {
                 Op::Atom { .. } => {
-                    let mut acc = self.space.ff();
+                    let mut acc = space.ff();
                     for i in 0..self.scratch.binding.matched.len() {
                         if self.scratch.binding.matched[i].0 == n {
-                            acc = acc.or(&self.match_cube(i));
+                            let cube = self.match_cube(space, i);
+                            acc = space.or(acc, cube);
                         }
                     }
                     acc
                 }
-                Op::True => self.space.tt(),
-                Op::False => self.space.ff(),
-                Op::Not(a) => now[*a].not(),
-                Op::And(a, b) => now[*a].and(&now[*b]),
-                Op::Or(a, b) => now[*a].or(&now[*b]),
-                Op::Implies(a, b) => now[*a].imp(&now[*b]),
-                Op::Iff(a, b) => now[*a].iff(&now[*b]),
-                Op::Quant(q, v, a) => self.quant_value(n, *q, *v, *a),
+                Op::True => space.tt(),
+                Op::False => space.ff(),
+                Op::Not(a) => space.not(now[*a]),
+                Op::And(a, b) => space.and(now[*a], now[*b]),
+                Op::Or(a, b) => space.or(now[*a], now[*b]),
+                Op::Implies(a, b) => space.imp(now[*a], now[*b]),
+                Op::Iff(a, b) => space.iff(now[*a], now[*b]),
+                Op::Quant(q, v, a) => self.quant_value(space, n, *q, *v, *a),
                 _ => unreachable!("temporal operators, rules and comparisons are always sets"),
             };
             self.state.now[n] = value;
@@ -372,10 +397,10 @@ impl PropMonitor {
     /// This is the simultaneous substitution `p_i := a_i`: a constant argument
     /// restricts its parameter to the constant's code; variable arguments,
     /// repeated or not, and even when they are themselves parameters of the
-    /// rule, are substituted at once by [`Bdd::rename`].
-    fn rule_call(&self, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
+    /// rule, are substituted at once by a renaming.
+    fn rule_call(&self, space: &mut Space, n: NodeIx, rule: usize, args: &[Arg]) -> Bdd {
         let rule_plan = &self.compiled.plan.rules[rule];
-        let mut relation = self.state.now[rule_plan.body].clone();
+        let mut relation = self.state.now[rule_plan.body];
         let mut restrict = Vec::new();
         for (i, (arg, &p)) in args.iter().zip(&rule_plan.params).enumerate() {
             if let Arg::Const(_) = arg
@@ -385,22 +410,23 @@ impl PropMonitor {
             }
         }
         if !restrict.is_empty() {
-            relation = relation.restrict(&restrict);
+            relation = space.restrict(relation, &restrict);
         }
-        match &self.consts.call_renaming[n] {
-            Some(renaming) => relation.rename_by(renaming),
+        match self.consts.call_renaming[n] {
+            Some(renaming) => space.rename_by(relation, renaming),
             None => relation,
         }
     }
 
     /// Rule call `n` applied to `relation` (a value of its rule's body).
-    pub(super) fn rule_call_of(&self, n: NodeIx, relation: Bdd) -> Bdd {
-        self.call_rename(n, self.call_constants(n, relation))
+    pub(super) fn rule_call_of(&self, space: &mut Space, n: NodeIx, relation: Bdd) -> Bdd {
+        let constants = self.call_constants(space, n, relation);
+        self.call_rename(space, n, constants)
     }
 
     /// `relation` restricted to the codes of the constant arguments of rule
     /// call `n` (as [`rule_call`](Self::rule_call) does).
-    pub(super) fn call_constants(&self, n: NodeIx, relation: Bdd) -> Bdd {
+    pub(super) fn call_constants(&self, space: &mut Space, n: NodeIx, relation: Bdd) -> Bdd {
         if self.state.call_consts[n].iter().all(Option::is_none) {
             return relation;
         }
@@ -419,40 +445,64 @@ impl PropMonitor {
         if restrict.is_empty() {
             relation
         } else {
-            relation.restrict(&restrict)
+            space.restrict(relation, &restrict)
         }
     }
 
     /// `relation` with the parameters of rule call `n` renamed to its
     /// arguments (as [`rule_call`](Self::rule_call) does).
-    pub(super) fn call_rename(&self, n: NodeIx, relation: Bdd) -> Bdd {
-        match &self.consts.call_renaming[n] {
-            Some(renaming) => relation.rename_by(renaming),
+    pub(super) fn call_rename(&self, space: &mut Space, n: NodeIx, relation: Bdd) -> Bdd {
+        match self.consts.call_renaming[n] {
+            Some(renaming) => space.rename_by(relation, renaming),
             None => relation,
         }
     }
 }
 
+/// A collection at a safe point of a step: every value of the step so far
+/// is in `state`, and `outside` lists the roots of the other properties.
+#[cold]
+#[inline(never)]
+fn safe_point(
+    space: &mut Space,
+    state: &mut State,
+    scratch: &mut Scratch,
+    outside: &mut Outside<'_>,
+) {
+    space.collect(|roots| {
+        state.keep_roots(roots);
+        scratch.keep_roots(roots);
+        outside(roots);
+    });
+}
+
 /// `a S b` from its previous value `pre`, where `a` (resp. `b`) may be a
 /// fused negation, given as the operand `not_a` (resp. `not_b`) it negates.
 #[inline]
-fn since(a: &Bdd, b: &Bdd, not_a: Option<&Bdd>, not_b: Option<&Bdd>, pre: Option<&Bdd>) -> Bdd {
+fn since(
+    space: &mut Space,
+    a: Bdd,
+    b: Bdd,
+    not_a: Option<Bdd>,
+    not_b: Option<Bdd>,
+    pre: Option<Bdd>,
+) -> Bdd {
     let Some(pre) = pre else {
         return match not_b {
-            Some(x) => x.not(),
-            None => b.clone(),
+            Some(x) => space.not(x),
+            None => b,
         };
     };
     // a ∧ pre
     let kept = match not_a {
-        Some(x) => pre.and_not(x),
-        None => a.and(pre),
+        Some(x) => space.and_not(pre, x),
+        None => space.and(a, pre),
     };
     match not_b {
         // ¬x ∨ kept = x → kept
-        Some(x) => x.imp(&kept),
+        Some(x) => space.imp(x, kept),
         // Usually: ψ did not hold anywhere (an atom that did not match).
         None if b.is_false() => kept,
-        None => b.or(&kept),
+        None => space.or(b, kept),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::PropMonitor;
 use super::future::Decision;
-use crate::bdd::Bdd;
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, Op, VarIx};
 use crate::runtime::delayed::StepViolation;
 use crate::runtime::enumeration::Enumeration;
@@ -40,14 +40,15 @@ impl Explain {
 impl PropMonitor {
     /// Records the explanations asked for of the verdict `holds` just found
     /// (at once, before garbage collection can release the codes they need).
-    pub(super) fn record_explanations(&mut self, holds: bool) {
+    pub(super) fn record_explanations(&mut self, space: &mut Space, holds: bool) {
         if !self.explain.any() {
             return;
         }
         let (found, tuples) = if holds {
             Default::default()
         } else {
-            self.explanations(&self.witness_state())
+            let state = self.witness_state();
+            self.explanations(space, &state)
         };
         let e = &mut self.explain;
         e.found = found;
@@ -60,6 +61,7 @@ impl PropMonitor {
     /// when not asked for.
     pub(super) fn explanations(
         &self,
+        space: &mut Space,
         state: &witness::State<'_>,
     ) -> (witness::Falsified, Vec<Vec<WitnessValue>>) {
         let e = &self.explain;
@@ -68,13 +70,20 @@ impl PropMonitor {
                 Some(l) => (l.max(1), true),
                 None => (1, false),
             };
-            witness::falsify(state, Depth::All, limit, count, witness::MAX_ASSIGNMENTS)
+            witness::falsify(
+                space,
+                state,
+                Depth::All,
+                limit,
+                count,
+                witness::MAX_ASSIGNMENTS,
+            )
         } else {
             Default::default()
         };
         let tuples = if e.tuples_on {
             let depth = Depth::Leading(e.tuple_width.unwrap_or(usize::MAX));
-            witness::falsify(state, depth, usize::MAX, false, u64::MAX).tuples
+            witness::falsify(space, state, depth, usize::MAX, false, u64::MAX).tuples
         } else {
             Vec::new()
         };
@@ -171,7 +180,7 @@ impl PropMonitor {
                 .state
                 .seen
                 .iter()
-                .map(|s| s.as_ref().map(|s| &s.set))
+                .map(|s| s.as_ref().map(|s| s.set))
                 .collect(),
             classes: &self.state.classes,
         }
@@ -290,29 +299,28 @@ impl PropMonitor {
 
     /// The number of BDD nodes of a kept summary now (0 for one not
     /// computed yet, before the first event).
-    pub fn kept_summary_nodes(&self, summary: KeptSummary) -> usize {
+    pub(crate) fn kept_summary_nodes(&self, space: &mut Space, summary: KeptSummary) -> usize {
         let s = &self.state;
-        let size = |b: Option<&Bdd>| b.map_or(0, Bdd::size);
-        match summary {
+        let bdd = match summary {
             KeptSummary::Relation(r) => {
                 let rules = &self.compiled.plan.rules;
-                size(rules.get(r).and_then(|r| s.now.get(r.body)))
+                rules.get(r).and_then(|r| s.now.get(r.body)).copied()
             }
             KeptSummary::Pre(n) if self.point_on && self.compiled.bypass.lazy.contains(&n) => {
-                size(self.lazy_pre(n).as_ref())
+                self.lazy_pre(space, n)
             }
             KeptSummary::Pre(n) if self.point_on && self.compiled.twins.dropped[n] => {
-                size(self.twin_pre(n).as_ref())
+                self.twin_pre(space, n)
             }
-            KeptSummary::Pre(n) => size(s.pre.get(n).and_then(Option::as_ref)),
-            KeptSummary::Timed(n) => s
-                .timed
-                .get(n)
-                .and_then(Option::as_ref)
-                .map_or(0, |t| t.bdds().map(Bdd::size).sum()),
-            KeptSummary::Seen(v) => size(s.seen.get(v).and_then(Option::as_ref).map(|s| &s.set)),
-            KeptSummary::Comparison(n) => size(s.cmp.get(n).and_then(Option::as_ref)),
-        }
+            KeptSummary::Pre(n) => s.pre.get(n).copied().flatten(),
+            KeptSummary::Timed(n) => {
+                let timed = s.timed.get(n).and_then(Option::as_ref);
+                return timed.map_or(0, |t| t.bdds().map(|b| space.size(b)).sum());
+            }
+            KeptSummary::Seen(v) => s.seen.get(v).and_then(Option::as_ref).map(|s| s.set),
+            KeptSummary::Comparison(n) => s.cmp.get(n).copied().flatten(),
+        };
+        bdd.map_or(0, |b| space.size(b))
     }
 
     /// The number of values that have a code now in enumeration class
@@ -322,7 +330,8 @@ impl PropMonitor {
     }
 
     /// Total BDD nodes of the summaries kept between events.
-    pub fn summary_nodes(&self) -> usize {
-        self.kept_summaries_now().iter().map(Bdd::size).sum()
+    pub(crate) fn summary_nodes(&self, space: &mut Space) -> usize {
+        let kept: Vec<Bdd> = self.kept_summaries_now(space);
+        kept.into_iter().map(|b| space.size(b)).sum()
     }
 }

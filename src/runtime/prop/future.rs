@@ -29,7 +29,7 @@
 use std::collections::VecDeque;
 
 use super::PropMonitor;
-use crate::bdd::Bdd;
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, Op, PropPlan};
 use crate::runtime::time::Tick;
 use crate::runtime::witness::{self, WitnessValue};
@@ -212,8 +212,8 @@ impl Future {
     }
 
     /// Node `k`'s value at position `p` (which it has).
-    fn val(&self, k: NodeIx, p: u64) -> &Bdd {
-        &self.vals[k][(p - self.first[k]) as usize]
+    fn val(&self, k: NodeIx, p: u64) -> Bdd {
+        self.vals[k][(p - self.first[k]) as usize]
     }
 
     /// The time of position `p` (which is kept).
@@ -248,11 +248,11 @@ impl Future {
     }
 
     /// Every BDD kept here.
-    pub fn bdds(&self) -> impl Iterator<Item = &Bdd> {
-        let queued = self.vals.iter().flatten();
+    pub fn bdds(&self) -> impl Iterator<Item = Bdd> + '_ {
+        let queued = self.vals.iter().flatten().copied();
         let pending =
-            (self.until.iter().flatten()).flat_map(|u| u.pending.iter().flat_map(|(a, b)| [a, b]));
-        let seen = self.seen_at.iter().flatten().flatten();
+            (self.until.iter().flatten()).flat_map(|u| u.pending.iter().flat_map(|&(a, b)| [a, b]));
+        let seen = self.seen_at.iter().flatten().flatten().copied();
         queued.chain(pending).chain(seen)
     }
 
@@ -306,19 +306,19 @@ impl Future {
 impl PropMonitor {
     /// After the immediate nodes of a step at `tick` are computed: queues
     /// the feeds' values, then computes every delayed position that can be.
-    pub(super) fn advance_future(&mut self, tick: Tick) {
+    pub(super) fn advance_future(&mut self, space: &mut Space, tick: Tick) {
         let Some(mut f) = self.state.future.take() else {
             return;
         };
         for &k in &f.feeds {
-            f.vals[k].push_back(self.state.now[k].clone());
+            f.vals[k].push_back(self.state.now[k]);
         }
         f.times.push_back(tick.now);
         if f.seen_kept.iter().any(|&k| k) {
             let seen = (self.state.seen.iter().zip(&f.seen_kept))
                 .map(|(s, &kept)| {
                     if kept {
-                        s.as_ref().map(|s| s.set.clone())
+                        s.as_ref().map(|s| s.set)
                     } else {
                         None
                     }
@@ -331,7 +331,7 @@ impl PropMonitor {
             let mut progress = false;
             for i in 0..f.order.len() {
                 let n = f.order[i];
-                while self.compute_next(&mut f, n) {
+                while self.compute_next(space, &mut f, n) {
                     progress = true;
                 }
             }
@@ -345,7 +345,7 @@ impl PropMonitor {
 
     /// Computes node `n` at its next position if what it reads is known;
     /// returns whether it did.
-    fn compute_next(&mut self, f: &mut Future, n: NodeIx) -> bool {
+    fn compute_next(&mut self, space: &mut Space, f: &mut Future, n: NodeIx) -> bool {
         let plan = &self.compiled.plan;
         let p = f.next(n);
         if p >= f.end {
@@ -353,23 +353,23 @@ impl PropMonitor {
         }
         let has = |k: NodeIx, at: u64| at < f.next(k);
         let value = match &plan.nodes[n].op {
-            Op::Until(..) => return self.until_next(f, n),
+            Op::Until(..) => return self.until_next(space, f, n),
             Op::Next(t, a) => {
                 if !has(*a, p + 1) {
                     return false;
                 }
                 let gap = f.time(p + 1) - f.time(p);
                 if t.contains(gap) {
-                    f.val(*a, p + 1).clone()
+                    f.val(*a, p + 1)
                 } else {
-                    self.space.ff()
+                    space.ff()
                 }
             }
             Op::Prev(a) => {
                 if p == 0 {
-                    self.space.ff()
+                    space.ff()
                 } else if has(*a, p - 1) {
-                    f.val(*a, p - 1).clone()
+                    f.val(*a, p - 1)
                 } else {
                     return false;
                 }
@@ -377,9 +377,9 @@ impl PropMonitor {
             op => {
                 if !op.same_step_kids().iter().all(|k| has(k, p)) {
                     // An operand known at `p` may decide a connective alone.
-                    match self.decided_by_one(f, n, p) {
+                    match self.decided_by_one(space, f, n, p) {
                         Some(value) => {
-                            self.push_value(f, n, p, value);
+                            self.push_value(space, f, n, p, value);
                             return true;
                         }
                         None => return false,
@@ -390,10 +390,10 @@ impl PropMonitor {
                 {
                     return false;
                 }
-                self.delayed_value(f, n, p)
+                self.delayed_value(space, f, n, p)
             }
         };
-        self.push_value(f, n, p, value);
+        self.push_value(space, f, n, p, value);
         true
     }
 
@@ -401,7 +401,7 @@ impl PropMonitor {
     /// decides it whatever the other (`false & ψ`, `true | ψ`, `false -> ψ`,
     /// `φ -> true`): an event whose verdict no later event can change is
     /// decided at once.
-    fn decided_by_one(&self, f: &Future, n: NodeIx, p: u64) -> Option<Bdd> {
+    fn decided_by_one(&self, space: &Space, f: &Future, n: NodeIx, p: u64) -> Option<Bdd> {
         if f.walk[n] {
             // A witness walk reads both operands.
             return None;
@@ -414,61 +414,61 @@ impl PropMonitor {
             Op::Implies(a, b) => (is(a, false) || is(b, true), true),
             _ => (false, false),
         };
-        decided.then(|| self.space.constant(value))
+        decided.then(|| space.constant(value))
     }
 
     /// Node `n`'s value at `p`, from its operands' (all there).
-    fn delayed_value(&mut self, f: &Future, n: NodeIx, p: u64) -> Bdd {
+    fn delayed_value(&mut self, space: &mut Space, f: &Future, n: NodeIx, p: u64) -> Bdd {
         let plan = &self.compiled.plan;
         let v = |k: NodeIx| f.val(k, p);
-        match &plan.nodes[n].op {
-            Op::Not(a) => v(*a).not(),
-            Op::And(a, b) => v(*a).and(v(*b)),
-            Op::Or(a, b) => v(*a).or(v(*b)),
-            Op::Implies(a, b) => v(*a).imp(v(*b)),
-            Op::Iff(a, b) => v(*a).iff(v(*b)),
+        match plan.nodes[n].op {
+            Op::Not(a) => space.not(v(a)),
+            Op::And(a, b) => space.and(v(a), v(b)),
+            Op::Or(a, b) => space.or(v(a), v(b)),
+            Op::Implies(a, b) => space.imp(v(a), v(b)),
+            Op::Iff(a, b) => space.iff(v(a), v(b)),
             Op::Since(a, b) => {
-                let value = match &self.state.pre[n] {
-                    Some(pre) => v(*b).or(&v(*a).and(pre)),
-                    None => v(*b).clone(),
+                let value = match self.state.pre[n] {
+                    Some(pre) => {
+                        let kept = space.and(v(a), pre);
+                        space.or(v(b), kept)
+                    }
+                    None => v(b),
                 };
-                self.state.pre[n] = Some(value.clone());
+                self.state.pre[n] = Some(value);
                 value
             }
             Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => {
                 let now = f.time(p);
                 let prev = if p == 0 { now } else { f.time(p - 1) };
                 let tick = Tick { now, prev };
-                let (a, b) = (v(*a).clone(), v(*b).clone());
+                let (a, b) = (v(a), v(b));
                 match self.state.timed[n].as_mut() {
-                    Some(t) => t.step(&self.space, &self.compiled.clock, tick, &a, &b),
-                    None => self.space.ff(),
+                    Some(t) => t.step(space, &self.compiled.clock, tick, a, b),
+                    None => space.ff(),
                 }
             }
             Op::Quant(q, var, a) => {
-                let seen = f
-                    .seen_at
-                    .get((p - f.base) as usize)
-                    .and_then(|s| s[*var].as_ref());
-                self.quant_of(n, *q, v(*a), seen)
+                let seen = f.seen_at.get((p - f.base) as usize).and_then(|s| s[var]);
+                self.quant_of(space, n, q, v(a), seen)
             }
             Op::RuleCall { rule, .. } => {
-                let body = plan.rules[*rule].body;
-                self.rule_call_of(n, f.val(body, p).clone())
+                let body = plan.rules[rule].body;
+                self.rule_call_of(space, n, f.val(body, p))
             }
             // Atoms, comparisons, constants and gaps are immediate; the
             // future operators are computed by `compute_next`.
-            _ => self.space.ff(),
+            _ => space.ff(),
         }
     }
 
     /// Appends `value` as node `n`'s value at `p`; at the root, records the
     /// verdict there.
-    fn push_value(&mut self, f: &mut Future, n: NodeIx, p: u64, value: Bdd) {
+    fn push_value(&mut self, space: &mut Space, f: &mut Future, n: NodeIx, p: u64, value: Bdd) {
         if n == self.compiled.plan.root {
             let holds = value.is_true();
             f.vals[n].push_back(value);
-            let decision = self.decide(f, p, holds);
+            let decision = self.decide(space, f, p, holds);
             f.decided.push(decision);
         } else {
             f.vals[n].push_back(value);
@@ -476,7 +476,7 @@ impl PropMonitor {
     }
 
     /// The verdict `holds` at `p`, with the explanations asked for.
-    fn decide(&self, f: &Future, p: u64, holds: bool) -> Decision {
+    fn decide(&self, space: &mut Space, f: &Future, p: u64, holds: bool) -> Decision {
         let mut d = Decision {
             position: p,
             holds,
@@ -489,9 +489,9 @@ impl PropMonitor {
         let now: Vec<Bdd> = (0..f.vals.len())
             .map(|k| {
                 if f.first[k] <= p && p < f.next(k) {
-                    f.val(k, p).clone()
+                    f.val(k, p)
                 } else {
-                    self.space.ff()
+                    space.ff()
                 }
             })
             .collect();
@@ -500,11 +500,11 @@ impl PropMonitor {
             plan: &self.compiled.plan,
             now: &now,
             seen: (0..self.compiled.plan.vars.len())
-                .map(|v| seen_now.and_then(|s| s[v].as_ref()))
+                .map(|v| seen_now.and_then(|s| s[v]))
                 .collect(),
             classes: &self.state.classes,
         };
-        let (found, tuples) = self.explanations(&state);
+        let (found, tuples) = self.explanations(space, &state);
         d.found = found;
         d.tuples = tuples;
         d
@@ -512,27 +512,38 @@ impl PropMonitor {
 
     /// The value of quantifier node `n` over a variable with the values
     /// `seen` at the position, of body value `body`.
-    pub(super) fn quant_of(&self, n: NodeIx, q: Quant, body: &Bdd, seen: Option<&Bdd>) -> Bdd {
-        let Some(bits) = &self.consts.quant_bits[n] else {
-            return self.space.ff();
+    pub(super) fn quant_of(
+        &self,
+        space: &mut Space,
+        n: NodeIx,
+        q: Quant,
+        body: Bdd,
+        seen: Option<Bdd>,
+    ) -> Bdd {
+        let Some(bits) = self.consts.quant_bits[n] else {
+            return space.ff();
         };
         match q {
-            Quant::Exists => body.exists_in(bits),
-            Quant::Forall => body.forall_in(bits),
+            Quant::Exists => space.exists_in(body, bits),
+            Quant::Forall => space.forall_in(body, bits),
             Quant::ExistsSeen => match seen {
-                Some(seen) => seen.and_exists_in(body, bits),
-                None => self.space.ff(),
+                Some(seen) => space.and_exists_in(seen, body, bits),
+                None => space.ff(),
             },
             Quant::ForallSeen => match seen {
-                Some(seen) => seen.and_exists_in(&body.not(), bits).not(),
-                None => self.space.tt(),
+                Some(seen) => {
+                    let not_body = space.not(body);
+                    let some = space.and_exists_in(seen, not_body, bits);
+                    space.not(some)
+                }
+                None => space.tt(),
             },
         }
     }
 
     /// `U` node `n`: takes in its operands' positions and gives its values
     /// as they are decided; returns whether it did anything.
-    fn until_next(&mut self, f: &mut Future, n: NodeIx) -> bool {
+    fn until_next(&mut self, space: &mut Space, f: &mut Future, n: NodeIx) -> bool {
         let Op::Until(_, a, b) = self.compiled.plan.nodes[n].op else {
             return false;
         };
@@ -561,7 +572,7 @@ impl PropMonitor {
                     let Some((_, acc)) = u.pending.pop_front() else {
                         return did;
                     };
-                    self.push_value(f, n, next, acc);
+                    self.push_value(space, f, n, next, acc);
                     did = true;
                     continue;
                 }
@@ -570,10 +581,10 @@ impl PropMonitor {
             if !(k < f.next(a) && k < f.next(b)) {
                 return did;
             }
-            let psi = f.val(b, k).clone();
-            let phi = f.val(a, k).clone();
-            let tt = self.space.tt();
-            let ff = self.space.ff();
+            let psi = f.val(b, k);
+            let phi = f.val(a, k);
+            let tt = space.tt();
+            let ff = space.ff();
             let Future {
                 until, times, base, ..
             } = &mut *f;
@@ -588,14 +599,14 @@ impl PropMonitor {
                 let gap = tk - time(i);
                 if gap >= lo && gap <= hi && !alive.is_false() && !psi.is_false() {
                     let add = if eventually {
-                        psi.clone()
+                        psi
                     } else {
-                        alive.and(&psi)
+                        space.and(*alive, psi)
                     };
-                    *acc = acc.or(&add);
+                    *acc = space.or(*acc, add);
                 }
                 if !eventually {
-                    *alive = alive.and(&phi);
+                    *alive = space.and(*alive, phi);
                 }
             }
             u.scanned += 1;

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::PropMonitor;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{Op, VarIx};
 use crate::runtime::ids::Code;
 
@@ -55,9 +55,9 @@ impl PropMonitor {
     /// `exists`/`forall` or compared variable, constants of rule calls).
     /// Such a value can no longer influence any verdict; if it occurs again
     /// it is enumerated afresh. Returns the number of codes released.
-    pub fn collect_garbage(&mut self) -> usize {
+    pub(crate) fn collect_garbage(&mut self, space: &mut Space) -> usize {
         let dead: Vec<(usize, Vec<Code>)> = (0..self.state.classes.len())
-            .map(|c| (c, self.dead_codes(c)))
+            .map(|c| (c, self.dead_codes(space, c)))
             .collect();
         let mut released = 0;
         for (class, codes) in dead {
@@ -75,20 +75,21 @@ impl PropMonitor {
     }
 
     /// Collects garbage if it is due; returns whether codes were released.
-    pub(super) fn collect_if_due(&mut self) -> bool {
-        self.state.gc.due(self.state.live_values()) && self.collect_garbage() > 0
+    pub(super) fn collect_if_due(&mut self, space: &mut Space) -> bool {
+        self.state.gc.due(self.state.live_values()) && self.collect_garbage(space) > 0
     }
 
     /// The codes of `class` that no kept summary distinguishes from the
     /// unseen code and that nothing pins.
-    fn dead_codes(&self, class: usize) -> Vec<Code> {
+    fn dead_codes(&self, space: &mut Space, class: usize) -> Vec<Code> {
         let plan = &self.compiled.plan;
         let state = &self.state;
         let width = state.classes[class].width();
         let mut pinned = HashSet::new();
         let mut distinguishing: Vec<(VarIx, Bdd)> = Vec::new();
-        let summaries = self.kept_summaries_now();
-        let kept: Vec<(&Bdd, Vec<BddVar>)> = summaries.iter().map(|b| (b, b.support())).collect();
+        let summaries = self.kept_summaries_now(space);
+        let kept: Vec<(Bdd, Vec<BddVar>)> =
+            (summaries.iter()).map(|&b| (b, space.support(b))).collect();
         for (v, var) in plan.vars.iter().enumerate() {
             if var.class != class {
                 continue;
@@ -100,15 +101,18 @@ impl PropMonitor {
             // unseen code: ∃ other variables . (B ⊕ B[v := unseen]).
             let low = &var.bits[var.bits.len() - width..];
             let unseen: Vec<(BddVar, bool)> = low.iter().map(|&b| (b, true)).collect();
-            let mut acc = self.space.ff();
-            for (b, support) in &kept {
+            let mut acc = space.ff();
+            for &(b, ref support) in &kept {
                 if low.iter().any(|x| support.contains(x)) {
                     let others: Vec<BddVar> = support
                         .iter()
                         .copied()
                         .filter(|x| !low.contains(x))
                         .collect();
-                    acc = acc.or(&b.xor(&b.restrict(&unseen)).exists(&others));
+                    let at_unseen = space.restrict(b, &unseen);
+                    let differs = space.xor(b, at_unseen);
+                    let codes = space.exists(differs, &others);
+                    acc = space.or(acc, codes);
                 }
             }
             distinguishing.push((v, acc));
@@ -125,11 +129,12 @@ impl PropMonitor {
             }
         }
         distinguishing.retain(|(_, set)| !set.is_false());
+        let space = &*space;
         // Each set depends on its variable's low bits only: one walk down
         // a path per code, with those bits in one assignment. Codes come in
         // increasing order: only the bits that differ from the code written
         // last in the same bits (variables may share bits) are rewritten.
-        let mut values = vec![false; self.space.num_vars()];
+        let mut values = vec![false; plan.bdd_vars];
         let mut written: Vec<(Option<&BddVar>, u32)> = Vec::new();
         let mut dead = Vec::new();
         for code in state.classes[class].live_codes() {
@@ -158,7 +163,7 @@ impl PropMonitor {
                         *x = code.bit(i);
                     }
                 }
-                set.eval_bits(&values)
+                space.eval_bits(*set, &values)
             });
             if !distinguished {
                 dead.push(code);

@@ -16,6 +16,15 @@
 //! A step is two phases so that it is all or nothing across the properties
 //! of a [`Monitor`](super::Monitor): binding, which can be refused (value
 //! codes run out) and then undone exactly, and evaluation, which cannot fail.
+//!
+//! The BDD space is the [`Monitor`](super::Monitor)'s, shared by all its
+//! properties: every method that builds or walks a BDD takes it as an
+//! argument, and a property's summaries are plain numbers in it. Those
+//! numbers are the roots a collection keeps ([`PropMonitor::keep_roots`]).
+//! Evaluation offers the space a collection between two subformulas (a
+//! *safe point*: every value of the step so far is in the state), listing
+//! the roots of this property and, through an [`Outside`], those of the
+//! others; the monitor offers one after each event.
 
 mod bind;
 pub mod compiled;
@@ -38,23 +47,21 @@ pub use gc::GcPolicy;
 
 use super::StepError;
 use super::time::Tick;
-use crate::bdd::Space;
+use crate::bdd::{BddSpace, Roots, Space};
 use crate::plan::PropPlan;
 use scratch::Scratch;
 use state::{SpaceConsts, State};
 
 /// The runtime state of one property.
 ///
-/// Its BDDs live in a space it may share with the other properties of its
-/// [`Monitor`](super::Monitor), so it is neither `Send` nor `Clone`; the
-/// monitor as a whole is `Send`.
+/// Its BDDs live in the space of its [`Monitor`](super::Monitor), shared
+/// with the other properties there: its summaries are numbers in that
+/// space, meaningful only with it.
 #[derive(Debug)]
 pub struct PropMonitor {
     /// The compiled property (shared).
     compiled: Arc<CompiledProp>,
-    /// The BDD space of the summaries.
-    space: Space,
-    /// The property's BDD constants in `space`.
+    /// The property's BDD constants in the monitor's space.
     consts: SpaceConsts,
     state: State,
     scratch: Scratch,
@@ -74,47 +81,35 @@ pub(crate) struct PropOptions {
     pub gc: GcPolicy,
 }
 
+/// The roots held outside the property being evaluated (by the other
+/// properties of its monitor), listed when a collection runs in its step.
+pub(crate) type Outside<'a> = dyn FnMut(&mut Roots) + 'a;
+
 impl PropMonitor {
-    /// A fresh monitor for `plan` in a space of its own, with codes starting
-    /// at `start_bits` bits.
-    pub fn new(plan: PropPlan, start_bits: usize, gc: GcPolicy) -> Result<PropMonitor, StepError> {
-        let options = PropOptions {
-            start_bits,
-            max_code_bits: super::MAX_CODE_BITS,
-            gc,
-        };
-        let space = Space::new(plan.bdd_vars);
-        Self::in_space(Arc::new(CompiledProp::new(plan)), options, space)
-    }
-
-    /// A fresh monitor for `compiled` whose BDDs live in `table`'s node table
-    /// (the properties of one [`Monitor`](super::Monitor) share one table).
-    pub(crate) fn sharing(
+    /// A fresh monitor for `compiled` whose BDDs live in `space` (the
+    /// properties of one [`Monitor`](super::Monitor) share one space).
+    pub(crate) fn new(
         compiled: Arc<CompiledProp>,
         options: PropOptions,
-        table: &Space,
-    ) -> Result<PropMonitor, StepError> {
-        let space = table.sharing(compiled.plan.bdd_vars);
-        Self::in_space(compiled, options, space)
-    }
-
-    fn in_space(
-        compiled: Arc<CompiledProp>,
-        options: PropOptions,
-        space: Space,
+        space: &mut Space,
     ) -> Result<PropMonitor, StepError> {
         let plan = &compiled.plan;
         let max_bits = options.max_code_bits.min(plan.bits_per_var);
         Ok(PropMonitor {
-            consts: SpaceConsts::new(&compiled, &space),
-            state: State::new(&compiled, &space, options.start_bits, max_bits, options.gc)?,
+            consts: SpaceConsts::new(&compiled, space),
+            state: State::new(&compiled, space, options.start_bits, max_bits, options.gc)?,
             scratch: Scratch::new(plan.vars.len()),
             explain: explain::Explain::default(),
             point_on: !compiled.future,
             max_bits,
-            space,
             compiled,
         })
+    }
+
+    /// Lists every BDD the property holds, for a collection of its space.
+    pub(crate) fn keep_roots(&mut self, roots: &mut Roots) {
+        self.state.keep_roots(roots);
+        self.scratch.keep_roots(roots);
     }
 
     /// The plan being monitored.
@@ -127,8 +122,8 @@ impl PropMonitor {
         &self.compiled
     }
 
-    /// Processes one event; returns whether the property holds after it. On
-    /// error (value codes ran out) nothing changes.
+    /// The first phase of a step: binds the event, changing nothing but
+    /// the enumerations (undone by [`refuse`](Self::refuse) on error).
     ///
     /// `repeat` says that the event is the same as the previous one (name and
     /// arguments). An untimed property whose kept summaries the previous event
@@ -136,33 +131,6 @@ impl PropMonitor {
     /// `σ(i-1)` equals the state after `σ(i-2)`, so with `σ(i) = σ(i-1)` it is
     /// unchanged again and the verdict is the previous one. Such an event
     /// costs no BDD work at all.
-    pub fn step(
-        &mut self,
-        name: &[u8],
-        args: &[&[u8]],
-        tick: Tick,
-        repeat: bool,
-    ) -> Result<bool, StepError> {
-        self.bind_event(name, args, repeat)
-            .inspect_err(|_| self.unbind())?;
-        Ok(self.evaluate_step(tick))
-    }
-
-    /// Processes one step at which every event of `events` holds (a
-    /// time-point of several events): each atom's value is the union of
-    /// its matches with the events. Returns whether the property holds. On
-    /// error nothing changes.
-    pub fn step_set(
-        &mut self,
-        events: &[(&[u8], &[&[u8]])],
-        tick: Tick,
-    ) -> Result<bool, StepError> {
-        self.bind_set(events).inspect_err(|_| self.unbind())?;
-        Ok(self.evaluate_step(tick))
-    }
-
-    /// The first phase of [`step`](Self::step): binds the event, changing
-    /// nothing but the enumerations (undone by `unbind` on error).
     #[inline]
     pub(crate) fn bind_event(
         &mut self,
@@ -200,7 +168,9 @@ impl PropMonitor {
         b.repeat = true;
     }
 
-    /// The first phase of [`step_set`](Self::step_set).
+    /// The first phase of a step at which every event of `events` holds (a
+    /// time-point of several events): each atom's value is the union of its
+    /// matches with the events.
     pub(crate) fn bind_set(&mut self, events: &[(&[u8], &[&[u8]])]) -> Result<(), StepError> {
         self.scratch.binding.clear();
         for &(name, args) in events {
@@ -215,13 +185,19 @@ impl PropMonitor {
     }
 
     /// The second phase of a step: evaluates the bound step at `tick` and
-    /// returns whether the property holds.
+    /// returns whether the property holds. A collection of `space` may run
+    /// in it, keeping the roots of this property and those `outside` lists.
     #[inline]
-    pub(crate) fn evaluate_bound(&mut self, tick: Tick) -> bool {
+    pub(crate) fn evaluate_bound(
+        &mut self,
+        space: &mut Space,
+        tick: Tick,
+        outside: &mut Outside<'_>,
+    ) -> bool {
         if self.scratch.binding.repeat {
             return self.state.last_holds;
         }
-        self.evaluate_step(tick)
+        self.evaluate_step(space, tick, outside)
     }
 
     /// Whether the statement has future operators: its verdicts come later
@@ -284,7 +260,7 @@ impl PropMonitor {
     /// Turns point evaluation of the statement on (the default) or off; off,
     /// every subformula is computed as a set at every event. The verdicts are
     /// the same (for comparing the two).
-    pub fn set_point_evaluation(&mut self, on: bool) {
+    pub(crate) fn set_point_evaluation(&mut self, space: &mut Space, on: bool) {
         // A statement with future operators is computed as sets.
         let on = on && !self.compiled.future;
         if self.point_on != on {
@@ -292,12 +268,12 @@ impl PropMonitor {
             let s = &mut self.state;
             s.all_dirty = true;
             s.fixed = false;
-            self.switch_lazy(on);
-            self.switch_twins(on);
+            self.switch_lazy(space, on);
+            self.switch_twins(space, on);
             let s = &mut self.state;
             // Atoms restart from false: a skipped one may hold a stale value.
             for &n in &self.compiled.atom_nodes {
-                s.now[n] = self.space.ff();
+                s.now[n] = space.ff();
                 s.atom_active[n] = false;
             }
         }

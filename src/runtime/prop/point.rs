@@ -21,7 +21,7 @@
 //! disjunction, so that each part can find its own guard.
 
 use super::PropMonitor;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::ids::Code;
 use crate::syntax::Quant;
@@ -412,32 +412,32 @@ pub(super) struct Env {
 impl PropMonitor {
     /// Whether the statement holds at the current event, by point evaluation
     /// (the nodes of [`Analysis::needs_set`] are up to date).
-    pub(super) fn point_holds(&self, env: &mut Env) -> bool {
+    pub(super) fn point_holds(&self, space: &mut Space, env: &mut Env) -> bool {
         env.bound.clear();
         env.bound.resize(self.compiled.plan.vars.len(), None);
         env.bits.resize(self.compiled.plan.bdd_vars, false);
-        self.point(&self.compiled.point.root, env)
+        self.point(space, &self.compiled.point.root, env)
     }
 
-    fn point(&self, p: &Point, env: &mut Env) -> bool {
+    fn point(&self, space: &mut Space, p: &Point, env: &mut Env) -> bool {
         match p {
             Point::Set(n) => {
-                let bdd = &self.state.now[*n];
+                let bdd = self.state.now[*n];
                 if let Some(b) = bdd.as_bool() {
                     return b;
                 }
                 for &v in &self.compiled.plan.nodes[*n].free {
                     self.write_bits(v, env);
                 }
-                bdd.eval_bits(&env.bits)
+                space.eval_bits(bdd, &env.bits)
             }
             Point::Atom(n) => (0..self.scratch.binding.matched.len())
                 .any(|i| self.match_agrees(i, *n, &[], &env.bound)),
-            Point::Not(a) => !self.point(a, env),
-            Point::And(a, b) => self.point(a, env) && self.point(b, env),
-            Point::Or(a, b) => self.point(a, env) || self.point(b, env),
-            Point::Implies(a, b) => !self.point(a, env) || self.point(b, env),
-            Point::Iff(a, b) => self.point(a, env) == self.point(b, env),
+            Point::Not(a) => !self.point(space, a, env),
+            Point::And(a, b) => self.point(space, a, env) && self.point(space, b, env),
+            Point::Or(a, b) => self.point(space, a, env) || self.point(space, b, env),
+            Point::Implies(a, b) => !self.point(space, a, env) || self.point(space, b, env),
+            Point::Iff(a, b) => self.point(space, a, env) == self.point(space, b, env),
             Point::Guarded {
                 forall,
                 vars,
@@ -463,7 +463,7 @@ impl PropMonitor {
                     }
                     // Nested guards save theirs after ours.
                     env.saved = saved;
-                    let holds = self.point(body, env);
+                    let holds = self.point(space, body, env);
                     saved = std::mem::take(&mut env.saved);
                     if holds != *forall {
                         value = !*forall;
@@ -479,7 +479,7 @@ impl PropMonitor {
             }
             Point::Quant { forall, vars, set } => {
                 let free = &self.compiled.plan.nodes[*set].free;
-                self.quantified(*forall, vars, free, &self.state.now[*set], env)
+                self.quantified(space, *forall, vars, free, self.state.now[*set], env)
             }
             Point::Expr {
                 forall,
@@ -487,23 +487,38 @@ impl PropMonitor {
                 body,
                 expr,
             } => {
-                let bdd = self.set_expr(expr, env);
+                let bdd = self.set_expr(space, expr, env);
                 let free = &self.compiled.plan.nodes[*body].free;
-                self.quantified(*forall, vars, free, &bdd, env)
+                self.quantified(space, *forall, vars, free, bdd, env)
             }
         }
     }
 
     /// The set of a [`SetExpr`] at the bound codes of the variables outside it.
-    fn set_expr(&self, e: &SetExpr, env: &mut Env) -> Bdd {
+    fn set_expr(&self, space: &mut Space, e: &SetExpr, env: &mut Env) -> Bdd {
         match e {
-            SetExpr::Set(n) => self.state.now[*n].clone(),
-            SetExpr::Point(p) => self.space.constant(self.point(p, env)),
-            SetExpr::Not(a) => self.set_expr(a, env).not(),
-            SetExpr::And(a, b) => self.set_expr(a, env).and(&self.set_expr(b, env)),
-            SetExpr::Or(a, b) => self.set_expr(a, env).or(&self.set_expr(b, env)),
-            SetExpr::Implies(a, b) => self.set_expr(a, env).imp(&self.set_expr(b, env)),
-            SetExpr::Iff(a, b) => self.set_expr(a, env).iff(&self.set_expr(b, env)),
+            SetExpr::Set(n) => self.state.now[*n],
+            SetExpr::Point(p) => {
+                let value = self.point(space, p, env);
+                space.constant(value)
+            }
+            SetExpr::Not(a) => {
+                let a = self.set_expr(space, a, env);
+                space.not(a)
+            }
+            SetExpr::And(a, b)
+            | SetExpr::Or(a, b)
+            | SetExpr::Implies(a, b)
+            | SetExpr::Iff(a, b) => {
+                let x = self.set_expr(space, a, env);
+                let y = self.set_expr(space, b, env);
+                match e {
+                    SetExpr::And(..) => space.and(x, y),
+                    SetExpr::Or(..) => space.or(x, y),
+                    SetExpr::Implies(..) => space.imp(x, y),
+                    _ => space.iff(x, y),
+                }
+            }
         }
     }
 
@@ -511,10 +526,11 @@ impl PropMonitor {
     /// variables of `bdd`, all but `vars` bound.
     fn quantified(
         &self,
+        space: &mut Space,
         forall: bool,
         vars: &[VarIx],
         free: &[VarIx],
-        bdd: &Bdd,
+        bdd: Bdd,
         env: &mut Env,
     ) -> bool {
         if let Some(b) = bdd.as_bool() {
@@ -530,7 +546,7 @@ impl PropMonitor {
             }
         }
         // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
-        let value = bdd.constant_under(&env.fixed, forall) == forall;
+        let value = space.constant_under(bdd, &env.fixed, forall) == forall;
         for &v in free {
             for b in self.low_bits(v) {
                 env.fixed[b.0 as usize] = None;

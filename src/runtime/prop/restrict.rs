@@ -21,7 +21,7 @@
 //! computed as written (the two must agree).
 
 use super::PropMonitor;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::syntax::Quant;
 use crate::syntax::walk::Kids;
@@ -216,8 +216,8 @@ pub(super) fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeI
 
 impl PropMonitor {
     /// The value of the quantifier `r` describes, at this step.
-    pub(super) fn restricted_value(&self, r: Restricted) -> Bdd {
-        let mut acc = self.space.ff();
+    pub(super) fn restricted_value(&self, space: &mut Space, r: Restricted) -> Bdd {
+        let mut acc = space.ff();
         let (mut lits, mut others) = (Vec::new(), Vec::new());
         for (m, range) in &self.scratch.binding.matched {
             if *m != r.atom {
@@ -234,30 +234,30 @@ impl PropMonitor {
             for &(v, c) in codes.iter().filter(|(v, _)| *v != r.var) {
                 self.code_cube(v, c, &mut others);
             }
-            let cube = self.space.cube(&others);
-            let part = match r.source {
-                Source::Set(p) => self.state.now[p].restrict(&lits).and(&cube),
+            let cube = space.cube(&others);
+            let restricted = match r.source {
+                Source::Set(p) => space.restrict(self.state.now[p], &lits),
                 Source::PreCall {
                     call,
                     body,
                     renames,
-                } => match &self.state.pre[body] {
+                } => match self.state.pre[body] {
                     Some(pre) => {
-                        let relation = self.call_constants(call, pre.clone());
+                        let relation = self.call_constants(space, call, pre);
                         let sources = self.call_sources(call, &lits);
-                        let restricted = relation.restrict(&sources);
+                        let restricted = space.restrict(relation, &sources);
                         // A substitution of only the restricted bits is the identity now.
-                        let restricted = if renames {
-                            self.call_rename(call, restricted)
+                        if renames {
+                            self.call_rename(space, call, restricted)
                         } else {
                             restricted
-                        };
-                        restricted.and(&cube)
+                        }
                     }
                     None => continue,
                 },
             };
-            acc = acc.or(&part);
+            let part = space.and(restricted, cube);
+            acc = space.or(acc, part);
         }
         acc
     }
@@ -285,19 +285,19 @@ impl PropMonitor {
 
     /// The previous value of the skipped rule call `call`, derived from its
     /// rule's relation at the previous event.
-    pub(super) fn lazy_pre(&self, call: NodeIx) -> Option<Bdd> {
+    pub(super) fn lazy_pre(&self, space: &mut Space, call: NodeIx) -> Option<Bdd> {
         let Op::RuleCall { rule, .. } = &self.compiled.plan.nodes[call].op else {
             return None;
         };
         let body = self.compiled.plan.rules[*rule].body;
-        let pre = self.state.pre[body].clone()?;
-        Some(self.rule_call_of(call, pre))
+        let pre = self.state.pre[body]?;
+        Some(self.rule_call_of(space, call, pre))
     }
 
     /// Every BDD kept from one event to the next, as the plan has them: the
     /// previous values of skipped calls derived, the bodies kept only for
     /// restrictions left out (garbage collection and sizes read these).
-    pub(super) fn kept_summaries_now(&self) -> Vec<Bdd> {
+    pub(super) fn kept_summaries_now(&self, space: &mut Space) -> Vec<Bdd> {
         let bypass = &self.compiled.bypass;
         let s = &self.state;
         let dropped = &self.compiled.twins.dropped;
@@ -306,23 +306,27 @@ impl PropMonitor {
             .iter()
             .enumerate()
             .filter(|(n, _)| !bypass.hidden[*n] && (!self.point_on || !dropped[*n]))
-            .filter_map(|(_, b)| b.clone())
+            .filter_map(|(_, b)| *b)
             .collect();
         if self.point_on {
-            out.extend(bypass.lazy.iter().filter_map(|&q| self.lazy_pre(q)));
+            out.extend(bypass.lazy.iter().filter_map(|&q| self.lazy_pre(space, q)));
             let kept = (0..dropped.len()).filter(|&n| dropped[n] && self.compiled.keeps_pre[n]);
-            out.extend(kept.filter_map(|n| self.twin_pre(n)));
+            out.extend(kept.filter_map(|n| self.twin_pre(space, n)));
         }
-        out.extend(s.kept_others().cloned());
+        out.extend(s.kept_others());
         out
     }
 
     /// Switching point evaluation: the previous values of skipped calls are
     /// not kept with it on, and must be again with it off.
-    pub(super) fn switch_lazy(&mut self, point_on: bool) {
+    pub(super) fn switch_lazy(&mut self, space: &mut Space, point_on: bool) {
         for i in 0..self.compiled.bypass.lazy.len() {
             let q = self.compiled.bypass.lazy[i];
-            self.state.pre[q] = if point_on { None } else { self.lazy_pre(q) };
+            self.state.pre[q] = if point_on {
+                None
+            } else {
+                self.lazy_pre(space, q)
+            };
         }
     }
 }

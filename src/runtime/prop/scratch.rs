@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::point;
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddVar, Roots};
 use crate::plan::{NodeIx, VarIx};
 use crate::runtime::enumeration::Lookup;
 use crate::runtime::ids::Code;
@@ -38,6 +38,19 @@ impl Scratch {
         Scratch {
             code_cubes: vec![Vec::new(); vars],
             ..Scratch::default()
+        }
+    }
+
+    /// Lists the BDDs of the scratch for a collection (the cached cubes,
+    /// and the previous values of atoms while a step holds them).
+    pub fn keep_roots(&mut self, roots: &mut Roots) {
+        for cubes in &mut self.code_cubes {
+            for (_, cube) in cubes.iter_mut().flatten() {
+                roots.keep(cube);
+            }
+        }
+        for (_, old) in &mut self.atom_previous {
+            roots.keep(old);
         }
     }
 }

@@ -14,6 +14,7 @@
 use hashbrown::HashSet;
 
 use super::PropMonitor;
+use crate::bdd::Space;
 use crate::plan::NodeIx;
 use crate::runtime::tuples::enumerate;
 
@@ -38,7 +39,7 @@ impl PropMonitor {
     /// property with time bounds, seen values or comparisons (whose state
     /// is not only summaries over values), nor when its summaries have more
     /// than `budget` tuples of codes in all (`budget` is what is left).
-    pub(crate) fn snapshot(&self, budget: &mut u64) -> Option<PropSnapshot> {
+    pub(crate) fn snapshot(&self, space: &mut Space, budget: &mut u64) -> Option<PropSnapshot> {
         let s = &self.state;
         let plan = &self.compiled.plan;
         let plain = self.compiled.untimed
@@ -73,9 +74,9 @@ impl PropMonitor {
                 })
                 .collect();
             let mut tuples = HashSet::new();
-            if let Some(set) = &s.pre[n] {
+            if let Some(set) = s.pre[n] {
                 let mut codes = Vec::new();
-                enumerate(set, &bits, 0, &mut Vec::new(), &mut codes, budget)?;
+                enumerate(space, set, &bits, 0, &mut Vec::new(), &mut codes, budget)?;
                 for tuple in codes {
                     let decoded = (tuple.iter().zip(&classes))
                         .map(|(&code, &c)| {

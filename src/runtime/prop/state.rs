@@ -6,7 +6,7 @@
 use super::compiled::CompiledProp;
 use super::future::Future;
 use super::gc::{GcPolicy, GcState};
-use crate::bdd::{Bdd, Renaming, Space, VarSet};
+use crate::bdd::{Bdd, BddSpace, Renaming, Roots, Space, VarSet};
 use crate::plan::{Arg, Op, PropPlan};
 use crate::runtime::StepError;
 use crate::runtime::enumeration::Enumeration;
@@ -61,7 +61,7 @@ impl State {
     /// (at most `max_bits`).
     pub fn new(
         c: &CompiledProp,
-        space: &Space,
+        space: &mut Space,
         start_bits: usize,
         max_bits: usize,
         gc: GcPolicy,
@@ -72,6 +72,7 @@ impl State {
         let mut classes: Vec<Enumeration> =
             (0..plan.classes).map(|_| Enumeration::new(start)).collect();
         let call_consts = call_consts(plan, &mut classes, max_bits)?;
+        let ff = space.ff();
         let per_node = |f: &dyn Fn(&Op) -> Option<Bdd>| -> Vec<Option<Bdd>> {
             plan.nodes.iter().map(|node| f(&node.op)).collect()
         };
@@ -93,7 +94,7 @@ impl State {
                     _ => None,
                 })
                 .collect(),
-            cmp: per_node(&|op| matches!(op, Op::Cmp { .. }).then(|| space.ff())),
+            cmp: per_node(&|op| matches!(op, Op::Cmp { .. }).then_some(ff)),
             call_consts,
             first: true,
             changed: vec![true; n],
@@ -130,14 +131,21 @@ impl State {
 
     /// The BDDs kept from one event to the next other than previous
     /// values: timed states, seen values and comparison relations.
-    pub fn kept_others(&self) -> impl Iterator<Item = &Bdd> {
+    pub fn kept_others(&self) -> impl Iterator<Item = Bdd> {
         self.timed
             .iter()
             .flatten()
             .flat_map(TimedState::bdds)
-            .chain(self.seen.iter().flatten().map(|s| &s.set))
-            .chain(self.cmp.iter().flatten())
+            .chain(self.seen.iter().flatten().map(|s| s.set))
+            .chain(self.cmp.iter().flatten().copied())
             .chain(self.future.iter().flat_map(Future::bdds))
+    }
+
+    /// Lists every BDD of the state for a collection: the kept ones and
+    /// the current values (`now`).
+    pub fn keep_roots(&mut self, roots: &mut Roots) {
+        roots.keep_all(&mut self.now);
+        self.for_each_kept(|b| roots.keep(b));
     }
 
     /// Number of values that have a code now, over all classes.
@@ -174,7 +182,8 @@ fn call_consts(
 }
 
 /// The BDD constants of a property in its monitor's space: renamings of rule
-/// calls and of twins, and the bits of quantified variables.
+/// calls and of twins, and the bits of quantified variables (prepared once;
+/// the space keeps them for good, so they are never roots).
 #[derive(Debug)]
 pub(super) struct SpaceConsts {
     /// Per rule call: the substitution of arguments for parameters.
@@ -186,7 +195,7 @@ pub(super) struct SpaceConsts {
 }
 
 impl SpaceConsts {
-    pub fn new(c: &CompiledProp, space: &Space) -> SpaceConsts {
+    pub fn new(c: &CompiledProp, space: &mut Space) -> SpaceConsts {
         let plan = &c.plan;
         // Arguments that share their parameter's bits need no renaming.
         let call_renaming = c
@@ -242,13 +251,13 @@ impl Seen {
         self.member.get(code.index()).copied().unwrap_or(false)
     }
 
-    pub fn insert(&mut self, code: Code, cube: &Bdd) {
+    pub fn insert(&mut self, space: &mut Space, code: Code, cube: Bdd) {
         let i = code.index();
         if self.member.len() <= i {
             self.member.resize(i + 1, false);
         }
         self.member[i] = true;
         self.codes.push(code);
-        self.set = self.set.or(cube);
+        self.set = space.or(self.set, cube);
     }
 }

@@ -5,7 +5,7 @@
 //! shares an enumeration class, a value has the same code for `x` and
 //! `σ(x)`, and at every event the twin's value is the source's with the
 //! bits of each `x` renamed to those of `σ(x)` (a simultaneous substitution,
-//! [`Bdd::rename_by`], whose results the BDD layer caches). So the twin is
+//! [`BddSpace::rename_by`], whose results the BDD layer caches). So the twin is
 //! computed by one renaming of the source instead of from its operands, and
 //! the operands, which only the twin reads, are not computed at all.
 //!
@@ -24,7 +24,7 @@
 use super::PropMonitor;
 use super::point::Analysis;
 use super::restrict::{self, Bypass};
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{NodeIx, Op, PropPlan, twins};
 
 /// A twin's source and the bits its renaming moves, `(bit of x, bit of σ(x))`.
@@ -155,39 +155,43 @@ fn pinned(plan: &PropPlan, point: &Analysis) -> Vec<bool> {
 
 impl PropMonitor {
     /// The value of the aliased twin `n`: its source's, renamed.
-    pub(super) fn twin_value(&self, n: NodeIx) -> Bdd {
+    pub(super) fn twin_value(&self, space: &mut Space, n: NodeIx) -> Bdd {
         let source = match &self.compiled.twins.of[n] {
             Some((s, _)) => *s,
             None => n,
         };
-        match &self.consts.twin_renaming[n] {
-            Some(r) => self.state.now[source].rename_by(r),
-            None => self.state.now[source].clone(),
+        match self.consts.twin_renaming[n] {
+            Some(r) => space.rename_by(self.state.now[source], r),
+            None => self.state.now[source],
         }
     }
 
     /// The previous value of the dropped node `n` (which the plan keeps),
     /// derived from its source's; `None` before the first event.
-    pub(super) fn twin_pre(&self, n: NodeIx) -> Option<Bdd> {
+    pub(super) fn twin_pre(&self, space: &mut Space, n: NodeIx) -> Option<Bdd> {
         let twins = &self.compiled.twins;
         if !twins.dropped[n] {
-            return self.state.pre[n].clone();
+            return self.state.pre[n];
         }
         let (source, _) = twins.of[n].as_ref()?;
-        let pre = self.twin_pre(*source)?;
-        Some(match &self.consts.twin_renaming[n] {
-            Some(r) => pre.rename_by(r),
+        let pre = self.twin_pre(space, *source)?;
+        Some(match self.consts.twin_renaming[n] {
+            Some(r) => space.rename_by(pre, r),
             None => pre,
         })
     }
 
     /// Switching point evaluation: the previous values of dropped nodes are
     /// not kept with it on, and must be again with it off.
-    pub(super) fn switch_twins(&mut self, point_on: bool) {
+    pub(super) fn switch_twins(&mut self, space: &mut Space, point_on: bool) {
         for n in 0..self.compiled.plan.nodes.len() {
             if self.compiled.twins.dropped[n] && self.compiled.keeps_pre[n] {
                 // Sources come first: a chain of dropped twins resolves in order.
-                self.state.pre[n] = if point_on { None } else { self.twin_pre(n) };
+                self.state.pre[n] = if point_on {
+                    None
+                } else {
+                    self.twin_pre(space, n)
+                };
             }
         }
     }

@@ -2,7 +2,7 @@ use super::*;
 use crate::plan::compile_source;
 use crate::runtime::prop::CompiledProp;
 use crate::runtime::prop::GcPolicy;
-use crate::runtime::time::Tick;
+use crate::runtime::{Monitor, MonitorOptions};
 
 const SPAWNING: &str =
     "prop spawning : Forall x . Forall y . Forall d . report(y,x,d) -> spawned(x,y) where
@@ -154,8 +154,12 @@ fn statement_nodes_and_shared_nodes_are_not_skipped() {
 /// point evaluation on (`mode` `None`), off (`Some(0)`) or switched every
 /// `k` events (`Some(k)`); returns the verdicts and kept summary sizes.
 fn run(text: &str, trace: &[(&str, Vec<&str>)], mode: Option<usize>) -> Vec<(bool, Vec<usize>)> {
-    let p = plan(text);
-    let mut m = PropMonitor::new(p, 1, GcPolicy::Always).expect("monitor");
+    let options = MonitorOptions {
+        start_bits: 1,
+        gc: GcPolicy::Always,
+        ..MonitorOptions::default()
+    };
+    let mut m = Monitor::from_source(text, options).expect("monitor");
     let mut out = Vec::new();
     for (i, (name, args)) in trace.iter().enumerate() {
         match mode {
@@ -164,15 +168,14 @@ fn run(text: &str, trace: &[(&str, Vec<&str>)], mode: Option<usize>) -> Vec<(boo
             None => {}
         }
         let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        let tick = Tick {
-            now: i as u64,
-            prev: i.saturating_sub(1) as u64,
-        };
-        let holds = m.step(name.as_bytes(), &args, tick, false).expect("step");
-        let sizes = m
-            .kept_summaries()
+        let holds = m
+            .step(name.as_bytes(), &args, i as u64)
+            .expect("step")
+            .is_empty();
+        let kept = m.properties()[0].kept_summaries();
+        let sizes = kept
             .into_iter()
-            .map(|k| m.kept_summary_nodes(k))
+            .map(|k| m.kept_summary_nodes(0, k))
             .collect();
         out.push((holds, sizes));
     }

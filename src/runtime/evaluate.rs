@@ -1,0 +1,71 @@
+//! Evaluating a bound step in every property of a [`Monitor`], in the
+//! monitor's one BDD space, and the questions about summaries that need
+//! that space (their sizes).
+//!
+//! The space collects only where the monitor can name every BDD it holds:
+//! after each event (every BDD is in a property's state), and inside a
+//! property's step between two subformulas, where that property lists its
+//! own state and the monitor lists the other properties' (see
+//! `prop/eval.rs`).
+
+use super::Monitor;
+use super::kept::KeptSummary;
+use super::time::Tick;
+use crate::bdd::{BddSpace, Roots};
+
+impl Monitor {
+    /// Evaluates the bound step in every property, then offers the space
+    /// a collection (a safe point: every BDD the monitor holds is in its
+    /// properties).
+    pub(super) fn evaluate_all(&mut self, tick: Tick) {
+        self.violated.clear();
+        let mut held = Vec::new();
+        for i in 0..self.props.len() {
+            let (before, rest) = self.props.split_at_mut(i);
+            let Some((p, after)) = rest.split_first_mut() else {
+                break;
+            };
+            // The roots of the other properties, for a collection in p's step.
+            let mut outside = |roots: &mut Roots| {
+                for q in before.iter_mut().chain(after.iter_mut()) {
+                    q.keep_roots(roots);
+                }
+            };
+            let holds = p.evaluate_bound(&mut self.space, tick, &mut outside);
+            if self.delayed.is_some() {
+                held.push(holds);
+            } else if !holds {
+                self.violated.push(i);
+            }
+        }
+        if self.delayed.is_some() {
+            // Delayed verdicts: `violated` stays empty.
+            self.record_decisions(&held);
+        }
+        let props = &mut self.props;
+        self.space.collect_if_due(|roots| {
+            for p in props.iter_mut() {
+                p.keep_roots(roots);
+            }
+        });
+    }
+
+    /// The number of BDD nodes of kept summary `summary` of property
+    /// `property` now (0 for one not computed yet, and for an unknown
+    /// property); see [`PropMonitor::kept_summaries`](super::PropMonitor::kept_summaries).
+    pub fn kept_summary_nodes(&mut self, property: usize, summary: KeptSummary) -> usize {
+        match self.props.get(property) {
+            Some(p) => p.kept_summary_nodes(&mut self.space, summary),
+            None => 0,
+        }
+    }
+
+    /// Total BDD nodes of the summaries that property `property` keeps
+    /// between events (0 for an unknown property).
+    pub fn summary_nodes(&mut self, property: usize) -> usize {
+        match self.props.get(property) {
+            Some(p) => p.summary_nodes(&mut self.space),
+            None => 0,
+        }
+    }
+}
