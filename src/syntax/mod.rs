@@ -4,6 +4,7 @@
 pub mod ast;
 pub mod diag;
 pub mod error;
+pub mod hints;
 pub mod parse;
 pub mod span;
 pub mod walk;
