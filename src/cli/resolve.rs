@@ -80,7 +80,7 @@ pub fn resolve<'a>(
 /// The session's options from the command line's (one job).
 fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> SessionOptions {
     SessionOptions {
-        time_decimals: opts.time_decimals,
+        time_decimals: opts.time_decimals.unwrap_or(0),
         monitor: MonitorOptions {
             start_bits: opts.bits,
             strict_time: opts.strict_time,

@@ -43,15 +43,16 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
-    let (text, mut plan, _, time_decimals) = match load_any(spec, &opts.mfotl, opts.time_decimals) {
-        Ok(x) => x,
-        Err(code) => {
-            if let Some(hint) = hints::swapped(spec, trace) {
-                eprintln!("{hint}");
+    let (text, mut plan, _, time_decimals) =
+        match load_any(spec, &opts.mfotl, opts.time_decimals.unwrap_or(0)) {
+            Ok(x) => x,
+            Err(code) => {
+                if let Some(hint) = hints::swapped(spec, trace) {
+                    eprintln!("{hint}");
+                }
+                return code;
             }
-            return code;
-        }
-    };
+        };
     if let Err(code) = select_props(spec, &mut plan, &opts.props) {
         return code;
     }
