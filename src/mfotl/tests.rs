@@ -48,7 +48,7 @@ fn precedences_are_monpolys() {
     );
     assert_eq!(
         prop("(EXISTS x . p(x)) EQUIV r()"),
-        "prop t : (Exists x . p(x) <-> r())"
+        "prop t : ((Exists x . p(x)) <-> r())"
     );
 }
 
@@ -82,7 +82,7 @@ fn constants_comparisons_and_anonymous_variables() {
     assert_eq!(prop("q('a', -5)"), "prop t : q(\"a\",\"-5\")");
     assert_eq!(
         prop("FORALL y . q(_, y) IMPLIES 3 < y"),
-        "prop t : Forall y . (Exists _1 . q(_1,y) -> y > \"3\")"
+        "prop t : Forall y . ((Exists _1 . q(_1,y)) -> y > \"3\")"
     );
     assert_eq!(prop("1 < 2"), "prop t : true");
     assert_eq!(prop("\"b\" = \"c\""), "prop t : false");

@@ -6,6 +6,7 @@ pub mod diag;
 pub mod error;
 pub mod hints;
 pub mod parse;
+pub mod show;
 pub mod span;
 pub mod walk;
 
