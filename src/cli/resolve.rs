@@ -278,6 +278,12 @@ mod tests {
         let by_name = resolved(&["--output", "json", "s.qtl", timed]).replace(timed, "TRACE");
         assert_eq!(by_flag, by_name);
         same(&[&["s.qtl"], &["s.qtl", "-"]]);
+        // --cluster was refused with --output json, and ran with --json.
+        #[cfg(feature = "cluster")]
+        same(&[
+            &["--cluster", "--json", "s.qtl", t],
+            &["--cluster", "--output", "json", "s.qtl", t],
+        ]);
     }
 
     #[test]
