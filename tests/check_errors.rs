@@ -492,7 +492,7 @@ fn macro_with_a_local_quantifier_used_twice() {
     let got = show(&c.arena, c.props[0].body);
     assert_eq!(
         got,
-        "forall x . (logout(x) -> (exists x'1 . P login(x,x'1) & @exists x'2 . P login(x,x'2)))"
+        "forall x . (logout(x) -> ((exists x'1 . P login(x,x'1)) & @exists x'2 . P login(x,x'2)))"
     );
 }
 
@@ -505,7 +505,7 @@ fn macro_passing_a_constant() {
     let got = show(&c.arena, c.props[0].body);
     assert_eq!(
         got,
-        "(Forall v'1 . (report(v'1) -> (v'1 < \"100\" & true)) & Forall v . (report(v) -> (v > \"5\" & true)))"
+        "((Forall v'1 . (report(v'1) -> (v'1 < \"100\" & true))) & Forall v . (report(v) -> (v > \"5\" & true)))"
     );
 }
 
