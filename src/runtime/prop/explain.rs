@@ -50,7 +50,14 @@ impl PropMonitor {
                 None => (1, false),
             };
             let state = self.witness_state();
-            witness::falsify(space, &state, Depth::All, limit, count, witness::MAX_ASSIGNMENTS)
+            witness::falsify(
+                space,
+                &state,
+                Depth::All,
+                limit,
+                count,
+                witness::MAX_ASSIGNMENTS,
+            )
         });
         let tuples = (e.tuples_on && violated).then(|| {
             let state = self.witness_state();
