@@ -322,6 +322,56 @@ fn rules_outside_prev() {
 }
 
 #[test]
+fn future_operators_need_a_finite_bound() {
+    let text = "prop p : Forall r . req(r) -> F resp(r)\n\
+                prop q : a U[>3] b\n\
+                prop s : G (a -> X[2,*) b)";
+    expect(
+        &errors(text),
+        &[
+            (
+                "1:31",
+                &["the future operator `F` has no time bound", "`F[<=10]`"],
+            ),
+            ("2:10", &["the future operator `U` has no upper bound"]),
+            (
+                "3:10",
+                &[
+                    "`G` has no time bound",
+                    "an outer \"always\" goes without saying",
+                ],
+            ),
+        ],
+    );
+    // Finite bounds, and `X` with any interval, are fine, nested anywhere.
+    ok("prop p : Forall r . req(r) -> F[<=3] resp(r) & (a U[2,5] b) & G(0,4) X[>2] P c");
+}
+
+#[test]
+fn rules_under_future_operators() {
+    // A rule may be referenced only under `@` and outside future operators
+    // in a rule body; future operators over events are fine there.
+    let text = "prop p : r where r := a | X[<=2] @ r";
+    expect(
+        &errors(text),
+        &[(
+            "1:36",
+            &[
+                "rule `r` is referenced under a future operator",
+                "body of rule `r`",
+            ],
+        )],
+    );
+    let text = "prop p : r where r := @ F[<=2] (a & r)";
+    expect(
+        &errors(text),
+        &[("1:37", &["rule `r` is referenced under a future operator"])],
+    );
+    // In the statement, rules may be called under future operators.
+    ok("prop p : F[<=3] r | X r where r := @ r | F[<=1] a");
+}
+
+#[test]
 fn recursive_macros() {
     let text = "pred a(x) = b(x) | q(x)\n\
                 pred b(x) = P a(x)\n\
@@ -492,7 +542,7 @@ fn macro_with_a_local_quantifier_used_twice() {
     let got = show(&c.arena, c.props[0].body);
     assert_eq!(
         got,
-        "forall x . (logout(x) -> (exists x'1 . P login(x,x'1) & @exists x'2 . P login(x,x'2)))"
+        "forall x . (logout(x) -> ((exists x'1 . P login(x,x'1)) & @exists x'2 . P login(x,x'2)))"
     );
 }
 
@@ -505,7 +555,7 @@ fn macro_passing_a_constant() {
     let got = show(&c.arena, c.props[0].body);
     assert_eq!(
         got,
-        "(Forall v'1 . (report(v'1) -> (v'1 < \"100\" & true)) & Forall v . (report(v) -> (v > \"5\" & true)))"
+        "((Forall v'1 . (report(v'1) -> (v'1 < \"100\" & true))) & Forall v . (report(v) -> (v > \"5\" & true)))"
     );
 }
 
@@ -635,4 +685,149 @@ fn deep_formulas_need_no_deep_stack() {
         matches!(result, Ok(Ok(Ok(n))) if n > 4 * DEPTH),
         "{result:?}"
     );
+}
+
+// ---- hints for other languages' spellings --------------------------------
+
+/// The rendered parse error of `formula` (as the body of `prop p`): its
+/// headline (after `spec.qtl:1:`) and its hint line.
+fn hinted(formula: &str) -> (String, String) {
+    let text = format!("prop p : {formula}\n");
+    let d = check_source(&text).err().unwrap_or_default();
+    assert_eq!(d.len(), 1, "one syntax error for `{formula}`");
+    let shown = d[0].render("spec.qtl", &text);
+    let head = shown.lines().next().unwrap_or_default();
+    let hint = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("  = hint: "))
+        .unwrap_or_default();
+    (
+        head.trim_start_matches("spec.qtl:1:").to_string(),
+        hint.to_string(),
+    )
+}
+
+#[test]
+fn c_python_monpoly_and_ltl_spellings_get_a_hint() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "Forall x . Forall y . a(x, y) -> x != y",
+            "45: error: unexpected `!`",
+            "`!=` is not QTL: write \"x differs from y\" as `!(x = y)`",
+        ),
+        (
+            "Forall x . a(x) => b(x)",
+            "26: error: unexpected `=`",
+            "`=>` is not QTL: write implication as `->`: `a(x) -> b(x)`",
+        ),
+        (
+            "Forall x . a(x) && b(x)",
+            "27: error: unexpected `&`",
+            "`&&` is not QTL: write conjunction (and) as `&`: `a(x) & b(x)`",
+        ),
+        (
+            "Forall x . a(x) || b(x)",
+            "27: error: unexpected `|`",
+            "`||` is not QTL: write disjunction (or) as `|`: `a(x) | b(x)`",
+        ),
+        (
+            "Forall x . a(x) -> x == 3",
+            "32: error: unexpected `=`; expected one of a string, an integer, a decimal number, a name",
+            "`==` is not QTL: equality is one `=`: `x = y`",
+        ),
+        (
+            "Forall x . not a(x)",
+            "25: error: unexpected `a`",
+            "`not` is not QTL: write negation (not) as `!`: `!a(x)`",
+        ),
+        (
+            "Forall x . a(x) and b(x)",
+            "26: error: unexpected `and`",
+            "`and` is not QTL: write conjunction (and) as `&`: `a(x) & b(x)`",
+        ),
+        (
+            "Forall x . a(x) or b(x)",
+            "26: error: unexpected `or`",
+            "`or` is not QTL: write disjunction (or) as `|`: `a(x) | b(x)`",
+        ),
+        (
+            "NOT (a & b)",
+            "17: error: unexpected `&`",
+            "`NOT` is not QTL: write negation (not) as `!`: `!a(x)`",
+        ),
+        (
+            "a AND b",
+            "12: error: unexpected `AND`",
+            "`AND` is not QTL: write conjunction (and) as `&`: `a(x) & b(x)`",
+        ),
+        (
+            "a IMPLIES b",
+            "12: error: unexpected `IMPLIES`",
+            "`IMPLIES` is not QTL: write implication as `->`: `a(x) -> b(x)`",
+        ),
+        (
+            "a -> ONCE[0,5] b",
+            "19: error: unexpected `[`",
+            "`ONCE` is not QTL: write \"once\" (at some event so far) as `P`: `P a(x)`, `P[<=5] a(x)`",
+        ),
+        (
+            "a SINCE b",
+            "12: error: unexpected `SINCE`",
+            "`SINCE` is not QTL: write \"since\" as `S`: `a(x) S b(x)`, `a(x) S[<=5] b(x)`",
+        ),
+        (
+            "EXISTS x . a(x)",
+            "17: error: unexpected `x`",
+            "`EXISTS` is not QTL: write `Exists x . a(x)` (or `exists x . a(x)`, over the values seen so far)",
+        ),
+        (
+            "always (a -> b)",
+            "20: error: unexpected `->`",
+            "`always` is not QTL: a property is checked at every event, so an outer \"always\" \
+             goes without saying; within a bound write `G`: `G[<=5] a(x)` (and `H a(x)` for every \
+             event so far)",
+        ),
+        (
+            "a -> eventually b",
+            "26: error: unexpected `b`",
+            "`eventually` is not QTL: write \"eventually\" as `F` with a bound: `F[<=5] a(x)` \
+             (and `P a(x)` for some event so far)",
+        ),
+        (
+            "next a",
+            "15: error: unexpected `a`",
+            "`next` is not QTL: write \"next\" as `X`: `X a(x)`, `X[<=5] a(x)` (and `@ a(x)` for \
+             the previous event)",
+        ),
+        (
+            "a ∧ b",
+            "12: error: unexpected character `∧`",
+            "`∧` is not QTL: write conjunction (and) as `&`: `a(x) & b(x)`",
+        ),
+    ];
+    for (formula, head, hint) in cases {
+        let (got_head, got_hint) = hinted(formula);
+        assert!(
+            got_head.starts_with(head),
+            "`{formula}`: expected `{head}...`, got `{got_head}`"
+        );
+        assert_eq!(&got_hint, hint, "hint for `{formula}`");
+    }
+}
+
+#[test]
+fn hints_only_for_the_spelling_at_the_error() {
+    // An event may be named `and`; another error has no hint; a spelling in
+    // a string or a comment is not one.
+    ok("pred and(x), b(x)\nprop p : Forall x . and(x) -> b(x)");
+    for formula in [
+        "Forall x . a(x) b(x)",
+        "Forall x . a(\"&&\") b(x)",
+        "/* not */ a b",
+        "band c",
+    ] {
+        let (head, hint) = hinted(formula);
+        assert!(head.contains("error: unexpected"), "{head}");
+        assert_eq!(hint, "", "no hint for `{formula}`");
+    }
 }

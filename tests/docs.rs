@@ -722,3 +722,97 @@ fn output_page_lists_every_run_option() {
         );
     }
 }
+
+/// The paragraphs of `hindsight run --help`, one per argument or option:
+/// its first line (`-o, --output <FILE>`) and its whole text.
+fn run_long_help() -> Vec<(String, String)> {
+    let out = run_bin(repo(), &["run", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    let mut items: Vec<(String, String)> = Vec::new();
+    for line in help.lines() {
+        let head = line.trim_start();
+        let indent = line.len() - head.len();
+        let starts = (2..=6).contains(&indent)
+            && (head.starts_with('-') || head.starts_with('<') || head.starts_with('['));
+        if starts {
+            items.push((head.to_string(), String::new()));
+        } else if line.starts_with("Examples:") {
+            break;
+        } else if let Some((_, body)) = items.last_mut() {
+            body.push_str(head);
+            body.push('\n');
+        }
+    }
+    items
+}
+
+#[test]
+fn run_help_gives_one_true_default_per_option() {
+    let items = run_long_help();
+    assert!(items.len() >= 30, "too few options found: {items:?}");
+    for (head, body) in &items {
+        assert!(
+            body.matches("[default:").count() <= 1,
+            "`hindsight run --help` gives two defaults for {head}:\n{body}"
+        );
+    }
+    let (_, decimals) = items
+        .iter()
+        .find(|(head, _)| head.starts_with("--time-decimals"))
+        .expect("--time-decimals in the help");
+    assert!(
+        decimals
+            .contains("[default: the most decimal digits of any time bound of the specification"),
+        "{decimals}"
+    );
+    assert!(!decimals.contains("[default: 0]"), "{decimals}");
+}
+
+#[test]
+fn run_help_names_every_trace_format() {
+    let out = run_bin(repo(), &["run", "--help"]);
+    let help = text(&out.stdout);
+    let (description, _) = help.split_once("Usage:").expect("a usage line");
+    for words in [
+        "plain CSV",
+        "CRV CSV",
+        "XML",
+        "JSON",
+        "MonPoly log",
+        "gzip",
+        "zstd",
+    ] {
+        assert!(
+            description.contains(words),
+            "the description of run omits {words}: {description}"
+        );
+    }
+    let items = run_long_help();
+    let (_, trace) = items
+        .iter()
+        .find(|(head, _)| head == "[TRACE]")
+        .expect("the trace argument");
+    for words in ["CSV", "XML", "JSON", "MonPoly", "compressed"] {
+        assert!(trace.contains(words), "[TRACE] omits {words}: {trace}");
+    }
+}
+
+#[test]
+fn top_level_help_lists_every_doc() {
+    let out = run_bin(repo(), &["--help"]);
+    let help = text(&out.stdout).replace('\n', " ");
+    let mut docs: Vec<String> = fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    docs.sort();
+    assert!(docs.len() >= 8, "{docs:?}");
+    for doc in &docs {
+        assert!(
+            help.contains(doc.as_str()),
+            "`hindsight --help` does not list docs/{doc}"
+        );
+    }
+}

@@ -240,7 +240,12 @@ type Runner = dyn Fn(&Path, &Path, usize, &[&str]) -> Output;
 /// Standard output without what depends on the run: the time taken and the
 /// garbage collections (counted per monitor, so per slice in parallel).
 fn comparable(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout)
+    comparable_text(&String::from_utf8_lossy(&o.stdout))
+}
+
+/// A text report without its timings (see [`comparable`]).
+fn comparable_text(report: &str) -> String {
+    report
         .lines()
         .filter(|l| !l.starts_with("garbage collections:"))
         .map(|l| match l.split_once(" in ") {
@@ -393,6 +398,35 @@ fn options_that_end_or_shape_the_output_give_the_sequential_output() {
         .expect("runs");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.starts_with("property open violated at event 1: close(a)\nproperty any violated at event 1: close(a)\n---\nevents processed: 1 in"), "{text}");
+}
+
+#[test]
+fn a_report_file_of_a_parallel_run_is_the_sequential_output() {
+    let dir = temp_dir("report-file");
+    let spec = write(&dir, "spec.qtl", OPTIONS_SPEC);
+    let trace = write(
+        &dir,
+        "trace.csv",
+        "close,a\nopen,a\nopen,b\nclose,b\nclose,b\nopen,a\nclose,c\nopen,d\n",
+    );
+    let sequential = run(&spec, &trace, 1, &[]);
+    assert_eq!(sequential.status.code(), Some(1));
+    assert!(comparable(&sequential).starts_with(
+        "property open violated at event 1: close(a)\nproperty any violated at event 1: close(a)\n"
+    ));
+    for (jobs, spelling) in [(2, "-o"), (3, "--output")] {
+        let report = dir.join(format!("report-{jobs}.txt"));
+        let path = report.to_str().expect("a UTF-8 path");
+        let o = run(&spec, &trace, jobs, &[spelling, path]);
+        assert_eq!(o.status.code(), Some(1), "--jobs {jobs}");
+        assert_eq!(o.stdout, b"", "the report goes to the file");
+        let text = std::fs::read_to_string(&report).expect("the report file");
+        assert_eq!(
+            comparable_text(&text),
+            comparable(&sequential),
+            "--jobs {jobs}"
+        );
+    }
 }
 
 #[test]

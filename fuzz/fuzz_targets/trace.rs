@@ -18,7 +18,9 @@ use std::time::Duration;
 
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
-use hindsight::trace::{DEFAULT_MAX_EVENT_SIZE, Format, TraceError, TraceOptions, TraceReader};
+use hindsight::trace::{
+    DEFAULT_MAX_EVENT_SIZE, Format, TraceError, TraceErrorKind, TraceOptions, TraceReader,
+};
 use libfuzzer_sys::fuzz_target;
 
 const SPEC: &str = include_str!("trace_spec.qtl");
@@ -68,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(limited[..], reference[..limited.len()]);
     let too_long = limited_error
         .as_ref()
-        .is_some_and(|e| e.message.starts_with("event too long"));
+        .is_some_and(|e| e.kind == TraceErrorKind::TooLong);
     if !too_long {
         assert_eq!((&limited, &limited_error), (&reference, &reference_error));
     }
@@ -122,6 +124,8 @@ fuzz_target!(|data: &[u8]| {
                         name: event.name,
                         args: &args,
                         time: timed.then_some(event.time),
+                        line: event.line,
+                        all_witnesses: None,
                     };
                     let _ = text.violation(&v);
                     let _ = json.violation(&v);
@@ -142,6 +146,7 @@ fuzz_target!(|data: &[u8]| {
         elapsed: Duration::ZERO,
         error,
         gc: always.gc_stats(),
+        ..Summary::default()
     };
     let _ = text.summary(&summary);
     let _ = json.summary(&summary);

@@ -143,10 +143,15 @@ fn unbounded_future(form: &Form, span: Span) -> Option<Diagnostic> {
         None => "has no time bound",
         Some(_) => "has no upper bound",
     };
+    let always = if name == "G" {
+        "; an outer \"always\" goes without saying, since every property is checked at every event"
+    } else {
+        ""
+    };
     Some(Diagnostic::error(
         span,
         format!(
-            "the future operator `{name}` {how}: whether it holds at an event could only be known at the end of the trace; give it a finite interval, e.g. `{name}[<=10]` (within 10 time units, or 10 events in an untimed trace)"
+            "the future operator `{name}` {how}: whether it holds at an event could only be known at the end of the trace; give it a finite interval, e.g. `{name}[<=10]` (within 10 time units, or 10 events in an untimed trace){always}"
         ),
     ))
 }

@@ -32,8 +32,9 @@ Examples:
 
 Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
 specification or the input, 130 interrupted by Ctrl-C (after the summary).
-Documentation: README.md and docs/ (LANGUAGE.md, TRACES.md, OUTPUT.md, API.md,
-PAPER.md)."
+Documentation: README.md and docs/: LANGUAGE.md (QTL), TRACES.md (trace formats),
+OUTPUT.md (reports and options), MFOTL.md (MonPoly specifications), PARALLEL.md
+(--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -86,9 +87,11 @@ Examples:
     ///
     /// Prints one line per violation, in the order of the events, then a summary
     /// ending with `STATUS: Violated`, `STATUS: Satisfied` or, when the run
-    /// failed, `STATUS: Error (REASON)`. The trace is CSV,
-    /// one event per line (`name,arg1,...,argn`); a CRV header line
-    /// `event, ...` is detected. Exit status: 0 no violation, 1 violation
+    /// failed, `STATUS: Error (REASON)`. The trace is plain CSV (one event per
+    /// line, `name,arg1,...,argn`), CRV CSV (with a header line `event, ...`),
+    /// CRV XML, CRV JSON or a MonPoly log (`@TS name(args) ...`), gzip- or
+    /// zstd-compressed or not: the format and the compression are detected
+    /// from the content (see --format). Exit status: 0 no violation, 1 violation
     /// found, 2 error in the spec or input (violations found before an input
     /// error are still reported), 130 interrupted (Ctrl-C: the summary covers
     /// the events processed so far). When standard output is closed
@@ -102,11 +105,13 @@ Examples:
   tail -f app.log | hindsight run --max-violations 10 spec.qtl
   hindsight run --quiet spec.qtl trace.csv && echo no violation
 
-Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
+Formats and output are described in docs/TRACES.md and docs/OUTPUT.md, MFOTL in
+docs/MFOTL.md, parallel runs in docs/PARALLEL.md.")]
     Run {
         /// The specification (.qtl, or .mfotl with --sig; `-` for standard input).
         spec: PathBuf,
-        /// The trace (CSV; `-` for standard input) [default: standard input].
+        /// The trace: CSV, XML, JSON or a MonPoly log, compressed or not (`-`
+        /// for standard input) [default: standard input].
         trace: Option<PathBuf>,
         #[command(flatten)]
         options: RunOptions,
@@ -130,8 +135,9 @@ Formats and output are described in docs/TRACES.md and docs/OUTPUT.md.")]
 #[derive(clap::Args)]
 pub struct RunOptions {
     /// Each event has a time stamp: its last field in CSV, its time field
-    /// in XML and JSON (see --time-field) [default: off, but on for a trace
-    /// file whose name contains `.timed.`].
+    /// in XML and JSON (see --time-field), a natural or decimal number (see
+    /// --time-decimals); a MonPoly log always has time stamps [default: off,
+    /// but on for a trace file whose name contains `.timed.`].
     #[arg(long)]
     pub timed: bool,
     /// The field that holds the time stamp of a timed XML or JSON event,
@@ -159,9 +165,11 @@ pub struct RunOptions {
     /// [default: off: such events are counted and named in a warning].
     #[arg(long)]
     pub strict: bool,
-    /// What a bad line does (a broken field, a wrong number of arguments, a
-    /// bad time stamp; with --strict, an unknown event): `stop` the run with
-    /// an error (exit status 2), or `skip` it, counting it in the summary.
+    /// What a bad line does (a wrong number of arguments, a bad or decreasing
+    /// time stamp, an empty name; with --strict, an unknown event): `stop`
+    /// the run with an error (exit status 2), or `skip` it, counting it in the
+    /// summary. Broken quoting and an event over --max-event-size end the run
+    /// either way.
     #[arg(long, value_enum, default_value_t = OnError::Stop)]
     pub on_error: OnError,
     /// Short for `--on-error skip` [default: off].
@@ -209,13 +217,13 @@ pub struct RunOptions {
     /// there were].
     #[arg(long)]
     pub strict_time: bool,
-    /// Read time stamps (and time bounds) with up to N decimal digits, in
-    /// ticks of 10^-N time units: a time stamp with more digits is an error
-    /// [default: the most decimal digits of any time bound of the
-    /// specification, 0 if they are all whole numbers].
-    #[arg(long, value_name = "N", default_value_t = 0,
-          value_parser = clap::value_parser!(u8).range(0..=9))]
-    pub time_decimals: u8,
+    /// Read time stamps (and time bounds) in ticks of 10^-N time units, N
+    /// raised to the most decimal digits of a time bound of the specification
+    /// if that is more: a time stamp with more decimal digits is an error,
+    /// never rounded (QTL only) [default: the most decimal digits of any time
+    /// bound of the specification, 0 if they are all whole numbers].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=9))]
+    pub time_decimals: Option<u8>,
     /// When to reclaim the codes of values that can no longer influence a
     /// verdict: `auto` when the values in use double, `always` after every
     /// event, `never` (the last two for testing).
@@ -232,14 +240,18 @@ pub struct RunOptions {
     pub users: UserOptions,
     #[command(flatten)]
     pub mfotl: MfotlArgs,
-    /// The maximum size of one event (its CSV record) in bytes, or with a
-    /// suffix K, M or G; a longer event, such as a line that never ends, is an
-    /// input error naming its line, so memory stays bounded whatever the input.
+    /// The maximum size of one event in bytes, or with a suffix K, M or G:
+    /// its CSV record, XML element or JSON object, or a MonPoly log's whole
+    /// time-point (decompressed); a longer one, such as a line that never
+    /// ends, is an input error naming its line, so memory stays bounded
+    /// whatever the input.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     pub max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for standard
-    /// input and with --witness or --profile [default: the number of cores].
+    /// input or a pipe and with --witness, --all-witnesses, --profile,
+    /// --strict, --timepoints, --on-error skip and MFOTL satisfactions
+    /// [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,

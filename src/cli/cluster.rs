@@ -13,8 +13,8 @@ use hindsight::session::{Collect, OnError, Session};
 
 use super::args::RunOptions;
 use super::report_to::Target;
-use super::run::{CliReport, exit_code};
-use super::{Interrupt, Output as Stdout, progress};
+use super::run::{CliReport, exit_code, report_out};
+use super::{Interrupt, progress};
 
 /// Where a cluster run's trace comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -120,12 +120,11 @@ pub fn run(
         || opts.timepoints
         || opts.skip_bad_lines
         || opts.on_error == OnError::Skip
-        || opts.output.is_some()
     {
         return fail(
             "--cluster prints violations as a run without --witness, --all-witnesses, \
-             --profile, --strict, --timepoints, --skip-bad-lines, --on-error skip, MFOTL \
-             satisfactions or --output does"
+             --profile, --strict, --timepoints, --skip-bad-lines, --on-error skip or MFOTL \
+             satisfactions does"
                 .to_owned(),
         );
     }
@@ -150,7 +149,10 @@ pub fn run(
         };
     }
     let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
-    let stdout = Stdout::new(progress::stdout(progress.as_ref()));
+    let stdout = match report_out(target, progress.as_ref()) {
+        Ok(out) => out,
+        Err(code) => return code,
+    };
     let mut report = CliReport::new(stdout, &session, progress, opts, target, &trace_name);
     match session.run_cluster(plan, input, &config, &mut report) {
         Ok(outcome) => exit_code(&outcome),

@@ -21,7 +21,8 @@
 //!   session, with the command line's reporter; [`progress`]: the progress
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
 //!   mistakes; [`report_to`]: the report's format, file and colours;
-//!   [`run_parts`]: `--prop`.
+//!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
+//!   every spelling; [`run_parts`]: `--prop`.
 
 pub mod args;
 #[cfg(feature = "cluster")]
@@ -34,6 +35,7 @@ mod output;
 pub mod plot;
 pub mod progress;
 pub mod report_to;
+pub mod resolve;
 pub mod run;
 pub mod run_parts;
 mod size;

@@ -1,9 +1,11 @@
 //! `hindsight run`: the options turned into a [`Session`], and the
-//! command line's [`Report`] (the text or JSON printer on standard output,
-//! warnings and errors on standard error, the progress indicator, Ctrl-C).
+//! command line's [`Report`] (the text or JSON printer on standard output
+//! or the report's file, warnings and errors on standard error, the
+//! progress indicator, Ctrl-C).
 //!
-//! With `--jobs N` (N > 1) the trace file is monitored by
-//! [`Session::run_parallel`], with the output of a sequential run. The
+//! The engine is chosen by [`resolve`](super::resolve) on the resolved
+//! options: with `--jobs N` (N > 1) the trace file is monitored by
+//! [`Session::run_parallel_file`], with the output of a sequential run. The
 //! sequential engine is used instead for `--jobs 1`, for standard input or
 //! anything that is not a regular file (an online stream: verdicts must show
 //! as soon as they are found, not a batch later), and with `--witness` or
@@ -17,28 +19,33 @@ use std::process::ExitCode;
 
 use hindsight::mfotl::typing::Typing;
 use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
-use hindsight::runtime::{MonitorOptions, witness::WitnessValue};
-use hindsight::session::{
-    OnError, Outcome, Report, RunError, Session, SessionOptions, Verdict, Warning,
-};
-use hindsight::trace::{TraceOptions, timed_by_name};
+use hindsight::runtime::witness::WitnessValue;
+use hindsight::session::{Outcome, Report, RunError, Session, Verdict, Warning};
 
 use super::args::RunOptions;
 use super::commands::load_any;
 use super::progress::{self, Progress};
 use super::report_to::{self, Target};
+use super::resolve::{Engine, Resolved, resolve};
 use super::run_parts::select_props;
 use super::{Interrupt, Output as Stdout, hints, open_input};
 
 /// Runs `hindsight run`.
 pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
-    let trace = trace.filter(|t| *t != Path::new("-"));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let Resolved {
+        trace,
+        session: mut options,
+        target,
+        engine,
+        ..
+    } = resolve(spec, trace, opts, cores);
     if spec == Path::new("-") && trace.is_none() {
         eprintln!("error: the specification and the trace cannot both come from standard input");
         return ExitCode::from(2);
     }
     let (text, mut plan, translation, time_decimals) =
-        match load_any(spec, &opts.mfotl, opts.time_decimals) {
+        match load_any(spec, &opts.mfotl, opts.time_decimals.unwrap_or(0)) {
             Ok(x) => x,
             Err(code) => {
                 if let Some(hint) = hints::swapped(spec, trace) {
@@ -47,7 +54,6 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 return code;
             }
         };
-    let satisfactions = opts.mfotl.reports_satisfactions(spec);
     if opts.mfotl.event_steps && translation.is_none() {
         eprintln!(
             "error: --event-steps is for MFOTL specifications (a QTL specification steps each \
@@ -58,13 +64,10 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if let Err(code) = select_props(spec, &mut plan, &opts.props) {
         return code;
     }
-    // A trace read against an MFOTL signature is read by the sequential engine.
-    let jobs = jobs(trace, opts, satisfactions || translation.is_some());
-    let timed = opts.timed || trace.is_some_and(timed_by_name);
-    let mut options = session_options(opts, timed, satisfactions, jobs.unwrap_or(1));
+    let timed = options.trace.timed;
     options.time_decimals = time_decimals;
     #[cfg(feature = "cluster")]
-    let cluster_plan = opts.cluster.enabled().then(|| plan.clone());
+    let cluster_plan = (engine == Engine::Cluster).then(|| plan.clone());
     let mut session = match Session::from_plan(plan, &text, options) {
         Ok(s) => s,
         Err(e) => {
@@ -75,11 +78,6 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if let Some(t) = &translation {
         session.set_typing(Typing::new(t));
     }
-    let target = report_to::target(
-        matches!(opts.report, OutputFormat::Json),
-        opts.json,
-        opts.output.as_deref(),
-    );
     if let Some(note) = &target.note {
         eprintln!("{note}");
     }
@@ -94,12 +92,16 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     session.set_trace_name(&trace_name);
     #[cfg(feature = "cluster")]
     if let Some(plan) = cluster_plan {
+        let satisfactions = session.options().satisfactions;
         return super::cluster::run(session, &plan, trace, opts, satisfactions, &target);
     }
-    if let (Some(jobs), Some(trace)) = (jobs, trace) {
+    if let (Engine::Parallel(jobs), Some(trace)) = (engine, trace) {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
-        let stdout = Stdout::new(progress::stdout(progress.as_ref()));
+        let stdout = match report_out(&target, progress.as_ref()) {
+            Ok(out) => out,
+            Err(code) => return code,
+        };
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return match session.run_parallel_file(trace, jobs, &mut report) {
             Ok(outcome) => exit_code(&outcome),
@@ -119,15 +121,9 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     }
     let progress = progress::start(trace, opts.users.no_progress, target.json);
     session.set_cancel(Interrupt::install().flag());
-    let stdout = match &target.file {
-        None => Stdout::new(progress::stdout(progress.as_ref())),
-        Some(path) => match report_to::create(path) {
-            Ok(file) => Stdout::new(file),
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::from(2);
-            }
-        },
+    let stdout = match report_out(&target, progress.as_ref()) {
+        Ok(out) => out,
+        Err(code) => return code,
     };
     if trace.is_none() && io::stdin().is_terminal() {
         eprintln!("{}", hints::TERMINAL);
@@ -144,6 +140,22 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     exit_code(&session.run(input, &mut report))
 }
 
+/// Where the report goes: the target's file (created), or standard output
+/// (beside the progress indicator); a message and status 2 when the file
+/// cannot be created.
+pub(super) fn report_out(target: &Target, progress: Option<&Progress>) -> Result<Stdout, ExitCode> {
+    match &target.file {
+        None => Ok(Stdout::new(progress::stdout(progress))),
+        Some(path) => match report_to::create(path) {
+            Ok(file) => Ok(Stdout::new(file)),
+            Err(e) => {
+                eprintln!("{e}");
+                Err(ExitCode::from(2))
+            }
+        },
+    }
+}
+
 /// The names of the session's properties.
 fn names(session: &Session) -> Vec<String> {
     session
@@ -152,75 +164,6 @@ fn names(session: &Session) -> Vec<String> {
         .iter()
         .map(|s| s.to_string())
         .collect()
-}
-
-/// The session's options from the command line's.
-fn session_options(
-    opts: &RunOptions,
-    timed: bool,
-    satisfactions: bool,
-    jobs: usize,
-) -> SessionOptions {
-    SessionOptions {
-        time_decimals: opts.time_decimals,
-        monitor: MonitorOptions {
-            start_bits: opts.bits,
-            strict_time: opts.strict_time,
-            gc: opts.gc,
-            bdd: opts.bdd,
-            ..MonitorOptions::default()
-        },
-        trace: TraceOptions {
-            timed,
-            format: opts.format,
-        },
-        time_field: opts.time_field.clone(),
-        max_event_size: opts.max_event_size,
-        strict: opts.strict,
-        on_error: if opts.skip_bad_lines {
-            OnError::Skip
-        } else {
-            opts.on_error
-        },
-        max_skipped: opts.max_skipped,
-        timepoints: opts.timepoints,
-        event_steps: opts.mfotl.event_steps,
-        end_of_trace: opts.end_of_trace,
-        witness: opts.users.witness,
-        all_witnesses: if opts.users.all_witnesses {
-            usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
-        } else {
-            0
-        },
-        satisfactions,
-        stop_at_first: opts.stop_at_first,
-        jobs,
-    }
-}
-
-/// The number of worker threads `opts` asks for, when a parallel run
-/// applies to this trace; `None` for the sequential engine. MFOTL
-/// specifications (`mfotl`: their traces are read against the signature),
-/// `--all-witnesses`, `--strict`, skipping bad lines and a report written
-/// to a file run sequentially too.
-fn jobs(trace: Option<&Path>, opts: &RunOptions, mfotl: bool) -> Option<usize> {
-    let jobs = match opts.jobs {
-        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        // The number of cores: a property that would not gain from slices
-        // is monitored whole (docs/PARALLEL.md).
-        None => std::thread::available_parallelism().map_or(1, usize::from),
-    };
-    let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-    let sequential_only = opts.users.witness
-        || opts.users.all_witnesses
-        || opts.users.profile.is_some()
-        || mfotl
-        || opts.strict
-        || opts.timepoints
-        || opts.skip_bad_lines
-        || opts.on_error == OnError::Skip
-        || opts.output.is_some();
-    (jobs > 1 && file && !sequential_only).then_some(jobs)
 }
 
 /// The exit status of a run: 0 satisfied, 1 violated, 2 failed, 130

@@ -23,6 +23,9 @@ mod types;
 pub mod typing;
 pub mod values;
 
+use std::collections::{HashMap, HashSet};
+
+use crate::syntax::show;
 use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{
     Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Term, Warnings,
@@ -172,13 +175,17 @@ pub fn translate(
         let shown: Vec<String> = decls
             .iter()
             .map(|d| {
-                let ps: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
-                format!("{}({})", d.name.name, ps.join(", "))
+                let ps: Vec<String> = plain_names(d.params.iter().map(|p| p.name.as_str()));
+                format!("{}({})", show::event_name(&d.name.name), ps.join(", "))
             })
             .collect();
         qtl.push_str(&format!("pred {}\n", shown.join(", ")));
     }
-    qtl.push_str(&format!("prop {name} : {}\n", arena.show(body)));
+    let renamed = plain_renaming(&arena);
+    qtl.push_str(&format!(
+        "prop {name} : {}\n",
+        arena.show_renamed(body, &renamed)
+    ));
     let spec = Spec {
         defs: vec![
             Def::Events(decls),
@@ -230,6 +237,57 @@ pub fn property_name(stem: &str) -> String {
         Some(c) if c.is_ascii_alphabetic() => name,
         _ => format!("mfotl{name}"),
     }
+}
+
+/// `names` as QTL reads them: a keyword (`P`, `where`) becomes a fresh name,
+/// `P_` (or `P__`, ... if that is taken).
+fn plain_names<'n>(names: impl Iterator<Item = &'n str> + Clone) -> Vec<String> {
+    let taken: HashSet<&str> = names.clone().collect();
+    let mut given: HashSet<String> = HashSet::new();
+    names
+        .map(|n| {
+            if show::is_plain_name(n) {
+                return n.to_string();
+            }
+            let mut fresh = format!("{n}_");
+            while taken.contains(fresh.as_str()) || given.contains(&fresh) {
+                fresh.push('_');
+            }
+            given.insert(fresh.clone());
+            fresh
+        })
+        .collect()
+}
+
+/// The variables of the formulas of `arena` that QTL does not read as names,
+/// each with the fresh name the QTL text gives it (see [`plain_names`]).
+fn plain_renaming(arena: &crate::syntax::Arena) -> HashMap<String, String> {
+    let mut vars: Vec<&str> = Vec::new();
+    for i in 0..arena.len() {
+        let id = FormId(u32::try_from(i).unwrap_or(u32::MAX));
+        match arena.form(id) {
+            Form::Quant(_, v, _) => vars.push(&v.name),
+            Form::Call { args, .. } => vars.extend(args.iter().filter_map(|a| match a {
+                Term::Var(v) => Some(v.name.as_str()),
+                Term::Const(_) => None,
+            })),
+            Form::Cmp { left, right, .. } => {
+                vars.push(&left.name);
+                if let Term::Var(v) = right {
+                    vars.push(&v.name);
+                }
+            }
+            _ => {}
+        }
+    }
+    vars.sort_unstable();
+    vars.dedup();
+    let plain = plain_names(vars.iter().copied());
+    vars.iter()
+        .zip(plain)
+        .filter(|(v, p)| **v != p.as_str())
+        .map(|(v, p)| (v.to_string(), p))
+        .collect()
 }
 
 /// The free variables of `f`, in order of first occurrence (with the place

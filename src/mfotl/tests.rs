@@ -48,7 +48,7 @@ fn precedences_are_monpolys() {
     );
     assert_eq!(
         prop("(EXISTS x . p(x)) EQUIV r()"),
-        "prop t : (Exists x . p(x) <-> r())"
+        "prop t : ((Exists x . p(x)) <-> r())"
     );
 }
 
@@ -82,7 +82,7 @@ fn constants_comparisons_and_anonymous_variables() {
     assert_eq!(prop("q('a', -5)"), "prop t : q(\"a\",\"-5\")");
     assert_eq!(
         prop("FORALL y . q(_, y) IMPLIES 3 < y"),
-        "prop t : Forall y . (Exists _1 . q(_1,y) -> y > \"3\")"
+        "prop t : Forall y . ((Exists _1 . q(_1,y)) -> y > \"3\")"
     );
     assert_eq!(prop("1 < 2"), "prop t : true");
     assert_eq!(prop("\"b\" = \"c\""), "prop t : false");
@@ -211,4 +211,38 @@ proptest::proptest! {
         let _ = compile(&formula, SIG, "t", Reading::Satisfactions);
         let _ = compile(&formula, SIG, "t", Reading::Violations);
     }
+}
+
+/// Found by the `mfotl` fuzz target: `--show-qtl` printed QTL that does not
+/// read back (a variable named as a QTL keyword; a quantifier left of an
+/// operator took the operator into its body, here making the second
+/// `EXISTS other` hide the first).
+#[test]
+fn the_qtl_text_reads_back_as_the_translation() {
+    let sig = "login(user:string, ip:string) fail(user:string, ip:string) P(S:int, S_:int)";
+    let cases = [
+        (
+            "EXISTS ip . login(u, ip) AND ONCE[6,30] (EXISTS other . fail(u, other) AND NOT \
+             other = ip) AND ONCE[1,30] (EXISTS other . fail(u, other))",
+            "prop t : Forall u . Exists ip . (login(u,ip) & P[6,30] ((Exists other . \
+             (fail(u,other) & !other = ip)) & P[1,30] Exists other . fail(u,other)))",
+        ),
+        (
+            "login(P, S) AND NOT fail(P_, H) AND P(Z, Z)",
+            // `P_` is taken (the formula uses it), so `P` is `P__`.
+            "prop t : Forall P__ . Forall S_ . Forall P_ . Forall H_ . Forall Z_ . \
+             ((login(P__,S_) & !fail(P_,H_)) & \"P\"(Z_,Z_))",
+        ),
+    ];
+    for (formula, want) in cases {
+        let t = translate(formula, sig, "t", Reading::Violations)
+            .unwrap_or_else(|e| panic!("{formula}: {e:?}"));
+        assert_eq!(t.qtl.lines().last().unwrap_or_default(), want);
+        let compiled = compile(formula, sig, "t", Reading::Violations).is_ok();
+        let read_back = crate::plan::compile_source(&t.qtl);
+        assert_eq!(read_back.is_ok(), compiled, "{}", t.qtl);
+    }
+    let t = translate("P(a, b)", sig, "t", Reading::Violations).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(t.qtl.starts_with("pred \"P\"(S__, S_)\n"), "{}", t.qtl);
+    assert!(crate::syntax::parse(&t.qtl).is_ok(), "{}", t.qtl);
 }

@@ -4,8 +4,10 @@
 //! formula nested a hundred thousand levels deep is a flat vector: it is never
 //! dropped recursively and passes over it can choose their own traversal.
 
+use std::collections::HashMap;
+
+use super::show::Show;
 use super::span::Span;
-use super::walk::{Fold, Kids, Step};
 
 /// An identifier with its place in the source.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -335,60 +337,21 @@ impl Arena {
         self.nodes.is_empty()
     }
 
-    /// The formula `id` as fully parenthesised QTL text (binary operators in
-    /// parentheses, time bounds written out).
+    /// The formula `id` as QTL text that reads as the same formula: binary
+    /// operators in parentheses, time bounds written out (see
+    /// [`show`](super::show)).
     pub fn show(&self, id: FormId) -> String {
-        super::walk::fold(&mut Show(self), id, ())
+        self.show_renamed(id, &HashMap::new())
     }
-}
 
-/// The fold behind [`Arena::show`]: each node's text from its children's.
-struct Show<'a>(&'a Arena);
-
-impl Fold for Show<'_> {
-    type Node = FormId;
-    type Ctx = ();
-    type Out = String;
-
-    fn enter(&mut self, id: FormId, _: &()) -> Step<FormId, (), String> {
-        let term = |t: &Term| match t {
-            Term::Var(v) => v.name.clone(),
-            Term::Const(c) => format!("\"{}\"", c.text),
+    /// [`show`](Self::show), each variable named in `renamed` written as
+    /// the name it maps to (for names that QTL does not read as names).
+    pub fn show_renamed(&self, id: FormId, renamed: &HashMap<String, String>) -> String {
+        let mut show = Show {
+            arena: self,
+            renamed,
         };
-        match self.0.form(id) {
-            Form::True => Step::Done("true".into()),
-            Form::False => Step::Done("false".into()),
-            Form::Call { name, args } => {
-                let args: Vec<String> = args.iter().map(term).collect();
-                Step::Done(format!("{}({})", name.name, args.join(",")))
-            }
-            Form::Cmp { op, left, right } => {
-                Step::Done(format!("{} {} {}", left.name, op.symbol(), term(right)))
-            }
-            form => Step::Into(Kids::of(form), ()),
-        }
-    }
-
-    fn leave(&mut self, id: FormId, _: &(), [a, b]: [String; 2]) -> String {
-        let bound = |b: &Option<TimeBound>| b.map(|b| b.to_string()).unwrap_or_default();
-        match self.0.form(id) {
-            Form::Not(_) => format!("!{a}"),
-            Form::Prev(_) => format!("@{a}"),
-            Form::PrevIn(t, _) => format!("@{t} {a}"),
-            Form::Once(t, _) => format!("P{} {a}", bound(t)),
-            Form::Hist(t, _) => format!("H{} {a}", bound(t)),
-            Form::Bin(op, ..) => format!("({a} {} {b})", op.symbol()),
-            Form::Since(t, ..) => format!("({a} S{} {b})", bound(t)),
-            Form::Zince(d, ..) => format!("({a} Z[<={d}] {b})"),
-            Form::Next(t, _) => format!("X{} {a}", bound(t)),
-            Form::Eventually(t, _) => format!("F{} {a}", bound(t)),
-            Form::Always(t, _) => format!("G{} {a}", bound(t)),
-            Form::Until(t, ..) => format!("({a} U{} {b})", bound(t)),
-            Form::Interval(..) => format!("[{a}, {b})"),
-            Form::Quant(q, v, _) => format!("{} {} . {a}", q.keyword(), v.name),
-            // Leaves are answered in `enter`.
-            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => a,
-        }
+        Show::text(super::walk::fold(&mut show, id, ()))
     }
 }
 

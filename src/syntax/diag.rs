@@ -25,6 +25,9 @@ pub struct Diagnostic {
     pub message: String,
     /// Further places that explain it (e.g. the earlier definition).
     pub notes: Vec<(Span, String)>,
+    /// What to write instead, when the cause is known (e.g. `&&` for `&`):
+    /// rendered last, as `= hint: ...`.
+    pub hint: Option<String>,
 }
 
 impl Diagnostic {
@@ -35,6 +38,7 @@ impl Diagnostic {
             span,
             message: message.into(),
             notes: Vec::new(),
+            hint: None,
         }
     }
 
@@ -45,12 +49,19 @@ impl Diagnostic {
             span,
             message: message.into(),
             notes: Vec::new(),
+            hint: None,
         }
     }
 
     /// Adds a note pointing at another place.
     pub fn with_note(mut self, span: Span, note: impl Into<String>) -> Diagnostic {
         self.notes.push((span, note.into()));
+        self
+    }
+
+    /// Adds a hint: what to write instead.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
         self
     }
 
@@ -70,6 +81,11 @@ impl Diagnostic {
         excerpt(&mut out, file, text, &index, self.span, kind, &self.message);
         for (span, note) in &self.notes {
             excerpt(&mut out, file, text, &index, *span, "note", note);
+        }
+        if let Some(hint) = &self.hint {
+            let (line, _) = index.line_col(text, self.span.start);
+            let gutter = line.to_string().len();
+            let _ = writeln!(out, "{:gutter$} = hint: {hint}", "");
         }
         out
     }

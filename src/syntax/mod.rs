@@ -4,7 +4,9 @@
 pub mod ast;
 pub mod diag;
 pub mod error;
+pub mod hints;
 pub mod parse;
+pub mod show;
 pub mod span;
 pub mod walk;
 

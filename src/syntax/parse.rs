@@ -185,7 +185,26 @@ pub fn parse_formula(text: &str) -> Result<(Arena, FormId), Diagnostic> {
 
 type LalrError<'t> = ParseError<usize, qtl::Token<'t>, SyntaxIssue>;
 
+/// The parser's error as a diagnostic, with a hint when another language's
+/// spelling caused it (see [`hints`](super::hints)).
 fn to_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
+    // The grammar's own errors (a time bound out of range) have no hint, nor
+    // has the end of the text.
+    let own = matches!(
+        err,
+        ParseError::User { .. } | ParseError::UnrecognizedEof { .. }
+    );
+    let d = lalrpop_diagnostic(text, err);
+    if own {
+        return d;
+    }
+    match super::hints::for_error(text, d.span.start, d.span.end) {
+        Some(hint) => d.with_hint(hint),
+        None => d,
+    }
+}
+
+fn lalrpop_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
     match err {
         ParseError::InvalidToken { location } => {
             let rest = &text[location..];
@@ -236,6 +255,7 @@ fn expected_list(expected: &[String]) -> String {
         .map(|e| match e.as_str() {
             "IDENT" => "a name".to_string(),
             "INT" => "an integer".to_string(),
+            "DEC" => "a decimal number".to_string(),
             "STR" => "a string".to_string(),
             other => format!("`{}`", other.trim_matches('"')),
         })

@@ -46,7 +46,7 @@ fn local_quantifiers_get_fresh_names_per_expansion() {
     let got = body(&c, 0);
     assert_eq!(
         got,
-        "Forall m . (exists m'1 . P start(m,m'1) & @exists m'2 . P start(m,m'2))"
+        "Forall m . ((exists m'1 . P start(m,m'1)) & @exists m'2 . P start(m,m'2))"
     );
 }
 

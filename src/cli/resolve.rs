@@ -1,0 +1,346 @@
+//! What a `hindsight run` command line asks for, resolved before anything is
+//! read: the engine, the session's options and where the report goes.
+//!
+//! Every spelling of one request resolves alike (`--json`, `--report json`,
+//! `--output json`, `-o json`; `--skip-bad-lines` and `--on-error skip`;
+//! `--prop` and `--property`; `-o -` and no `-o`; `--timed` and a `.timed.`
+//! file name; `--mfotl` and a `.mfotl` name; a default spelled out and left
+//! out), so it runs on the same engine: the tests below compare the
+//! resolutions of every such pair.
+
+use std::path::Path;
+
+use hindsight::report::OutputFormat;
+use hindsight::runtime::MonitorOptions;
+use hindsight::session::{OnError, SessionOptions};
+use hindsight::trace::{TraceOptions, timed_by_name};
+
+use super::args::RunOptions;
+use super::report_to::{self, Target};
+
+/// The engine a run takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// One monitor, event after event.
+    Sequential,
+    /// [`hindsight::session::Session::run_parallel_file`] on this many threads.
+    Parallel(usize),
+    /// `--cluster`: Timely Dataflow workers.
+    #[cfg(feature = "cluster")]
+    Cluster,
+}
+
+/// A `hindsight run` command line, resolved.
+#[derive(Debug)]
+pub struct Resolved<'a> {
+    /// The trace file; `None` for standard input (no trace, or `-`).
+    pub trace: Option<&'a Path>,
+    /// The session's options (its `time_decimals` are the option's; loading
+    /// the specification may raise them).
+    pub session: SessionOptions,
+    /// The report's format and file.
+    pub target: Target,
+    /// The engine.
+    pub engine: Engine,
+}
+
+/// Resolves `opts` for the specification `spec` and the trace `trace`;
+/// `cores` is the number of threads when `--jobs` is not given.
+pub fn resolve<'a>(
+    spec: &Path,
+    trace: Option<&'a Path>,
+    opts: &RunOptions,
+    cores: usize,
+) -> Resolved<'a> {
+    let trace = trace.filter(|t| *t != Path::new("-"));
+    let satisfactions = opts.mfotl.reports_satisfactions(spec);
+    let timed = opts.timed || trace.is_some_and(timed_by_name);
+    let target = report_to::target(
+        matches!(opts.report, OutputFormat::Json),
+        opts.json,
+        opts.output.as_deref(),
+    );
+    let session = session_options(opts, timed, satisfactions);
+    let mfotl = opts.mfotl.is_mfotl(spec);
+    let engine = engine(trace, opts, &session, mfotl, cores);
+    let session = SessionOptions {
+        jobs: match engine {
+            Engine::Parallel(jobs) => jobs,
+            _ => 1,
+        },
+        ..session
+    };
+    Resolved {
+        trace,
+        session,
+        target,
+        engine,
+    }
+}
+
+/// The session's options from the command line's (one job).
+fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> SessionOptions {
+    SessionOptions {
+        time_decimals: opts.time_decimals.unwrap_or(0),
+        monitor: MonitorOptions {
+            start_bits: opts.bits,
+            strict_time: opts.strict_time,
+            gc: opts.gc,
+            bdd: opts.bdd,
+            ..MonitorOptions::default()
+        },
+        trace: TraceOptions {
+            timed,
+            format: opts.format,
+        },
+        time_field: opts.time_field.clone(),
+        max_event_size: opts.max_event_size,
+        strict: opts.strict,
+        on_error: if opts.skip_bad_lines {
+            OnError::Skip
+        } else {
+            opts.on_error
+        },
+        max_skipped: opts.max_skipped,
+        timepoints: opts.timepoints,
+        event_steps: opts.mfotl.event_steps,
+        end_of_trace: opts.end_of_trace,
+        witness: opts.users.witness,
+        all_witnesses: if opts.users.all_witnesses {
+            usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
+        } else {
+            0
+        },
+        satisfactions,
+        stop_at_first: opts.stop_at_first,
+        jobs: 1,
+    }
+}
+
+/// The engine: `--cluster`; else the parallel one when more than one job
+/// is asked for (by `--jobs`, or `cores`) on a regular file and nothing
+/// needs the sequential engine: an MFOTL specification (`mfotl`: its trace
+/// is read against the signature), witnesses, a profile, `--strict`,
+/// `--timepoints`, skipping bad lines. Decided on the resolved options only,
+/// never on how they were spelled.
+fn engine(
+    trace: Option<&Path>,
+    opts: &RunOptions,
+    session: &SessionOptions,
+    mfotl: bool,
+    cores: usize,
+) -> Engine {
+    #[cfg(feature = "cluster")]
+    if opts.cluster.enabled() {
+        return Engine::Cluster;
+    }
+    let jobs = opts
+        .jobs
+        .map_or(cores, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let sequential_only = session.witness
+        || session.all_witnesses > 0
+        || opts.users.profile.is_some()
+        || session.satisfactions
+        || mfotl
+        || session.strict
+        || session.timepoints
+        || session.on_error == OnError::Skip;
+    if jobs > 1 && file && !sequential_only {
+        Engine::Parallel(jobs)
+    } else {
+        Engine::Sequential
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::args::{Cli, Command};
+
+    /// A trace file (a regular file, so that a parallel run applies), named
+    /// `name`.
+    fn trace_file(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hindsight-resolve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let path = dir.join(name);
+        std::fs::write(&path, "open,a\n").expect("a trace file");
+        path
+    }
+
+    /// `hindsight run ARGS` resolved on 4 cores, shown without the note of a
+    /// former spelling (the only thing two spellings may differ in). (With
+    /// HINDSIGHT_JOBS set, every spelling reads it alike.)
+    fn resolved(args: &[&str]) -> String {
+        let argv = std::iter::once("hindsight")
+            .chain(std::iter::once("run"))
+            .chain(args.iter().copied());
+        let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let Command::Run {
+            spec,
+            trace,
+            options,
+        } = cli.command
+        else {
+            panic!("not a run");
+        };
+        let mut r = resolve(&spec, trace.as_deref(), &options, 4);
+        r.target.note = None;
+        format!("{r:?}")
+    }
+
+    /// Asserts that every command line of `spellings` resolves as the first.
+    fn same(spellings: &[&[&str]]) {
+        let first = resolved(spellings[0]);
+        for s in &spellings[1..] {
+            assert_eq!(
+                resolved(s),
+                first,
+                "{:?} and {:?} resolve differently",
+                spellings[0],
+                s
+            );
+        }
+    }
+
+    #[test]
+    fn every_spelling_of_a_request_takes_the_same_engine() {
+        let t = trace_file("t.csv");
+        let t = t.to_str().expect("a UTF-8 path");
+        let spellings: &[&[&[&str]]] = &[
+            &[
+                &["--json", "s.qtl", t],
+                &["--report", "json", "s.qtl", t],
+                &["--report=json", "s.qtl", t],
+                &["--output", "json", "s.qtl", t],
+                &["-o", "json", "s.qtl", t],
+                &["--json", "--report", "json", "-o", "-", "s.qtl", t],
+            ],
+            &[
+                &["s.qtl", t],
+                &["--report", "text", "s.qtl", t],
+                &["--output", "text", "s.qtl", t],
+                &["-o", "-", "s.qtl", t],
+            ],
+            &[
+                &["--skip-bad-lines", "s.qtl", t],
+                &["--on-error", "skip", "s.qtl", t],
+            ],
+            &[
+                &["--prop", "p", "s.qtl", t],
+                &["--property", "p", "s.qtl", t],
+            ],
+            &[
+                &["-j", "3", "s.qtl", t],
+                &["--jobs", "3", "s.qtl", t],
+                &["--jobs=3", "s.qtl", t],
+            ],
+            &[&["-q", "s.qtl", t], &["--quiet", "s.qtl", t]],
+            &[
+                &["--mfotl", "--sig", "s.sig", "f.mfotl", t],
+                &["--sig", "s.sig", "f.mfotl", t],
+            ],
+            // Defaults spelled out (those without an environment variable).
+            &[
+                &["s.qtl", t],
+                &[
+                    "--format", "auto", "--color", "auto", "--bits", "4", "s.qtl", t,
+                ],
+                &[
+                    "--max-event-size",
+                    "16M",
+                    "--time-decimals",
+                    "0",
+                    "s.qtl",
+                    t,
+                ],
+                &[
+                    "--max-event-size",
+                    "16777216",
+                    "--on-error",
+                    "stop",
+                    "s.qtl",
+                    t,
+                ],
+                &[
+                    "--max-witnesses",
+                    "10",
+                    "--profile-every",
+                    "1000",
+                    "s.qtl",
+                    t,
+                ],
+            ],
+        ];
+        for group in spellings {
+            same(group);
+        }
+        // `--timed` and a `.timed.` name; standard input as `-` or left out.
+        let timed = trace_file("t.timed.csv");
+        let timed = timed.to_str().expect("a UTF-8 path");
+        let by_flag = resolved(&["--timed", "--json", "s.qtl", t]).replace(t, "TRACE");
+        let by_name = resolved(&["--output", "json", "s.qtl", timed]).replace(timed, "TRACE");
+        assert_eq!(by_flag, by_name);
+        same(&[&["s.qtl"], &["s.qtl", "-"]]);
+        // --cluster was refused with --output json, and ran with --json.
+        #[cfg(feature = "cluster")]
+        same(&[
+            &["--cluster", "--json", "s.qtl", t],
+            &["--cluster", "--output", "json", "s.qtl", t],
+        ]);
+    }
+
+    #[test]
+    fn the_engine_follows_the_request() {
+        let t = trace_file("e.csv");
+        let t = t.to_str().expect("a UTF-8 path");
+        let engine = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["hindsight", "run"].iter().chain(args)).expect("parses");
+            let Command::Run {
+                spec,
+                trace,
+                options,
+            } = cli.command
+            else {
+                panic!("not a run");
+            };
+            resolve(&spec, trace.as_deref(), &options, 4).engine
+        };
+        assert_eq!(engine(&["-j", "4", "s.qtl", t]), Engine::Parallel(4));
+        assert_eq!(
+            engine(&["--output", "json", "-j", "4", "s.qtl", t]),
+            Engine::Parallel(4)
+        );
+        assert_eq!(
+            engine(&["-o", "report.txt", "-j", "2", "s.qtl", t]),
+            Engine::Parallel(2)
+        );
+        assert_eq!(engine(&["-j", "1", "s.qtl", t]), Engine::Sequential);
+        assert_eq!(engine(&["-j", "4", "s.qtl"]), Engine::Sequential);
+        assert_eq!(
+            engine(&["-j", "4", "--witness", "s.qtl", t]),
+            Engine::Sequential
+        );
+        assert_eq!(
+            engine(&["-j", "4", "--on-error", "skip", "s.qtl", t]),
+            Engine::Sequential
+        );
+        assert_eq!(
+            engine(&["-j", "4", "--sig", "s.sig", "f.mfotl", t]),
+            Engine::Sequential
+        );
+        // Also with --negate: an MFOTL trace is read against its signature.
+        assert_eq!(
+            engine(&["-j", "4", "--negate", "--sig", "s.sig", "f.mfotl", t]),
+            Engine::Sequential
+        );
+        assert_eq!(
+            engine(&["-j", "4", "s.qtl", "no-such-file.csv"]),
+            Engine::Sequential
+        );
+    }
+}
