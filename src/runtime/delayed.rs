@@ -180,14 +180,20 @@ impl Monitor {
     ///     Default::default(),
     /// ).expect("well-formed");
     /// m.set_step_clock(true); // an untimed trace: event i at time i
-    /// for (name, arg) in [("req", "a"), ("resp", "a"), ("req", "b"), ("x", "c"), ("y", "d")] {
+    /// for (name, arg) in [("req", "a"), ("resp", "a"), ("req", "b"), ("x", "c")] {
     ///     m.step(name.as_bytes(), &[arg.as_bytes()], 0).expect("ok");
     /// }
     /// let decided = m.take_decided();
-    /// // Steps 0 and 1 are decided (step 2 waits until 2 time units later).
+    /// // Steps 0 and 1 are decided; step 2 waits for step 4, and step 3
+    /// // (no request: decided at once) comes after it.
     /// assert_eq!(decided.iter().map(|d| d.step).collect::<Vec<_>>(), [0, 1]);
     /// assert!(decided.iter().all(|d| d.violations.is_empty()));
-    /// assert_eq!(m.undecided(), 3);
+    /// assert_eq!(m.undecided(), 2);
+    /// m.step(b"y", &[b"d"], 0).expect("ok");
+    /// let decided = m.take_decided();
+    /// // req(b) was not answered within 2 steps.
+    /// assert_eq!(decided.iter().map(|d| d.step).collect::<Vec<_>>(), [2, 3, 4]);
+    /// assert_eq!(decided[0].violations[0].property, 0);
     /// ```
     pub fn take_decided(&mut self) -> Vec<DecidedStep> {
         match &mut self.delayed {

@@ -82,7 +82,11 @@ impl Session {
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        let options = self.options.monitor.clone();
+        // Segments are untimed: the clock counts events.
+        let options = crate::runtime::MonitorOptions {
+            step_clock: true,
+            ..self.options.monitor.clone()
+        };
         let o = &self.options;
         let (strict, size, decimals) = (o.monitor.strict_time, o.max_event_size, o.time_decimals);
         let names = FieldNames::from_spec(&self.spec);
