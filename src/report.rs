@@ -41,6 +41,24 @@ pub struct Violation<'a> {
     pub all_witnesses: Option<(&'a [Witness], u64)>,
 }
 
+/// A step left undecided at the end of the trace (see
+/// [`crate::session::Report::undecided`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Undecided<'a> {
+    /// 1-based event number (or time-point number plus one).
+    pub event: u64,
+    /// The 1-based line where it starts.
+    pub line: u64,
+    /// The event's name (`@` for a time-point).
+    pub name: &'a [u8],
+    /// The event's arguments (none for a time-point).
+    pub args: &'a [&'a [u8]],
+    /// Its time, in a timed trace.
+    pub time: Option<u64>,
+    /// The properties that could not decide it.
+    pub properties: &'a [&'a str],
+}
+
 /// Per-run statistics for the summary.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -61,6 +79,9 @@ pub struct Summary {
     /// Why the run failed, if it did (exit status 2): shown in the status
     /// line, `STATUS: Error (...)`, instead of `Satisfied` or `Violated`.
     pub failure: Option<String>,
+    /// With a future operator: the steps left undecided at the end of the
+    /// trace, and the first few of their event numbers.
+    pub undecided: (u64, Vec<u64>),
 }
 
 /// Writes violations and the summary.
@@ -384,6 +405,7 @@ impl<W: Write> Reporter<W> {
                     "first_skipped_lines": s.skipped.1,
                     "collections": s.gc.0,
                     "codes_released": s.gc.1,
+                    "undecided": s.undecided.0,
                     "status": status,
                 });
                 writeln!(self.out, "{o}")?;
@@ -448,6 +470,17 @@ impl<W: Write> Reporter<W> {
                             }
                         )?;
                     }
+                    if s.undecided.0 > 0 {
+                        let (n, first) = &s.undecided;
+                        let list: Vec<String> = first.iter().map(u64::to_string).collect();
+                        writeln!(
+                            self.out,
+                            "undecided at the end of the trace: {n} event{} ({}{})",
+                            if *n == 1 { "" } else { "s" },
+                            list.join(", "),
+                            if *n > list.len() as u64 { ", ..." } else { "" }
+                        )?;
+                    }
                     if let Some(e) = &s.error {
                         writeln!(self.out, "stopped early: {e}")?;
                     }
@@ -461,6 +494,29 @@ impl<W: Write> Reporter<W> {
             }
         }
         self.out.flush()
+    }
+
+    /// An event left undecided at the end of the trace: a JSON object
+    /// `{"kind": "undecided", "event", "line", "name", "args", "time",
+    /// "properties"}` (nothing in text, where the summary counts them).
+    pub fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {
+        if self.quiet || self.format != OutputFormat::Json {
+            return Ok(());
+        }
+        let mut o = json!({
+            "kind": "undecided",
+            "event": u.event,
+            "name": text(u.name),
+            "args": u.args.iter().map(|a| text(a)).collect::<Vec<_>>(),
+            "properties": u.properties,
+        });
+        if let Some(t) = u.time {
+            o["time"] = json_time(t, self.time_decimals);
+        }
+        if u.line != 0 {
+            o["line"] = json!(u.line);
+        }
+        writeln!(self.out, "{o}")
     }
 
     /// Flushes the output.

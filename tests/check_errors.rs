@@ -322,6 +322,56 @@ fn rules_outside_prev() {
 }
 
 #[test]
+fn future_operators_need_a_finite_bound() {
+    let text = "prop p : Forall r . req(r) -> F resp(r)\n\
+                prop q : a U[>3] b\n\
+                prop s : G (a -> X[2,*) b)";
+    expect(
+        &errors(text),
+        &[
+            (
+                "1:31",
+                &["the future operator `F` has no time bound", "`F[<=10]`"],
+            ),
+            ("2:10", &["the future operator `U` has no upper bound"]),
+            (
+                "3:10",
+                &[
+                    "`G` has no time bound",
+                    "an outer \"always\" goes without saying",
+                ],
+            ),
+        ],
+    );
+    // Finite bounds, and `X` with any interval, are fine, nested anywhere.
+    ok("prop p : Forall r . req(r) -> F[<=3] resp(r) & (a U[2,5] b) & G(0,4) X[>2] P c");
+}
+
+#[test]
+fn rules_under_future_operators() {
+    // A rule may be referenced only under `@` and outside future operators
+    // in a rule body; future operators over events are fine there.
+    let text = "prop p : r where r := a | X[<=2] @ r";
+    expect(
+        &errors(text),
+        &[(
+            "1:36",
+            &[
+                "rule `r` is referenced under a future operator",
+                "body of rule `r`",
+            ],
+        )],
+    );
+    let text = "prop p : r where r := @ F[<=2] (a & r)";
+    expect(
+        &errors(text),
+        &[("1:37", &["rule `r` is referenced under a future operator"])],
+    );
+    // In the statement, rules may be called under future operators.
+    ok("prop p : F[<=3] r | X r where r := @ r | F[<=1] a");
+}
+
+#[test]
 fn recursive_macros() {
     let text = "pred a(x) = b(x) | q(x)\n\
                 pred b(x) = P a(x)\n\
@@ -731,23 +781,23 @@ fn c_python_monpoly_and_ltl_spellings_get_a_hint() {
             "`EXISTS` is not QTL: write `Exists x . a(x)` (or `exists x . a(x)`, over the values seen so far)",
         ),
         (
-            "G (a -> b)",
-            "15: error: unexpected `->`",
-            "`G` is not QTL: QTL is past-time and checks every property at every event, so \
-             \"always\" (LTL's `G`) goes without saying: leave it out; `H a(x)` says a(x) held \
-             at every event so far",
+            "always (a -> b)",
+            "20: error: unexpected `->`",
+            "`always` is not QTL: a property is checked at every event, so an outer \"always\" \
+             goes without saying; within a bound write `G`: `G[<=5] a(x)` (and `H a(x)` for every \
+             event so far)",
         ),
         (
-            "a -> F b",
-            "17: error: unexpected `b`",
-            "`F` is not QTL: QTL is past-time and has no \"eventually\" (LTL's `F`): `P a(x)` \
-             says a(x) held at some event so far",
+            "a -> eventually b",
+            "26: error: unexpected `b`",
+            "`eventually` is not QTL: write \"eventually\" as `F` with a bound: `F[<=5] a(x)` \
+             (and `P a(x)` for some event so far)",
         ),
         (
-            "X a",
-            "12: error: unexpected `a`",
-            "`X` is not QTL: QTL is past-time and has no \"next\" (LTL's `X`): `@ a(x)` says \
-             a(x) held at the previous event",
+            "next a",
+            "15: error: unexpected `a`",
+            "`next` is not QTL: write \"next\" as `X`: `X a(x)`, `X[<=5] a(x)` (and `@ a(x)` for \
+             the previous event)",
         ),
         (
             "a ∧ b",

@@ -8,6 +8,9 @@
 //!   events must be exactly the ones the verdict line names. The line reads
 //!   `**Verdict:** satisfied.`, `**Verdict:** violated at events 2, 5.` or, for
 //!   several properties, `` **Verdict:** `p` violated at event 3; `q` satisfied. ``
+//!   A clause `undecided at events 7, 8` (after a `;`, for the property of
+//!   the clause before it unless it names one) lists the events left
+//!   undecided at the end of the trace (future operators).
 //!   A ` ```csv timed ` block is run with `--timed`.
 //! - ` ```qtl ` alone must be a well-formed specification.
 //! - A block with a file name after its tag (` ```qtl bad.qtl `,
@@ -99,8 +102,9 @@ fn items(page: &str) -> Vec<Item> {
     out
 }
 
-/// Expected violations: (property or `None` for "the only one", events).
-type Expected = Vec<(Option<String>, Vec<u64>)>;
+/// Expected verdicts: (property or `None` for "the only one", violating
+/// events, undecided events).
+type Expected = Vec<(Option<String>, Vec<u64>, Vec<u64>)>;
 
 fn parse_verdict(text: &str) -> Result<Expected, String> {
     let text = text.strip_suffix('.').unwrap_or(text);
@@ -115,19 +119,31 @@ fn parse_verdict(text: &str) -> Result<Expected, String> {
             None => (None, clause),
         };
         if rest == "satisfied" {
-            out.push((name, Vec::new()));
+            out.push((name, Vec::new(), Vec::new()));
+            continue;
+        }
+        let numbers = |list: &str| {
+            list.split(',')
+                .map(|n| n.trim().parse::<u64>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("bad event number in `{clause}`: {e}"))
+        };
+        if let Some(list) = rest
+            .strip_prefix("undecided at events ")
+            .or_else(|| rest.strip_prefix("undecided at event "))
+        {
+            let undecided = numbers(list)?;
+            match (name, out.last_mut()) {
+                (None, Some(last)) => last.2 = undecided,
+                (name, _) => out.push((name, Vec::new(), undecided)),
+            }
             continue;
         }
         let list = rest
             .strip_prefix("violated at events ")
             .or_else(|| rest.strip_prefix("violated at event "))
             .ok_or_else(|| format!("cannot read the verdict clause `{clause}`"))?;
-        let events = list
-            .split(',')
-            .map(|n| n.trim().parse::<u64>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("bad event number in `{clause}`: {e}"))?;
-        out.push((name, events));
+        out.push((name, numbers(list)?, Vec::new()));
     }
     Ok(out)
 }
@@ -183,6 +199,7 @@ fn check_verdict(
     let out = run_bin(dir, &args);
     let stdout = text(&out.stdout);
     let mut found: Vec<(String, u64)> = Vec::new();
+    let mut open: Vec<(String, u64)> = Vec::new();
     let mut properties: Vec<String> = Vec::new();
     for line in stdout.lines() {
         let v: Value = serde_json::from_str(line)
@@ -192,6 +209,12 @@ fn check_verdict(
                 v["property"].as_str().unwrap_or("").to_string(),
                 v["event"].as_u64().unwrap_or(0),
             )),
+            Some("undecided") => {
+                for p in v["properties"].as_array().into_iter().flatten() {
+                    let event = v["event"].as_u64().unwrap_or(0);
+                    open.push((p.as_str().unwrap_or("").to_string(), event));
+                }
+            }
             Some("summary") => {
                 if let Some(p) = v["properties"].as_object() {
                     properties = p.keys().cloned().collect();
@@ -211,8 +234,9 @@ fn check_verdict(
         ));
     }
     let mut want: Vec<(String, u64)> = Vec::new();
+    let mut want_open: Vec<(String, u64)> = Vec::new();
     let mut named: Vec<String> = Vec::new();
-    for (name, events) in expected {
+    for (name, events, undecided) in expected {
         let name = match name {
             Some(n) => n,
             None if properties.len() == 1 => properties[0].clone(),
@@ -227,6 +251,7 @@ fn check_verdict(
         }
         named.push(name.clone());
         want.extend(events.into_iter().map(|e| (name.clone(), e)));
+        want_open.extend(undecided.into_iter().map(|e| (name.clone(), e)));
     }
     for p in &properties {
         if !named.contains(p) {
@@ -237,6 +262,13 @@ fn check_verdict(
     found.sort();
     if want != found {
         return Err(format!("the page says {want:?}, the tool found {found:?}"));
+    }
+    want_open.sort();
+    open.sort();
+    if want_open != open {
+        return Err(format!(
+            "the page says undecided {want_open:?}, the tool left {open:?} undecided"
+        ));
     }
     let code = out.status.code();
     let expected_code = Some(i32::from(!want.is_empty()));
@@ -561,17 +593,24 @@ fn every_page_is_checked_and_its_links_resolve() {
 
 #[test]
 fn verdict_lines_are_read_as_documented() {
-    assert_eq!(parse_verdict("satisfied."), Ok(vec![(None, vec![])]));
+    assert_eq!(
+        parse_verdict("satisfied."),
+        Ok(vec![(None, vec![], vec![])])
+    );
     assert_eq!(
         parse_verdict("violated at events 2, 5."),
-        Ok(vec![(None, vec![2, 5])])
+        Ok(vec![(None, vec![2, 5], vec![])])
     );
     assert_eq!(
         parse_verdict("`p` violated at event 3; `q` satisfied."),
         Ok(vec![
-            (Some("p".to_string()), vec![3]),
-            (Some("q".to_string()), vec![])
+            (Some("p".to_string()), vec![3], vec![]),
+            (Some("q".to_string()), vec![], vec![])
         ])
+    );
+    assert_eq!(
+        parse_verdict("violated at event 2; undecided at events 7, 8."),
+        Ok(vec![(None, vec![2], vec![7, 8])])
     );
     assert!(parse_verdict("violated somewhere").is_err());
     assert_eq!(

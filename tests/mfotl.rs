@@ -168,12 +168,12 @@ fn errors_name_the_construct_and_place_with_exit_2() {
         (
             "FORALL x .\n  p(x) IMPLIES p(x) UNTIL q(x)",
             ":2:21:",
-            "future operator `UNTIL`",
+            "`UNTIL` needs an interval with a finite upper bound",
         ),
         (
-            "EVENTUALLY[0,5] p(\"a\")",
+            "EVENTUALLY[1,*) p(\"a\")",
             ":1:1:",
-            "future operator `EVENTUALLY`",
+            "`EVENTUALLY` needs an interval with a finite upper bound",
         ),
         ("n <- CNT x p(x)", ":1:1:", "aggregation"),
         ("LET r(x) = p(x) IN r(\"a\")", ":1:1:", "`LET`"),

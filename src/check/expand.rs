@@ -47,7 +47,33 @@ struct Frame {
 #[derive(Clone, Copy)]
 pub(crate) struct At {
     frame: usize,
-    under_prev: bool,
+    under_prev: Shift,
+}
+
+/// Which events a node is evaluated at, relative to its rule body's root:
+/// in a rule body, a rule may only be referenced at an earlier event
+/// ([`Shift::Past`]), which makes every rule relation well defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shift {
+    /// Not under `@` nor under a future operator: the same event.
+    Same,
+    /// Under `@`, and under no future operator.
+    Past,
+    /// Under a future operator (`X`, `F`, `G`, `U`): maybe a later event.
+    Future,
+}
+
+impl Shift {
+    /// The shift below an operator `form`.
+    fn below(self, form: &Form) -> Shift {
+        match form {
+            Form::Next(..) | Form::Eventually(..) | Form::Always(..) | Form::Until(..) => {
+                Shift::Future
+            }
+            Form::Prev(_) | Form::PrevIn(..) if self == Shift::Same => Shift::Past,
+            _ => self,
+        }
+    }
 }
 
 /// A quantified variable renamed inside a macro body, to restore on leaving.
@@ -132,7 +158,7 @@ impl<'t, 's> Expander<'t, 's> {
         self.ctx = ctx;
         let at = At {
             frame: 0,
-            under_prev: false,
+            under_prev: Shift::Same,
         };
         walk::fold(self, root, at)
     }
@@ -158,6 +184,10 @@ impl<'t, 's> Expander<'t, 's> {
             Form::Since(t, _, _) => Form::Since(*t, a, b),
             Form::Zince(d, _, _) => Form::Zince(*d, a, b),
             Form::Interval(_, _) => Form::Interval(a, b),
+            Form::Next(t, _) => Form::Next(*t, a),
+            Form::Eventually(t, _) => Form::Eventually(*t, a),
+            Form::Always(t, _) => Form::Always(*t, a),
+            Form::Until(t, _, _) => Form::Until(*t, a, b),
             Form::Quant(q, v, _) => Form::Quant(*q, var.unwrap_or_else(|| v.clone()), a),
             leaf => leaf.clone(),
         };
@@ -208,7 +238,7 @@ impl<'s> Fold for Expander<'_, 's> {
                 Step::Into(Kids::one(body), *at)
             }
             form => {
-                let under_prev = under_prev || matches!(form, Form::Prev(_) | Form::PrevIn(..));
+                let under_prev = under_prev.below(form);
                 Step::Into(Kids::of(form), At { frame, under_prev })
             }
         }

@@ -1,5 +1,6 @@
 //! Variable scopes of one definition body: free variables, quantifiers hiding
-//! an outer variable, and variables introduced but never used.
+//! an outer variable, and variables introduced but never used; and, on the
+//! same walk, future operators without a finite upper bound.
 //!
 //! These checks do not depend on what calls resolve to (every argument of a
 //! call is a use of its variables), so each body is checked once, as written.
@@ -96,7 +97,12 @@ impl<'a> Fold for Walk<'a, '_> {
                 });
                 Step::Into(Kids::of(form), ())
             }
-            form => Step::Into(Kids::of(form), ()),
+            form => {
+                if let Some(d) = unbounded_future(form, self.arena.span(id)) {
+                    diags.push(d);
+                }
+                Step::Into(Kids::of(form), ())
+            }
         }
     }
 
@@ -119,6 +125,35 @@ impl<'a> Fold for Walk<'a, '_> {
             ));
         }
     }
+}
+
+/// The error of a future operator whose interval has no finite upper bound:
+/// its verdict at an event could only be given at the end of the trace.
+fn unbounded_future(form: &Form, span: Span) -> Option<Diagnostic> {
+    let (name, bound) = match form {
+        Form::Eventually(b, _) => ("F", b),
+        Form::Always(b, _) => ("G", b),
+        Form::Until(b, ..) => ("U", b),
+        _ => return None,
+    };
+    if bound.is_some_and(|b| b.hi.is_some()) {
+        return None;
+    }
+    let how = match bound {
+        None => "has no time bound",
+        Some(_) => "has no upper bound",
+    };
+    let always = if name == "G" {
+        "; an outer \"always\" goes without saying, since every property is checked at every event"
+    } else {
+        ""
+    };
+    Some(Diagnostic::error(
+        span,
+        format!(
+            "the future operator `{name}` {how}: whether it holds at an event could only be known at the end of the trace; give it a finite interval, e.g. `{name}[<=10]` (within 10 time units, or 10 events in an untimed trace){always}"
+        ),
+    ))
 }
 
 /// Checks the variables of `body`, where `params` are bound (the parameters of

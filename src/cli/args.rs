@@ -41,6 +41,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// `run`'s options make its variant large; the command is parsed once.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum Command {
     /// Check that a specification is well-formed (exit 0), or list its errors (exit 2).
@@ -189,6 +191,12 @@ pub struct RunOptions {
     /// hold [default: off: each event is a step of its own].
     #[arg(long)]
     pub timepoints: bool,
+    /// The verdicts still waiting for later events at the end of the trace
+    /// (future operators): `undecided`, or `close`: the trace is over, as
+    /// MonPoly ends a log, so every verdict whose horizon is a time bound
+    /// is decided [default: close for MFOTL, undecided for QTL].
+    #[arg(long, value_name = "MODE")]
+    pub end_of_trace: Option<hindsight::session::EndOfTrace>,
     /// Initial width of value codes in bits; they grow as needed, so this is
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]

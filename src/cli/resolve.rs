@@ -104,6 +104,7 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
         max_skipped: opts.max_skipped,
         timepoints: opts.timepoints,
         event_steps: opts.mfotl.event_steps,
+        end_of_trace: opts.end_of_trace,
         witness: opts.users.witness,
         all_witnesses: if opts.users.all_witnesses {
             usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)

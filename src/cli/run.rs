@@ -254,6 +254,10 @@ impl Report for CliReport<'_> {
         self.printer.satisfaction(v, point, ts, tuples)
     }
 
+    fn undecided(&mut self, u: &hindsight::report::Undecided<'_>) -> io::Result<()> {
+        self.printer.undecided(u)
+    }
+
     fn warning(&mut self, warning: &Warning) {
         let profile = self
             .profile

@@ -1,8 +1,8 @@
 //! A recursive-descent parser for MonPoly formulas, building QTL's AST.
 //!
-//! Precedence follows MonPoly's grammar (loosest first): `SINCE`
-//! (right-associative), the prefix temporal operators `PREVIOUS ONCE
-//! PAST_ALWAYS`, the quantifiers `EXISTS FORALL`, `EQUIV`, `IMPLIES`
+//! Precedence follows MonPoly's grammar (loosest first): `SINCE` and
+//! `UNTIL` (right-associative), the prefix temporal operators `PREVIOUS NEXT
+//! ONCE EVENTUALLY PAST_ALWAYS ALWAYS`, the quantifiers `EXISTS FORALL`, `EQUIV`, `IMPLIES`
 //! (right-associative), `OR`, `AND`, then `NOT`, which binds tightest. A prefix
 //! operator's operand extends over every operator that binds tighter than
 //! itself: `ONCE p AND q` is `ONCE (p AND q)`, `NOT p SINCE q` is
@@ -64,9 +64,25 @@ fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         span,
         format!(
-            "{what} is outside the past-time fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS ONCE PAST_ALWAYS SINCE with intervals, equality and orderings)"
+            "{what} is outside the fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS NEXT ONCE EVENTUALLY PAST_ALWAYS ALWAYS SINCE UNTIL with intervals, equality and orderings)"
         ),
     )
+}
+
+/// The error of a future operator `name` (at `span`) whose interval has no
+/// finite upper bound, as MonPoly refuses it.
+fn bounded_future(name: &str, bound: Interval, span: Span) -> Parsed<()> {
+    match bound {
+        Interval::Empty => return Ok(()),
+        Interval::Within(t) if t.hi.is_some() => return Ok(()),
+        _ => {}
+    }
+    Err(Diagnostic::error(
+        span,
+        format!(
+            "the future operator `{name}` needs an interval with a finite upper bound (as `{name}[0,10]`): whether it holds at a time-point could only be known at the end of the log, so MFOTL formulas with unbounded future operators are not monitorable"
+        ),
+    ))
 }
 
 impl<'a> Parser<'a> {
@@ -147,7 +163,6 @@ impl<'a> Parser<'a> {
         self.resolve_pending()?;
         match self.peek() {
             None => Ok(f),
-            Some(Tok::Keyword("UNTIL")) => Err(outside(self.span(), "the future operator `UNTIL`")),
             Some(t) => Err(Diagnostic::error(
                 self.span(),
                 format!("unexpected {} after a complete formula", t.describe()),
@@ -165,31 +180,34 @@ impl<'a> Parser<'a> {
         loop {
             let (level, right, op) = match self.peek() {
                 Some(Tok::Keyword("SINCE")) => (SINCE, true, None),
+                Some(Tok::Keyword("UNTIL")) => (SINCE, true, None),
                 Some(Tok::Keyword("EQUIV")) => (4, false, Some(BinOp::Iff)),
                 Some(Tok::Keyword("IMPLIES")) => (5, true, Some(BinOp::Implies)),
                 Some(Tok::Keyword("OR")) => (6, false, Some(BinOp::Or)),
                 Some(Tok::Keyword("AND")) => (7, false, Some(BinOp::And)),
-                Some(Tok::Keyword("UNTIL")) => {
-                    return Err(outside(self.span(), "the future operator `UNTIL`"));
-                }
                 _ => break,
             };
             if level < min {
                 break;
             }
+            let until = matches!(self.peek(), Some(Tok::Keyword("UNTIL")));
+            let op_span = self.span();
             self.pos += 1;
             let bound = if op.is_none() {
                 self.interval()?
             } else {
                 Interval::Any
             };
+            if until {
+                bounded_future("UNTIL", bound, op_span)?;
+            }
             let rhs = self.expr(if right { level } else { level + 1 })?;
             let form = match (op, bound) {
                 (Some(op), _) => Form::Bin(op, lhs, rhs),
-                (None, Interval::Any) => Form::Since(None, lhs, rhs),
-                (None, Interval::Within(t)) => Form::Since(Some(t), lhs, rhs),
                 // No time stamp difference is in the interval: never.
                 (None, Interval::Empty) => Form::False,
+                (None, b) if until => Form::Until(b.bound(), lhs, rhs),
+                (None, b) => Form::Since(b.bound(), lhs, rhs),
             };
             lhs = self.mk(form, start);
         }
@@ -208,18 +226,27 @@ impl<'a> Parser<'a> {
                 let a = self.expr(NOT + 1)?;
                 Ok(self.mk(Form::Not(a), start))
             }
-            Tok::Keyword(k @ ("PREVIOUS" | "ONCE" | "PAST_ALWAYS")) => {
+            Tok::Keyword(
+                k @ ("PREVIOUS" | "ONCE" | "PAST_ALWAYS" | "NEXT" | "EVENTUALLY" | "ALWAYS"),
+            ) => {
                 self.pos += 1;
                 let bound = self.interval()?;
+                if matches!(k, "EVENTUALLY" | "ALWAYS") {
+                    bounded_future(k, bound, span)?;
+                }
                 let a = self.expr(TEMPORAL + 1)?;
                 let form = match (k, bound) {
-                    // An interval with no natural number in it: PREVIOUS
-                    // and ONCE never hold, PAST_ALWAYS always does.
-                    ("PAST_ALWAYS", Interval::Empty) => Form::True,
+                    // An interval with no natural number in it: PREVIOUS,
+                    // NEXT, ONCE and EVENTUALLY never hold, PAST_ALWAYS
+                    // and ALWAYS always do.
+                    ("PAST_ALWAYS" | "ALWAYS", Interval::Empty) => Form::True,
                     (_, Interval::Empty) => Form::False,
                     ("PREVIOUS", Interval::Within(t)) => Form::PrevIn(t, a),
                     ("PREVIOUS", Interval::Any) => Form::Prev(a),
                     ("ONCE", b) => Form::Once(b.bound(), a),
+                    ("NEXT", b) => Form::Next(b.bound(), a),
+                    ("EVENTUALLY", b) => Form::Eventually(b.bound(), a),
+                    ("ALWAYS", b) => Form::Always(b.bound(), a),
                     (_, b) => Form::Hist(b.bound(), a),
                 };
                 Ok(self.mk(form, start))
@@ -261,9 +288,6 @@ impl<'a> Parser<'a> {
             Tok::Keyword("FALSE") => {
                 self.pos += 1;
                 Ok(self.mk(Form::False, start))
-            }
-            Tok::Keyword(k @ ("NEXT" | "EVENTUALLY" | "ALWAYS")) => {
-                Err(outside(span, &format!("the future operator `{k}`")))
             }
             Tok::Keyword(k @ ("LET" | "LETPAST")) => Err(outside(span, &format!("`{k}`"))),
             Tok::Keyword(k @ ("CNT" | "MIN" | "MAX" | "SUM" | "AVG" | "MED")) => {

@@ -156,6 +156,13 @@ impl Rename {
                     let a = self.copy(arena, a, map);
                     Form::Interval(a, self.copy(arena, b, map))
                 }
+                Form::Next(t, a) => Form::Next(t, self.copy(arena, a, map)),
+                Form::Eventually(t, a) => Form::Eventually(t, self.copy(arena, a, map)),
+                Form::Always(t, a) => Form::Always(t, self.copy(arena, a, map)),
+                Form::Until(t, a, b) => {
+                    let a = self.copy(arena, a, map);
+                    Form::Until(t, a, self.copy(arena, b, map))
+                }
                 leaf @ (Form::True | Form::False) => leaf,
             };
             arena.push(form, span)

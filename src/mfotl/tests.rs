@@ -92,14 +92,6 @@ fn constants_comparisons_and_anonymous_variables() {
 #[test]
 fn outside_the_fragment_is_named_with_its_place() {
     for (formula, at, what) in [
-        ("r() UNTIL r()", 4, "future operator `UNTIL`"),
-        ("NEXT r()", 0, "future operator `NEXT`"),
-        (
-            "r() AND EVENTUALLY[0,3] r()",
-            8,
-            "future operator `EVENTUALLY`",
-        ),
-        ("ALWAYS r()", 0, "future operator `ALWAYS`"),
         ("LET a() = r() IN a()", 0, "`LET`"),
         ("n <- CNT x p(x)", 0, "aggregation"),
         ("FORALL y . q(\"a\", y + 1)", 20, "arithmetic (`+`)"),
@@ -107,11 +99,40 @@ fn outside_the_fragment_is_named_with_its_place() {
         let d = error(formula);
         assert_eq!(d.span.start, at, "{formula}: {}", d.message);
         assert!(d.message.contains(what), "{formula}: {}", d.message);
-        assert!(
-            d.message.contains("outside the past-time fragment"),
-            "{}",
-            d.message
-        );
+        assert!(d.message.contains("outside the fragment"), "{}", d.message);
+    }
+}
+
+#[test]
+fn future_operators_are_read_and_need_a_finite_bound() {
+    assert_eq!(prop("r() UNTIL[0,3] r()"), "prop t : (r() U[<=3] r())");
+    assert_eq!(prop("NEXT r()"), "prop t : X r()");
+    assert_eq!(prop("NEXT[2,*) r()"), "prop t : X[>1] r()");
+    assert_eq!(prop("EVENTUALLY[1,2h] r()"), "prop t : F[1,7200] r()");
+    assert_eq!(
+        prop("ALWAYS(0,3] r() AND r()"),
+        "prop t : G[1,3] (r() & r())"
+    );
+    // SINCE and UNTIL share a level, right-associative.
+    assert_eq!(
+        prop("r() SINCE r() UNTIL[0,1] r()"),
+        "prop t : (r() S (r() U[<=1] r()))"
+    );
+    // An interval with no whole number in it: never (ALWAYS: always).
+    assert_eq!(prop("EVENTUALLY(2,3) r()"), "prop t : false");
+    assert_eq!(prop("ALWAYS(2,3) r()"), "prop t : true");
+    for (formula, at, what) in [
+        (
+            "r() UNTIL r()",
+            4,
+            "`UNTIL` needs an interval with a finite upper bound",
+        ),
+        ("EVENTUALLY r()", 0, "`EVENTUALLY` needs an interval"),
+        ("r() AND ALWAYS[2,*) r()", 8, "`ALWAYS` needs an interval"),
+    ] {
+        let d = error(formula);
+        assert_eq!(d.span.start, at, "{formula}: {}", d.message);
+        assert!(d.message.contains(what), "{formula}: {}", d.message);
     }
 }
 

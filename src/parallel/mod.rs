@@ -168,6 +168,13 @@ pub fn run_sampled<R: Read + Send>(
     {
         first.push(Arc::new(batch));
     }
+    // An untimed trace's clock counts events: every monitor that reads
+    // time steps every event (a tick for another slice's), so its count is
+    // the event's number.
+    let options = &MonitorOptions {
+        step_clock: first.first().is_some_and(|b| !b.timed),
+        ..options.clone()
+    };
     // A long trace starts at once, laid out as its first batches suggest;
     // the layout is revised on the whole sample, once read, if that
     // suggests another.

@@ -382,6 +382,18 @@ impl Fold for Builder<'_> {
                 let not_b = self.mk(Op::Not(b), span);
                 Op::Since(not_b, a)
             }
+            Form::Next(bound, _) => Op::Next(bound.unwrap_or(TRIVIAL), a),
+            Form::Eventually(bound, _) => {
+                let t = self.mk(Op::True, span);
+                Op::Until(bound.unwrap_or(TRIVIAL), t, a)
+            }
+            Form::Always(bound, _) => {
+                let t = self.mk(Op::True, span);
+                let not_a = self.mk(Op::Not(a), span);
+                let until = self.mk(Op::Until(bound.unwrap_or(TRIVIAL), t, not_a), span);
+                Op::Not(until)
+            }
+            Form::Until(bound, ..) => Op::Until(bound.unwrap_or(TRIVIAL), a, b),
             Form::Quant(q, v, _) => {
                 let var = self.quants.pop().unwrap_or_default();
                 self.unbind(&v.name);
@@ -393,6 +405,9 @@ impl Fold for Builder<'_> {
         self.mk(op, span)
     }
 }
+
+/// `[0,*)`: the interval of an operator written without one.
+const TRIVIAL: TimeBound = TimeBound { lo: 0, hi: None };
 
 /// A variable's name as the user wrote it: macro expansion renames the
 /// quantified variables of a macro body to `name'n` (`'` cannot occur in an
@@ -531,7 +546,15 @@ pub(super) fn remap(op: &Op, ix: &[NodeIx]) -> Op {
         Op::SinceTimed(t, a, b) => Op::SinceTimed(t, ix[a], ix[b]),
         Op::Zince(d, a, b) => Op::Zince(d, ix[a], ix[b]),
         Op::Quant(q, v, a) => Op::Quant(q, v, ix[a]),
-        other => other,
+        Op::Next(t, a) => Op::Next(t, ix[a]),
+        Op::Until(t, a, b) => Op::Until(t, ix[a], ix[b]),
+        // No operand: nothing to renumber.
+        leaf @ (Op::True
+        | Op::False
+        | Op::Atom { .. }
+        | Op::Cmp { .. }
+        | Op::Gap(_)
+        | Op::RuleCall { .. }) => leaf,
     }
 }
 

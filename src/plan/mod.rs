@@ -12,6 +12,7 @@
 
 mod build;
 mod dot;
+pub mod future;
 mod layout;
 mod show;
 pub mod slice;
@@ -85,6 +86,16 @@ pub enum Op {
     Gap(TimeBound),
     /// `φ Z[<=d] ψ`.
     Zince(u64, NodeIx, NodeIx),
+    /// `X[a,b] φ`: φ holds at the next event, and the time from this event
+    /// to it lies in the interval (any interval, also `[0,*)`). Its value at
+    /// an event is known once the next event is.
+    Next(TimeBound, NodeIx),
+    /// `φ U[a,b] ψ`: ψ holds at this or a later event whose time from this
+    /// one lies in the interval, and φ at every event from this one up to
+    /// (not including) it. The interval has a finite upper bound `b`, so the
+    /// value at an event is known once an event more than `b` later is.
+    /// (`F[a,b] ψ` is `true U[a,b] ψ`.)
+    Until(TimeBound, NodeIx, NodeIx),
     /// A quantifier over one variable.
     Quant(Quant, VarIx, NodeIx),
     /// A call of rule `rule` with the given arguments.
@@ -105,14 +116,15 @@ impl Op {
     /// [`Op::same_step_children`] without allocating, for [`crate::syntax::walk`].
     pub fn same_step_kids(&self) -> Kids<NodeIx> {
         match *self {
-            Op::Not(a) | Op::Quant(_, _, a) => Kids::one(a),
+            Op::Not(a) | Op::Quant(_, _, a) | Op::Next(_, a) => Kids::one(a),
             Op::And(a, b)
             | Op::Or(a, b)
             | Op::Implies(a, b)
             | Op::Iff(a, b)
             | Op::Since(a, b)
             | Op::SinceTimed(_, a, b)
-            | Op::Zince(_, a, b) => Kids::two(a, b),
+            | Op::Zince(_, a, b)
+            | Op::Until(_, a, b) => Kids::two(a, b),
             _ => Kids::none(),
         }
     }

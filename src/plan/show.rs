@@ -35,6 +35,9 @@ impl PropPlan {
             Op::SinceTimed(t, a, b) => format!("n{a} S{t} n{b}"),
             Op::Gap(t) => format!("gap{t}"),
             Op::Zince(d, a, b) => format!("n{a} Z[<={d}] n{b}"),
+            Op::Next(t, a) if t.is_trivial() => format!("X n{a}"),
+            Op::Next(t, a) => format!("X{t} n{a}"),
+            Op::Until(t, a, b) => format!("n{a} U{t} n{b}"),
             Op::Quant(q, v, a) => format!("{} {} . n{a}", q.keyword(), var(*v)),
             Op::RuleCall { rule, args: a } => format!("{}{}", self.rules[*rule].name, args(a)),
         }
@@ -67,6 +70,9 @@ impl PropPlan {
                     Op::Since(..) => format!("({a} S {b})"),
                     Op::SinceTimed(t, ..) => format!("({a} S{t} {b})"),
                     Op::Zince(d, ..) => format!("({a} Z[<={d}] {b})"),
+                    Op::Next(t, _) if t.is_trivial() => format!("X {a}"),
+                    Op::Next(t, _) => format!("X{t} {a}"),
+                    Op::Until(t, ..) => format!("({a} U{t} {b})"),
                     Op::Quant(q, v, _) => format!("({} {} . {a})", q.keyword(), p.vars[*v].label),
                     _ => p.describe(n),
                 }

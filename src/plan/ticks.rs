@@ -152,6 +152,9 @@ impl PropPlan {
                 Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => {
                     return Err("its time bounds see time move at every step".into());
                 }
+                Op::Next(..) | Op::Until(..) => {
+                    return Err("its future operators are decided at later steps".into());
+                }
                 Op::RuleCall { .. } => return Err("its rules are evaluated at every step".into()),
             };
             at_tick.push(value);

@@ -166,9 +166,13 @@ fn eligible(op: &Op) -> bool {
         Op::True | Op::False | Op::Atom { .. } | Op::Not(_) | Op::Prev(_) | Op::Since(..) => true,
         Op::And(..) | Op::Or(..) | Op::Implies(..) | Op::Iff(..) => true,
         Op::Quant(q, ..) => matches!(q, Quant::Exists | Quant::Forall),
-        Op::Cmp { .. } | Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) | Op::RuleCall { .. } => {
-            false
-        }
+        Op::Cmp { .. }
+        | Op::SinceTimed(..)
+        | Op::Zince(..)
+        | Op::Gap(_)
+        | Op::RuleCall { .. }
+        | Op::Next(..)
+        | Op::Until(..) => false,
     }
 }
 

@@ -19,6 +19,7 @@ impl Monitor {
     /// properties).
     pub(super) fn evaluate_all(&mut self, tick: Tick) {
         self.violated.clear();
+        let mut held = Vec::new();
         for i in 0..self.props.len() {
             let (before, rest) = self.props.split_at_mut(i);
             let Some((p, after)) = rest.split_first_mut() else {
@@ -30,9 +31,16 @@ impl Monitor {
                     q.keep_roots(roots);
                 }
             };
-            if !p.evaluate_bound(&mut self.space, tick, &mut outside) {
+            let holds = p.evaluate_bound(&mut self.space, tick, &mut outside);
+            if self.delayed.is_some() {
+                held.push(holds);
+            } else if !holds {
                 self.violated.push(i);
             }
+        }
+        if self.delayed.is_some() {
+            // Delayed verdicts: `violated` stays empty.
+            self.record_decisions(&held);
         }
         let props = &mut self.props;
         self.space.collect_if_due(|roots| {

@@ -12,6 +12,7 @@
 //! assert_eq!(monitor.step(b"close", &[b"a"], 0).expect("ok"), &[0]);
 //! ```
 
+pub mod delayed;
 mod enumeration;
 mod evaluate;
 pub mod ids;
@@ -21,6 +22,7 @@ pub mod time;
 mod tuples;
 pub mod witness;
 
+pub use delayed::{DecidedStep, StepViolation};
 pub use enumeration::Enumeration;
 pub use prop::{CompiledProp, GcPolicy, PropMonitor};
 pub use witness::WitnessValue;
@@ -57,6 +59,10 @@ pub struct MonitorOptions {
     /// and a little more time (see [`BddSpace::save_memory`]). Parallel runs
     /// set it when they run more than one monitor.
     pub save_memory: bool,
+    /// Time stamps are the steps' numbers (1, 2, 3, ...), whatever time
+    /// [`Monitor::step`] is given: the clock of an untimed trace, where each
+    /// event is one time unit (see [`Monitor::set_step_clock`]).
+    pub step_clock: bool,
 }
 
 /// The widest value codes: 32 bits (`2^32 - 1` live values per class).
@@ -71,6 +77,7 @@ impl Default for MonitorOptions {
             max_code_bits: MAX_CODE_BITS,
             bdd: Package::Shared,
             save_memory: false,
+            step_clock: false,
         }
     }
 }
@@ -168,6 +175,11 @@ pub struct Monitor {
     violated: Vec<usize>,
     /// The previous event, each field as its length (8 bytes) and bytes.
     last_event: Vec<u8>,
+    /// With a property that has future operators: the decisions of the
+    /// steps not every property has decided yet.
+    delayed: Option<delayed::Table>,
+    /// Whether a step's time is its number (an untimed trace).
+    step_clock: bool,
 }
 
 /// The most tuples of codes a [`Monitor::snapshot`] enumerates, and a
@@ -235,6 +247,15 @@ impl Monitor {
             time_regressions: 0,
             violated: Vec::new(),
             last_event: Vec::new(),
+            delayed: None,
+            step_clock: false,
+        })
+        .map(|mut m: Monitor| {
+            if m.props.iter().any(PropMonitor::is_delayed) {
+                m.delayed = Some(delayed::Table::default());
+            }
+            m.set_step_clock(options.step_clock);
+            m
         })
     }
 
@@ -508,6 +529,7 @@ impl Monitor {
     /// never goes back), and whether `time` is smaller than the previous one
     /// (an error with strict time).
     fn tick(&self, time: u64) -> Result<(Tick, bool), StepError> {
+        let time = self.clock_time(time);
         let (raw_prev, clock_prev) = self.last_time.unwrap_or((time, time));
         let regressed = time < raw_prev;
         if regressed && self.strict_time {
@@ -526,6 +548,7 @@ impl Monitor {
 
     /// Counts a step done at raw time `time`.
     fn stepped(&mut self, time: u64, tick: Tick, regressed: bool) {
+        let time = self.clock_time(time);
         self.events += 1;
         self.time_regressions += u64::from(regressed);
         self.last_time = Some((time, tick.now));

@@ -146,7 +146,7 @@ pub(super) enum Depth {
 
 /// What [`falsify`] finds at a violation.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Falsified {
+pub(crate) struct Falsified {
     /// The blamed variables, outermost first.
     pub vars: Vec<VarIx>,
     /// The first tuples (values of `vars`), in the order of their codes,

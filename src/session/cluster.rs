@@ -30,6 +30,13 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
+        if self.monitor.has_future() {
+            return Err(
+                "the specification has future operators, whose delayed verdicts \
+                        cluster mode does not gather yet: run it without --cluster"
+                    .to_owned(),
+            );
+        }
         let source = input.map(|(file, name)| {
             let mut reader = self.reader(file);
             self.format = Some(reader.detect_format());
@@ -39,7 +46,11 @@ impl Session {
         let cancel = self.cancel.clone();
         let stop = Box::new(move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
         let mut merged = Merged::default();
-        let options = self.options.monitor.clone();
+        // An untimed trace's clock counts events.
+        let options = crate::runtime::MonitorOptions {
+            step_clock: !self.options.trace.timed,
+            ..self.options.monitor.clone()
+        };
         let outcome = cluster::run(plan, source, config, &options, stop, |ev, violated| {
             self.merged_event(&mut merged, out, ev, violated)
         })?;

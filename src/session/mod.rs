@@ -27,6 +27,7 @@
 
 #[cfg(feature = "cluster")]
 mod cluster;
+mod delayed;
 mod names;
 mod outcome;
 mod parallel;
@@ -78,6 +79,19 @@ pub enum OnError {
     Skip,
 }
 
+/// What the end of a trace means to the verdicts still waiting for later
+/// events (with future operators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum EndOfTrace {
+    /// They are undecided: the trace may go on.
+    Undecided,
+    /// The trace is over, as MonPoly ends a log: a last step of no event
+    /// at the greatest time stamp decides every verdict whose horizon is a
+    /// time bound.
+    Close,
+}
+
 /// How a session monitors (the options of `hindsight run` that are not
 /// about the command line). `Default` is what the command line uses.
 #[derive(Clone, Debug)]
@@ -120,6 +134,10 @@ pub struct SessionOptions {
     pub stop_at_first: bool,
     /// Worker threads of [`Session::run_parallel`] (1: sequential).
     pub jobs: usize,
+    /// The verdicts still open at the end of the trace: `None` is
+    /// [`EndOfTrace::Close`] for an MFOTL session (MonPoly's behaviour) and
+    /// [`EndOfTrace::Undecided`] otherwise.
+    pub end_of_trace: Option<EndOfTrace>,
     /// Time stamps (and the spec's time bounds) are read in ticks of
     /// `10^-time_decimals` time units: a stamp with more decimal digits is an
     /// input error. [`Session::from_source`] raises it to the most decimals
@@ -141,6 +159,7 @@ impl Default for SessionOptions {
             max_skipped: DEFAULT_MAX_SKIPPED,
             timepoints: false,
             event_steps: false,
+            end_of_trace: None,
             witness: false,
             all_witnesses: 0,
             satisfactions: false,
@@ -188,6 +207,8 @@ pub struct Session {
     warnings: Vec<Warning>,
     /// An MFOTL specification's signature: the trace is read against it.
     typing: Option<Typing>,
+    /// With a future operator: the steps whose verdicts are not known yet.
+    held: delayed::Held,
 }
 
 impl Session {
@@ -232,6 +253,7 @@ impl Session {
             ended: false,
             parallel: None,
             warnings: Vec::new(),
+            held: delayed::Held::default(),
             typing: None,
         })
     }
@@ -411,6 +433,10 @@ impl Session {
                     break;
                 }
             };
+            if self.monitor.events() == 0 {
+                // An untimed trace's clock counts events.
+                self.monitor.set_step_clock(!point.timed);
+            }
             let by_points = mfotl_points && point.format == crate::trace::Format::MonPoly;
             let flow = if self.options.timepoints || by_points {
                 if !culprits {
@@ -508,6 +534,10 @@ impl Session {
     ) -> ControlFlow<()> {
         if self.ended {
             return ControlFlow::Break(());
+        }
+        if self.monitor.events() == 0 {
+            // An untimed stream's clock counts events.
+            self.monitor.set_step_clock(time.is_none());
         }
         // A pushed event's line is its number.
         let step = Step {

@@ -312,6 +312,7 @@ impl Session {
         if regressions > 0 {
             self.warn(out, Warning::TimeRegressions(regressions));
         }
+        let undecided = self.finish_delayed(out);
         let total: u64 = self.tally.iter().map(|t| t.0).sum();
         let counts = std::mem::take(&mut self.counts).into_counts();
         let mut failure = None;
@@ -378,6 +379,7 @@ impl Session {
             gc,
             skipped: (self.bad.count, std::mem::take(&mut self.bad.first)),
             failure,
+            undecided,
         };
         if !self.closed {
             let _ = out.summary(&summary);

@@ -36,7 +36,8 @@ impl Session {
         let Some(plan) = self.plan.take() else {
             return self.run(input, out);
         };
-        if !parallel::can_gain(&plan) {
+        // Delayed verdicts (future operators) are the sequential engine's.
+        if !parallel::can_gain(&plan) || self.monitor.has_future() {
             // One property that cannot be sliced or split: the sequential
             // engine, with no thread to feed.
             return self.run(input, out);
@@ -67,7 +68,9 @@ impl Session {
     ) -> std::io::Result<Outcome> {
         let file = File::open(path)?;
         let layout = match &self.plan {
-            Some(plan) if jobs > 1 => self.segments(plan, path, jobs)?,
+            Some(plan) if jobs > 1 && !self.monitor.has_future() => {
+                self.segments(plan, path, jobs)?
+            }
             _ => None,
         };
         let Some(layout) = layout else {
@@ -79,7 +82,11 @@ impl Session {
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        let options = self.options.monitor.clone();
+        // Segments are untimed: the clock counts events.
+        let options = crate::runtime::MonitorOptions {
+            step_clock: true,
+            ..self.options.monitor.clone()
+        };
         let o = &self.options;
         let (strict, size, decimals) = (o.monitor.strict_time, o.max_event_size, o.time_decimals);
         let names = FieldNames::from_spec(&self.spec);

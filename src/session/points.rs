@@ -63,15 +63,19 @@ impl Session {
                 self.first.note(point.number, point.line, name, args);
             }
         }
-        if self.monitor.violated().is_empty() {
-            return ControlFlow::Continue(());
-        }
         let ts = if point.timed {
             point.time
         } else {
             point.number
         };
         let lines: Vec<u64> = point.events().map(|e| e.line).collect();
+        if self.monitor.has_future() {
+            let at = (point.time, point.timed, point.line);
+            return self.hold_point(&events, &lines, point.number, ts, at, out);
+        }
+        if self.monitor.violated().is_empty() {
+            return ControlFlow::Continue(());
+        }
         for i in 0..self.monitor.violated().len() {
             let property = self.monitor.violated()[i];
             // The event the violation is due to; the time-point's first

@@ -4,7 +4,7 @@
 use std::io;
 
 use super::{RunError, Warning};
-use crate::report::{Reporter, Summary, Violation};
+use crate::report::{Reporter, Summary, Undecided, Violation};
 use crate::runtime::witness::WitnessValue;
 
 /// The receiver of a run's results, called as they happen. Only
@@ -34,6 +34,15 @@ pub trait Report {
     ) -> io::Result<()> {
         let _ = (point, ts, tuples);
         self.violation(v, None)
+    }
+
+    /// With a future operator: a step whose verdict the trace ended before
+    /// (its horizon lies beyond the last event), neither satisfied nor
+    /// violated, with the properties that could not decide it; called at
+    /// the end of the run, in trace order.
+    fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {
+        let _ = u;
+        Ok(())
     }
 
     /// A warning (never printed by the library).
@@ -86,17 +95,23 @@ impl<W: io::Write> Report for Reporter<W> {
         Reporter::satisfaction(self, v, point, ts, tuples)
     }
 
+    fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {
+        Reporter::undecided(self, u)
+    }
+
     fn summary(&mut self, summary: &Summary) -> io::Result<()> {
         Reporter::summary(self, summary)
     }
 }
 
 /// A report that keeps what it is told: `(property, event)` per violation,
-/// the warnings and the error.
+/// the undecided events, the warnings and the error.
 #[derive(Clone, Debug, Default)]
 pub struct Collect {
     /// `(property index, event number)` of each violation, in order.
     pub violations: Vec<(usize, u64)>,
+    /// The events left undecided at the end of the trace, in order.
+    pub undecided: Vec<u64>,
     /// The warnings, in order.
     pub warnings: Vec<Warning>,
     /// The error that ended the run.
@@ -110,6 +125,11 @@ impl Report for Collect {
         _: Option<&[(String, WitnessValue)]>,
     ) -> io::Result<()> {
         self.violations.push((v.property, v.event));
+        Ok(())
+    }
+
+    fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {
+        self.undecided.push(u.event);
         Ok(())
     }
 

@@ -119,6 +119,11 @@ impl Session {
                 .note(number, ev.line, ev.name, ev.args.iter().copied());
         }
         self.last_ok = true;
+        if self.monitor.has_future() {
+            let number = self.monitor.events();
+            let ts = if ev.timed { ev.time } else { number };
+            return self.hold_event(&ev, number, ts, out);
+        }
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());
         }

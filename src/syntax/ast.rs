@@ -267,6 +267,19 @@ pub enum Form {
     Zince(u64, FormId, FormId),
     /// `[φ, ψ)`: `!ψ S φ`.
     Interval(FormId, FormId),
+    /// `X φ` or `X[..] φ`: φ holds at the next event, and the time until
+    /// it lies in the interval.
+    Next(Option<TimeBound>, FormId),
+    /// `F[..] φ`: φ holds at this or a later event within the interval
+    /// (the checker requires a finite upper bound).
+    Eventually(Option<TimeBound>, FormId),
+    /// `G[..] φ`: φ holds at this and every later event within the interval
+    /// (the checker requires a finite upper bound).
+    Always(Option<TimeBound>, FormId),
+    /// `φ U[..] ψ`: ψ holds at this or a later event within the interval,
+    /// and φ at every event from this one up to it (the checker requires a
+    /// finite upper bound).
+    Until(Option<TimeBound>, FormId, FormId),
     /// A quantified formula.
     Quant(Quant, Ident, FormId),
 }
@@ -372,11 +385,15 @@ impl Form {
             | Form::Prev(a)
             | Form::PrevIn(_, a)
             | Form::Once(_, a)
-            | Form::Hist(_, a) => (Some(a), None),
+            | Form::Hist(_, a)
+            | Form::Next(_, a)
+            | Form::Eventually(_, a)
+            | Form::Always(_, a) => (Some(a), None),
             Form::Quant(_, _, a) => (Some(a), None),
             Form::Bin(_, a, b)
             | Form::Since(_, a, b)
             | Form::Zince(_, a, b)
+            | Form::Until(_, a, b)
             | Form::Interval(a, b) => (Some(a), Some(b)),
         };
         a.into_iter().chain(b)

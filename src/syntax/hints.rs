@@ -21,16 +21,17 @@ const HISTORICALLY: &str =
     "write \"historically\" (at every event so far) as `H`: `H a(x)`, `H[<=5] a(x)`";
 const EXISTS: &str = "write `Exists x . a(x)` (or `exists x . a(x)`, over the values seen so far)";
 const FORALL: &str = "write `Forall x . a(x)` (or `forall x . a(x)`, over the values seen so far)";
-const ALWAYS: &str = "QTL is past-time and checks every property at every event, so \"always\" \
-     (LTL's `G`) goes without saying: leave it out; `H a(x)` says a(x) held at every event so far";
-const EVENTUALLY: &str = "QTL is past-time and has no \"eventually\" (LTL's `F`): `P a(x)` says \
-     a(x) held at some event so far";
-const NEXT: &str = "QTL is past-time and has no \"next\" (LTL's `X`): `@ a(x)` says a(x) held \
-     at the previous event";
-const UNTIL: &str = "QTL is past-time and has no \"until\": `a(x) S b(x)` says b(x) held at some \
-     event so far and a(x) at every event since";
-const DIAMOND: &str = "for \"not equal\" write `!(x = y)`; for \"eventually\" \
-     (Spin's `<>`), QTL is past-time: `P a(x)` says a(x) held at some event so far";
+const ALWAYS: &str = "a property is checked at every event, so an outer \"always\" goes without \
+     saying; within a bound write `G`: `G[<=5] a(x)` (and `H a(x)` for every event so far)";
+const EVENTUALLY: &str =
+    "write \"eventually\" as `F` with a bound: `F[<=5] a(x)` (and `P a(x)` for some event so far)";
+const NEXT: &str =
+    "write \"next\" as `X`: `X a(x)`, `X[<=5] a(x)` (and `@ a(x)` for the previous event)";
+const UNTIL: &str = "write \"until\" as `U` with a bound: `a(x) U[<=5] b(x)` (and `a(x) S b(x)` for \
+     \"since\")";
+const WEAK_UNTIL: &str = "QTL has no weak until: write `a(x) U[<=5] b(x) | G[<=5] a(x)`";
+const DIAMOND: &str = "for \"not equal\" write `!(x = y)`; for \"eventually\" (Spin's `<>`) \
+     write `F` with a bound: `F[<=5] a(x)`";
 
 /// Other languages' spellings and the hint for each. A spelling comes before
 /// those it contains (`<=>` before `=>`, `!==` before `!=`): the first that
@@ -90,23 +91,20 @@ pub const SPELLINGS: &[(&str, &str)] = &[
     ("HISTORICALLY", HISTORICALLY),
     ("historically", HISTORICALLY),
     // Future-time operators: LTL tools, MonPoly.
+    // (LTL's `G`, `F`, `X`, `U` are QTL's own, with bounds.)
     ("[]", ALWAYS),
     ("□", ALWAYS),
-    ("G", ALWAYS),
     ("ALWAYS", ALWAYS),
     ("always", ALWAYS),
     ("<>", DIAMOND),
     ("◇", EVENTUALLY),
-    ("F", EVENTUALLY),
     ("EVENTUALLY", EVENTUALLY),
     ("eventually", EVENTUALLY),
-    ("X", NEXT),
     ("NEXT", NEXT),
     ("next", NEXT),
-    ("U", UNTIL),
     ("UNTIL", UNTIL),
     ("until", UNTIL),
-    ("W", UNTIL),
+    ("W", WEAK_UNTIL),
 ];
 
 /// The hint for a parse error at `start..end` of `text`, if another

@@ -15,7 +15,7 @@ use super::walk::{Fold, Kids, Step};
 /// The words of QTL (`grammar/qtl.lalrpop`), which are not names.
 pub const KEYWORDS: &[&str] = &[
     "pred", "preds", "event", "events", "prop", "where", "true", "false", "exists", "forall",
-    "Exists", "Forall", "S", "Z", "P", "H",
+    "Exists", "Forall", "S", "Z", "P", "H", "U", "X", "F", "G",
 ];
 
 /// Whether `name` is a QTL name as it is: an identifier, not a keyword.
@@ -136,6 +136,10 @@ impl Fold for Show<'_> {
             Form::Bin(op, ..) => closed(format!("({} {} {})", left(a), op.symbol(), b.text)),
             Form::Since(t, ..) => closed(format!("({} S{} {})", left(a), bound(t), b.text)),
             Form::Zince(d, ..) => closed(format!("({} Z[<={d}] {})", left(a), b.text)),
+            Form::Next(t, _) => prefix(format!("X{} ", bound(t)), a),
+            Form::Eventually(t, _) => prefix(format!("F{} ", bound(t)), a),
+            Form::Always(t, _) => prefix(format!("G{} ", bound(t)), a),
+            Form::Until(t, ..) => closed(format!("({} U{} {})", left(a), bound(t), b.text)),
             Form::Interval(..) => closed(format!("[{}, {})", a.text, b.text)),
             Form::Quant(q, v, _) => Shown {
                 text: format!("{} {} . {}", q.keyword(), self.var(&v.name), a.text),

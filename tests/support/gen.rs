@@ -99,6 +99,14 @@ pub enum RForm {
     Interval(Box<RForm>, Box<RForm>),
     /// A quantifier: kind, variable hint, guard, body.
     Quant(Quant, u8, Guard, Box<RForm>),
+    /// `X[b] φ`
+    Next(Option<TimeBound>, Box<RForm>),
+    /// `F[b] φ` (a finite bound)
+    Eventually(TimeBound, Box<RForm>),
+    /// `G[b] φ` (a finite bound)
+    Always(TimeBound, Box<RForm>),
+    /// `φ U[b] ψ` (a finite bound)
+    Until(TimeBound, Box<RForm>, Box<RForm>),
 }
 
 /// A rule or macro definition: number of parameters, the first parameter's
@@ -140,6 +148,23 @@ fn bound() -> impl Strategy<Value = Option<TimeBound>> {
         2 => Just(None),
         1 => (0..4u64).prop_map(|d| Some(TimeBound::AtMost(d))),
         1 => (0..4u64).prop_map(|d| Some(TimeBound::MoreThan(d))),
+    ]
+}
+
+/// A finite interval of a future operator: `[<=d]` or `[a,b]`.
+fn future_bound() -> impl Strategy<Value = TimeBound> {
+    prop_oneof![
+        2 => (0..4u64).prop_map(TimeBound::AtMost),
+        1 => (0..3u64, 0..3u64).prop_map(|(lo, len)| TimeBound { lo, hi: Some(lo + len) }),
+    ]
+}
+
+/// An interval of `X`: none, `[<=d]` or `[a,*)`.
+fn next_bound() -> impl Strategy<Value = Option<TimeBound>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => (0..3u64).prop_map(|d| Some(TimeBound::AtMost(d))),
+        1 => (1..3u64).prop_map(|d| Some(TimeBound { lo: d, hi: None })),
     ]
 }
 
@@ -208,6 +233,8 @@ pub struct Weights {
     pub seen: u32,
     /// Of comparisons among the leaves (events weigh 8).
     pub cmp: u32,
+    /// Of the future operators among the inner nodes (binary operators weigh 4).
+    pub future: u32,
 }
 
 const NORMAL: Weights = Weights {
@@ -215,6 +242,13 @@ const NORMAL: Weights = Weights {
     quant: 2,
     seen: 1,
     cmp: 2,
+    future: 0,
+};
+
+/// [`NORMAL`] with the future operators `X`, `F`, `G`, `U`.
+pub const FUTURE: Weights = Weights {
+    future: 2,
+    ..NORMAL
 };
 /// More calls and quantifiers: macros called several times, sibling
 /// quantifiers.
@@ -223,6 +257,7 @@ const DEFINITIONS: Weights = Weights {
     quant: 5,
     seen: 3,
     cmp: 4,
+    future: 0,
 };
 
 /// As [`form`], with the given weights.
@@ -241,7 +276,7 @@ pub fn form_weighted(
     ];
     leaf.prop_recursive(depth, size, branch, move |inner| {
         let b = move || inner.clone().prop_map(Box::new);
-        prop_oneof![
+        let past = prop_oneof![
             2 => b().prop_map(RForm::Not),
             2 => b().prop_map(RForm::Prev),
             2 => (bound(), b()).prop_map(|(t, a)| RForm::Once(t, a)),
@@ -252,6 +287,18 @@ pub fn form_weighted(
             1 => (b(), b()).prop_map(|(a, c)| RForm::Interval(a, c)),
             w.quant => (quant_seen(w.seen), 0..3u8, guard(), b()).prop_map(|(q, v, g, a)| RForm::Quant(q, v, g, a)),
         ]
+        .boxed();
+        if w.future == 0 {
+            return past;
+        }
+        let future = prop_oneof![
+            (next_bound(), b()).prop_map(|(t, a)| RForm::Next(t, a)),
+            (future_bound(), b()).prop_map(|(t, a)| RForm::Eventually(t, a)),
+            (future_bound(), b()).prop_map(|(t, a)| RForm::Always(t, a)),
+            (future_bound(), b(), b()).prop_map(|(t, a, c)| RForm::Until(t, a, c)),
+        ];
+        // The past operators weigh 15 and the quantifiers `w.quant`.
+        prop_oneof![15 + w.quant => past, 4 * w.future => future].boxed()
     })
 }
 
@@ -302,6 +349,28 @@ pub fn spec() -> impl Strategy<Value = RawSpec> {
 /// As [`spec`] for `scale` 1; larger scales give larger and deeper formulas.
 pub fn spec_scaled(scale: u32) -> impl Strategy<Value = RawSpec> {
     let shape = shape(scale);
+    let macros =
+        prop_oneof![3 => Just(Vec::new()), 1 => vec(def(shape.makro, shape.weights), 1..=2)];
+    (
+        prop::bool::weighted(0.2),
+        macros,
+        vec(prop_def(shape, 1), 1..=2),
+    )
+        .prop_map(|(declare, macros, props)| RawSpec {
+            declare,
+            macros,
+            props,
+        })
+}
+
+/// Specifications whose formulas have the future operators `X`, `F`, `G`
+/// and `U` among their inner nodes, with bounds small enough that the
+/// generated traces see most verdicts decided.
+pub fn spec_future() -> impl Strategy<Value = RawSpec> {
+    let shape = Shape {
+        weights: FUTURE,
+        ..shape(1)
+    };
     let macros =
         prop_oneof![3 => Just(Vec::new()), 1 => vec(def(shape.makro, shape.weights), 1..=2)];
     (
@@ -456,6 +525,8 @@ struct Ctx<'a> {
     scope: Vec<&'static str>,
     /// Below an `@`.
     under_prev: bool,
+    /// Below a future operator (where a rule body may not call a rule).
+    under_future: bool,
     /// In a rule body.
     in_rule: bool,
     /// Arities of the rules callable (named `k1`, `k2`, ...).
@@ -525,6 +596,14 @@ fn guard_atom(g: Guard, x: &str) -> String {
     if g.once { format!("(P {atom})") } else { atom }
 }
 
+/// The context below a future operator.
+fn future<'a>(ctx: &Ctx<'a>) -> Ctx<'a> {
+    Ctx {
+        under_future: true,
+        ..ctx.clone()
+    }
+}
+
 /// Prints `f` in context `ctx`, adding the variables it uses to `used`.
 fn print(f: &RForm, ctx: &Ctx<'_>, used: &mut BTreeSet<&'static str>) -> String {
     match f {
@@ -547,7 +626,10 @@ fn print(f: &RForm, ctx: &Ctx<'_>, used: &mut BTreeSet<&'static str>) -> String 
             // macros, else events.
             let t = *t as usize;
             let rule = !ctx.rules.is_empty() && (ctx.macros.is_empty() || t % 4 != 3);
-            if rule {
+            if rule && ctx.in_rule && ctx.under_future {
+                let (name, arity) = EVENTS[t % EVENTS.len()];
+                ctx.call(name, arity, hints, used)
+            } else if rule {
                 let k = t % ctx.rules.len();
                 let call = ctx.call(&format!("k{}", k + 1), ctx.rules[k], hints, used);
                 if ctx.in_rule && !ctx.under_prev {
@@ -570,6 +652,15 @@ fn print(f: &RForm, ctx: &Ctx<'_>, used: &mut BTreeSet<&'static str>) -> String 
                 ..ctx.clone()
             };
             format!("(@ {})", print(a, &inner, used))
+        }
+        RForm::Next(b, a) => format!("(X{} {})", bound_text(*b), print(a, &future(ctx), used)),
+        RForm::Eventually(b, a) => format!("(F{b} {})", print(a, &future(ctx), used)),
+        RForm::Always(b, a) => format!("(G{b} {})", print(a, &future(ctx), used)),
+        RForm::Until(t, a, b) => {
+            let inner = future(ctx);
+            let a = print(a, &inner, used);
+            let b = print(b, &inner, used);
+            format!("({a} U{t} {b})")
         }
         RForm::Once(b, a) => format!("(P{} {})", bound_text(*b), print(a, ctx, used)),
         RForm::Hist(b, a) => format!("(H{} {})", bound_text(*b), print(a, ctx, used)),
@@ -675,6 +766,7 @@ impl RawSpec {
             let ctx = Ctx {
                 scope: params.clone(),
                 under_prev: false,
+                under_future: false,
                 in_rule: false,
                 rules: &[],
                 macros: &macro_arities[..k],
@@ -696,6 +788,7 @@ impl RawSpec {
             let ctx = Ctx {
                 scope: Vec::new(),
                 under_prev: false,
+                under_future: false,
                 in_rule: false,
                 rules: &rule_arities,
                 macros: &macro_arities,

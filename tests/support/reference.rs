@@ -53,6 +53,28 @@ impl Event {
 /// The violations of every property of `spec` on `trace`: the pairs
 /// (property index, event number), event numbers counted from 1.
 pub fn violations(spec: &Checked, trace: &[Event]) -> BTreeSet<(usize, usize)> {
+    violations_clocked(spec, trace, false)
+}
+
+/// [`violations`], where with `step_clock` each event's time is its number
+/// (the clock of an untimed trace: event `i` at time `i`).
+pub fn violations_clocked(
+    spec: &Checked,
+    trace: &[Event],
+    step_clock: bool,
+) -> BTreeSet<(usize, usize)> {
+    let numbered: Vec<Event>;
+    let trace = if step_clock {
+        numbered = (trace.iter().enumerate())
+            .map(|(i, e)| Event {
+                time: i as u64 + 1,
+                ..e.clone()
+            })
+            .collect();
+        &numbered[..]
+    } else {
+        trace
+    };
     let mut out = BTreeSet::new();
     for (pi, prop) in spec.props.iter().enumerate() {
         let mut eval = Evaluator::new(&spec.arena, prop, trace);
@@ -341,6 +363,30 @@ impl<'a> Evaluator<'a> {
         false
     }
 
+    /// `∃ j ≥ i`: the time from i to j in `bound`, ψ at j and φ at every k
+    /// in [i, j), where ψ and φ are given as closures over the evaluator.
+    fn until_from(
+        &mut self,
+        i: usize,
+        bound: Option<TimeBound>,
+        phi: &mut dyn FnMut(&mut Self, usize) -> bool,
+        psi: &mut dyn FnMut(&mut Self, usize) -> bool,
+    ) -> bool {
+        for j in i..=self.trace.len() {
+            let elapsed = self.clock[j] - self.clock[i];
+            if bound.is_some_and(|b| b.hi.is_some_and(|h| elapsed > h)) {
+                return false;
+            }
+            if self.within(bound, i, j) && psi(self, j) {
+                return true;
+            }
+            if !phi(self, j) {
+                return false;
+            }
+        }
+        false
+    }
+
     /// Whether formula `id` holds at event `i` (1-based) in context `ctx`
     /// under `env` (which binds at least its free variables).
     fn eval(&mut self, ctx: Ctx, id: FormId, i: usize, env: &Env) -> bool {
@@ -491,6 +537,32 @@ impl<'a> Evaluator<'a> {
                     &mut |s, k| !s.eval(ctx, b, k, env),
                     &mut |s, j| s.eval(ctx, a, j, env),
                 )
+            }
+            // X[b] φ: φ at i+1, and the time until then in b.
+            Form::Next(t, a) => {
+                i < self.trace.len() && self.within(*t, i, i + 1) && self.eval(ctx, *a, i + 1, env)
+            }
+            // φ U[b] ψ: ∃ j ≥ i with ψ at j, φ on [i, j), and the time bound
+            // (on the whole trace: a verdict the monitor gives early must be
+            // this one, since no continuation can change it).
+            Form::Until(bound, a, b) => {
+                let (bound, a, b) = (*bound, *a, *b);
+                self.until_from(i, bound, &mut |s, k| s.eval(ctx, a, k, env), &mut |s, j| {
+                    s.eval(ctx, b, j, env)
+                })
+            }
+            // F[b] φ = true U[b] φ; G[b] φ = !F[b] !φ.
+            Form::Eventually(bound, a) => {
+                let (bound, a) = (*bound, *a);
+                self.until_from(i, bound, &mut |_, _| true, &mut |s, j| {
+                    s.eval(ctx, a, j, env)
+                })
+            }
+            Form::Always(bound, a) => {
+                let (bound, a) = (*bound, *a);
+                !self.until_from(i, bound, &mut |_, _| true, &mut |s, j| {
+                    !s.eval(ctx, a, j, env)
+                })
             }
             Form::Quant(q, x, body) => {
                 let (q, body) = (*q, *body);

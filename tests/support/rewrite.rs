@@ -323,6 +323,14 @@ impl<'r> Rewriter<'r> {
                 let b = self.form(b, scope);
                 format!("[{a}, {b})")
             }
+            Form::Next(t, a) => format!("(X{} {})", bound(t), self.form(a, scope)),
+            Form::Eventually(t, a) => format!("(F{} {})", bound(t), self.form(a, scope)),
+            Form::Always(t, a) => format!("(G{} {})", bound(t), self.form(a, scope)),
+            Form::Until(t, a, b) => {
+                let a = self.form(a, scope);
+                let b = self.form(b, scope);
+                format!("({a} U{} {b})", bound(t))
+            }
             Form::Quant(q, x, body) => {
                 let new = self.binder(&x.name, scope);
                 scope.names.push((x.name.clone(), new.clone()));

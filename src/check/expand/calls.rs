@@ -60,7 +60,7 @@ impl<'s> Expander<'_, 's> {
         &mut self,
         id: FormId,
         frame: usize,
-        under_prev: bool,
+        under_prev: super::Shift,
     ) -> Step<FormId, At, FormId> {
         let (table, ctx) = (self.table, self.ctx);
         let node = self.arena.node(id);
@@ -168,7 +168,7 @@ impl<'s> Expander<'_, 's> {
         span: Span,
         nargs: usize,
         frame: usize,
-        under_prev: bool,
+        under_prev: super::Shift,
     ) {
         let ctx = self.ctx;
         let n = rule.name.name.as_str();
@@ -185,17 +185,21 @@ impl<'s> Expander<'_, 's> {
             let d = self.in_macro(frame, d);
             self.diags.push(d);
         }
-        if let (Some(owner), false) = (ctx.rule, under_prev) {
-            let d = Diagnostic::error(
-                span,
-                format!(
-                    "rule `{n}` is referenced outside `@` in the body of rule `{}`; in a rule body, rules may only be referenced under `@` (at the previous event)",
-                    owner.name
-                ),
-            );
-            let d = self.in_macro(frame, d);
-            self.diags.push(d);
-        }
+        let Some(owner) = ctx.rule else { return };
+        let message = match under_prev {
+            super::Shift::Past => return,
+            super::Shift::Same => format!(
+                "rule `{n}` is referenced outside `@` in the body of rule `{}`; in a rule body, rules may only be referenced under `@` (at the previous event)",
+                owner.name
+            ),
+            super::Shift::Future => format!(
+                "rule `{n}` is referenced under a future operator (`X`, `F`, `G`, `U`) in the body of rule `{}`; in a rule body, rules may only be referenced under `@` and outside future operators, so that every rule relation is defined by the events before it",
+                owner.name
+            ),
+        };
+        let d = Diagnostic::error(span, message);
+        let d = self.in_macro(frame, d);
+        self.diags.push(d);
     }
 
     fn rebuild_call(

@@ -58,8 +58,13 @@ pub struct CompiledProp {
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
     pub(super) point_steps: Vec<Step>,
-    /// Every node (the order with point evaluation off), each a [`Step::Node`].
+    /// Every immediate node (the order with point evaluation off), each a
+    /// [`Step::Node`].
     pub(super) all_steps: Vec<Step>,
+    /// Whether the statement is delayed: it has a future operator (see
+    /// [`crate::plan::future`]; then point evaluation is off, and the
+    /// delayed nodes are computed by `future`).
+    pub(super) future: bool,
 }
 
 /// The atoms of one event name.
@@ -90,7 +95,14 @@ impl CompiledProp {
         let mut atoms_by_event: HashMap<Box<[u8]>, EventAtoms> = HashMap::new();
         let mut atom_nodes = Vec::new();
         let mut untimed = true;
+        let delays = plan.delays();
+        let future = delays.delayed.get(plan.root).copied().unwrap_or(false);
         for (i, node) in plan.nodes.iter().enumerate() {
+            if delays.delayed[i] {
+                // Kept by `future`, position by position.
+                untimed = false;
+                continue;
+            }
             match &node.op {
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,
@@ -174,7 +186,11 @@ impl CompiledProp {
             untimed,
             point_steps,
             twins,
-            all_steps: (0..n).map(Step::Node).collect(),
+            all_steps: (0..n)
+                .filter(|&i| !delays.delayed[i])
+                .map(Step::Node)
+                .collect(),
+            future,
             fused_operand,
             fused,
             point,

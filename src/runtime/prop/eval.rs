@@ -34,7 +34,11 @@ impl PropMonitor {
         self.update_comparisons(space);
         let recompute_all = self.state.all_dirty || self.state.first;
         self.evaluate(space, tick, outside);
-        let holds = if self.point_on {
+        let holds = if self.state.future.is_some() {
+            // Verdicts come later, from `future`.
+            self.advance_future(space, tick);
+            true
+        } else if self.point_on {
             let mut env = std::mem::take(&mut self.scratch.point_env);
             let holds = self.point_holds(space, &mut env);
             self.scratch.point_env = env;
@@ -262,6 +266,8 @@ impl PropMonitor {
                     Op::Since(a, b) => c[*a] || c[*b],
                     Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => true,
                     Op::RuleCall { rule, .. } => c[plan.rules[*rule].body],
+                    // Delayed: computed by `future`, never here.
+                    Op::Next(..) | Op::Until(..) => continue,
                 };
             if !dirty {
                 s.changed[n] = false;
@@ -310,6 +316,7 @@ impl PropMonitor {
                 }
                 Op::Quant(q, v, a) => self.quant_value(space, n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(space, n, *rule, args),
+                Op::Next(..) | Op::Until(..) => continue,
             };
             let s = &mut self.state;
             s.changed[n] = all || value != s.now[n];

@@ -3,8 +3,10 @@
 //! (see [`crate::runtime::kept`]). All off by default, and then free.
 
 use super::PropMonitor;
+use super::future::Decision;
 use crate::bdd::{Bdd, BddSpace, Space};
-use crate::plan::{NodeIx, Op};
+use crate::plan::{NodeIx, Op, VarIx};
+use crate::runtime::delayed::StepViolation;
 use crate::runtime::enumeration::Enumeration;
 use crate::runtime::kept::KeptSummary;
 use crate::runtime::witness::{self, Depth, WitnessValue};
@@ -42,31 +44,130 @@ impl PropMonitor {
         if !self.explain.any() {
             return;
         }
-        let violated = !holds;
+        let (found, tuples) = if holds {
+            Default::default()
+        } else {
+            let state = self.witness_state();
+            self.explanations(space, &state)
+        };
+        let e = &mut self.explain;
+        e.found = found;
+        e.tuples = tuples;
+    }
+
+    /// The explanations asked for of a violation, read from `state` (the
+    /// summaries at the violating step): the walk of the witnesses (the
+    /// witness, the falsifying tuples) and the satisfying tuples, each empty
+    /// when not asked for.
+    pub(super) fn explanations(
+        &self,
+        space: &mut Space,
+        state: &witness::State<'_>,
+    ) -> (witness::Falsified, Vec<Vec<WitnessValue>>) {
         let e = &self.explain;
-        let found = (violated && (e.witness_on || e.all_limit.is_some())).then(|| {
+        let found = if e.witness_on || e.all_limit.is_some() {
             let (limit, count) = match e.all_limit {
                 Some(l) => (l.max(1), true),
                 None => (1, false),
             };
-            let state = self.witness_state();
             witness::falsify(
                 space,
-                &state,
+                state,
                 Depth::All,
                 limit,
                 count,
                 witness::MAX_ASSIGNMENTS,
             )
-        });
-        let tuples = (e.tuples_on && violated).then(|| {
-            let state = self.witness_state();
+        } else {
+            Default::default()
+        };
+        let tuples = if e.tuples_on {
             let depth = Depth::Leading(e.tuple_width.unwrap_or(usize::MAX));
-            witness::falsify(space, &state, depth, usize::MAX, false, u64::MAX).tuples
-        });
-        let e = &mut self.explain;
-        e.found = found.unwrap_or_default();
-        e.tuples = tuples.unwrap_or_default();
+            witness::falsify(space, state, depth, usize::MAX, false, u64::MAX).tuples
+        } else {
+            Vec::new()
+        };
+        (found, tuples)
+    }
+
+    /// The decision of an immediate property at `position` (the step just
+    /// evaluated, whose verdict was `holds`), with the explanations recorded.
+    pub(crate) fn immediate_decision(&self, position: u64, holds: bool) -> Decision {
+        let e = &self.explain;
+        Decision {
+            position,
+            holds,
+            found: if holds {
+                Default::default()
+            } else {
+                e.found.clone()
+            },
+            tuples: if holds { Vec::new() } else { e.tuples.clone() },
+        }
+    }
+
+    /// A violation's decision, its variables named as in
+    /// [`witness`](Self::witness) and [`all_witnesses`](Self::all_witnesses).
+    pub(crate) fn named(&self, property: usize, d: &Decision) -> StepViolation {
+        StepViolation {
+            property,
+            witness: if self.explain.witness_on {
+                self.name_witness(&d.found.first())
+            } else {
+                Vec::new()
+            },
+            all_witnesses: match self.explain.all_limit {
+                Some(limit) => (self.name_tuples(&d.found, limit), d.found.total),
+                None => (Vec::new(), 0),
+            },
+            tuples: d.tuples.clone(),
+            found: d.found.clone(),
+        }
+    }
+
+    /// Names the variables of a witness: two variables of one name are
+    /// told apart as `hindsight compile` lists them (`w`, `w'2`).
+    fn name_witness(&self, witness: &[(VarIx, WitnessValue)]) -> witness::Witness {
+        let vars = &self.compiled.plan.vars;
+        witness
+            .iter()
+            .map(|(v, value)| {
+                let var = &vars[*v];
+                let clash = witness
+                    .iter()
+                    .any(|(w, _)| w != v && vars[*w].name == var.name);
+                let name = if clash { &var.label } else { &var.name };
+                (name.clone(), value.clone())
+            })
+            .collect()
+    }
+
+    /// The first `limit` falsifying tuples of `found`, named.
+    fn name_tuples(&self, found: &witness::Falsified, limit: usize) -> Vec<witness::Witness> {
+        let vars = &self.compiled.plan.vars;
+        found
+            .tuples
+            .iter()
+            .take(limit)
+            .map(|t| {
+                found
+                    .vars
+                    .iter()
+                    .zip(t)
+                    .map(|(v, value)| (vars[*v].name.clone(), value.clone()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The event of `events` (a decided step's) that the violation `v` of
+    /// this property is due to (see [`Self::culprit`]).
+    pub(crate) fn culprit_of(
+        &self,
+        v: &StepViolation,
+        events: &[(&[u8], &[&[u8]])],
+    ) -> Option<usize> {
+        witness::culprit(&self.compiled.plan, &v.found, events)
     }
 
     /// What the witness searches read: the plan, the summaries, the sets of
@@ -91,6 +192,7 @@ impl PropMonitor {
     pub fn enable_witnesses(&mut self, on: bool) {
         self.explain.witness_on = on;
         self.explain.found = Default::default();
+        self.refresh_future();
     }
 
     /// The witness of the violation at the last event: the values of the
@@ -101,22 +203,10 @@ impl PropMonitor {
     /// property held at the last event, when witnesses are off, and for a
     /// property without quantifiers.
     pub fn witness(&self) -> Vec<(String, WitnessValue)> {
-        let vars = &self.compiled.plan.vars;
         if !self.explain.witness_on {
             return Vec::new();
         }
-        let witness = &self.explain.found.first();
-        witness
-            .iter()
-            .map(|(v, value)| {
-                let var = &vars[*v];
-                let clash = witness
-                    .iter()
-                    .any(|(w, _)| w != v && vars[*w].name == var.name);
-                let name = if clash { &var.label } else { &var.name };
-                (name.clone(), value.clone())
-            })
-            .collect()
+        self.name_witness(&self.explain.found.first())
     }
 
     /// Turns the listing of every falsifying tuple on (at most `limit` kept)
@@ -124,6 +214,7 @@ impl PropMonitor {
     pub fn enable_all_witnesses(&mut self, limit: Option<usize>) {
         self.explain.all_limit = limit;
         self.explain.found = Default::default();
+        self.refresh_future();
     }
 
     /// The falsifying tuples of the violation at the last event (at most the
@@ -132,22 +223,10 @@ impl PropMonitor {
         let Some(limit) = self.explain.all_limit else {
             return (Vec::new(), 0);
         };
-        let found = &self.explain.found;
-        let vars = &self.compiled.plan.vars;
-        let named = found
-            .tuples
-            .iter()
-            .take(limit)
-            .map(|t| {
-                found
-                    .vars
-                    .iter()
-                    .zip(t)
-                    .map(|(v, value)| (vars[*v].name.clone(), value.clone()))
-                    .collect()
-            })
-            .collect();
-        (named, found.total)
+        (
+            self.name_tuples(&self.explain.found, limit),
+            self.explain.found.total,
+        )
     }
 
     /// The event of `events` (the last step's) that the violation at the
@@ -162,6 +241,7 @@ impl PropMonitor {
         self.explain.tuples_on = on;
         self.explain.tuples.clear();
         self.explain.tuple_width = width;
+        self.refresh_future();
     }
 
     /// The names of the statement's leading `Forall` variables, outermost first.

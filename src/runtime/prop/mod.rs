@@ -31,6 +31,7 @@ pub mod compiled;
 mod eval;
 mod explain;
 mod fuse;
+pub mod future;
 mod gc;
 mod point;
 mod restrict;
@@ -99,7 +100,7 @@ impl PropMonitor {
             state: State::new(&compiled, space, options.start_bits, max_bits, options.gc)?,
             scratch: Scratch::new(plan.vars.len()),
             explain: explain::Explain::default(),
-            point_on: true,
+            point_on: !compiled.future,
             max_bits,
             compiled,
         })
@@ -199,6 +200,53 @@ impl PropMonitor {
         self.evaluate_step(space, tick, outside)
     }
 
+    /// Whether the statement has future operators: its verdicts come later
+    /// than its steps ([`take_decisions`](Self::take_decisions)).
+    pub fn is_delayed(&self) -> bool {
+        self.state.future.is_some()
+    }
+
+    /// The verdicts found since the last call, for a delayed statement:
+    /// positions in increasing order.
+    pub(crate) fn take_decisions(&mut self) -> Vec<future::Decision> {
+        match &mut self.state.future {
+            Some(f) => std::mem::take(&mut f.decided),
+            None => Vec::new(),
+        }
+    }
+
+    /// The steps taken whose verdict is not known yet (0 for a statement
+    /// without future operators).
+    pub fn undecided(&self) -> u64 {
+        self.state
+            .future
+            .as_ref()
+            .map_or(0, |f| f.undecided(self.compiled.plan.root))
+    }
+
+    /// Tells the delayed state that a step's time is its number (see
+    /// [`Monitor::set_step_clock`](super::Monitor::set_step_clock)): then
+    /// the next step is a time unit later than the last.
+    pub(crate) fn set_step_clock(&mut self, on: bool) {
+        if let Some(f) = &mut self.state.future {
+            f.next_gap = u64::from(on);
+        }
+    }
+
+    /// Builds the delayed state again before the first step, once
+    /// explanations are asked for (they need more of it kept).
+    fn refresh_future(&mut self) {
+        if let Some(f) = &self.state.future
+            && f.is_fresh()
+        {
+            let gap = f.next_gap;
+            self.state.future = future::Future::new(&self.compiled.plan, self.explain.any());
+            if let Some(f) = &mut self.state.future {
+                f.next_gap = gap;
+            }
+        }
+    }
+
     /// Number of garbage collections so far, and codes released by them.
     pub fn gc_stats(&self) -> (u64, u64) {
         (self.state.gc.collections, self.state.gc.released)
@@ -213,6 +261,8 @@ impl PropMonitor {
     /// every subformula is computed as a set at every event. The verdicts are
     /// the same (for comparing the two).
     pub(crate) fn set_point_evaluation(&mut self, space: &mut Space, on: bool) {
+        // A statement with future operators is computed as sets.
+        let on = on && !self.compiled.future;
         if self.point_on != on {
             self.point_on = on;
             let s = &mut self.state;

@@ -4,6 +4,7 @@
 //! and the BDD constants of the property in the monitor's space.
 
 use super::compiled::CompiledProp;
+use super::future::Future;
 use super::gc::{GcPolicy, GcState};
 use crate::bdd::{Bdd, BddSpace, Renaming, Roots, Space, VarSet};
 use crate::plan::{Arg, Op, PropPlan};
@@ -50,6 +51,9 @@ pub(super) struct State {
     pub last_holds: bool,
     /// Garbage collection of value codes.
     pub gc: GcState,
+    /// The delayed subformulas' values and states, for a statement with
+    /// future operators.
+    pub future: Option<Future>,
 }
 
 impl State {
@@ -102,6 +106,7 @@ impl State {
             fixed: false,
             last_holds: true,
             gc: GcState::new(gc),
+            future: Future::new(plan, false),
         })
     }
 
@@ -119,6 +124,9 @@ impl State {
         for b in self.cmp.iter_mut().flatten() {
             f(b);
         }
+        if let Some(future) = &mut self.future {
+            future.for_each_bdd(&mut f);
+        }
     }
 
     /// The BDDs kept from one event to the next other than previous
@@ -130,6 +138,7 @@ impl State {
             .flat_map(TimedState::bdds)
             .chain(self.seen.iter().flatten().map(|s| s.set))
             .chain(self.cmp.iter().flatten().copied())
+            .chain(self.future.iter().flat_map(Future::bdds))
     }
 
     /// Lists every BDD of the state for a collection: the kept ones and

@@ -1,0 +1,262 @@
+//! Delayed verdicts in a session: with a future operator in the
+//! specification, the verdict at a step is known only once the trace has
+//! passed its horizon. Each step's event (or time-point) is held until
+//! every property has decided it; then its violations are reported, in
+//! trace order; at the end of the trace the steps left undecided are
+//! reported as such ([`Report::undecided`]), never as satisfied or violated.
+
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
+
+use super::step::Step;
+use super::{EndOfTrace, Report, Session};
+use crate::report::Undecided;
+use crate::runtime::StepViolation;
+
+/// An event held until its step is decided.
+#[derive(Debug)]
+struct HeldEvent {
+    name: Box<[u8]>,
+    args: Vec<Box<[u8]>>,
+    line: u64,
+}
+
+/// A step held until every property has decided it.
+#[derive(Debug)]
+struct HeldStep {
+    /// Its number: the event number, or the time-point's number plus one.
+    number: u64,
+    /// Its MonPoly time stamp.
+    ts: u64,
+    /// Its time in the trace, and whether the trace is timed.
+    time: u64,
+    timed: bool,
+    /// Its line (a time-point's first line).
+    line: u64,
+    /// Its events (one, or a time-point's).
+    events: Vec<HeldEvent>,
+    /// Whether it is a time-point: a violation names the event it is due to.
+    point: bool,
+}
+
+/// The steps not decided yet, in order.
+#[derive(Debug, Default)]
+pub(super) struct Held {
+    steps: VecDeque<HeldStep>,
+}
+
+impl Session {
+    /// Holds the event `ev` just stepped, event `number` at MonPoly time
+    /// stamp `ts`, then reports what its step and earlier ones decided.
+    pub(super) fn hold_event<P: Report + ?Sized>(
+        &mut self,
+        ev: &Step<'_>,
+        number: u64,
+        ts: u64,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        self.held.steps.push_back(HeldStep {
+            number,
+            ts,
+            time: ev.time,
+            timed: ev.timed,
+            line: ev.line,
+            events: vec![held(ev.name, ev.args, ev.line)],
+            point: false,
+        });
+        self.report_decided(out)
+    }
+
+    /// Holds the time-point of `events` (with their `lines`) just stepped,
+    /// then reports what is decided.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn hold_point<P: Report + ?Sized>(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        lines: &[u64],
+        number: u64,
+        ts: u64,
+        (time, timed, line): (u64, bool, u64),
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        let events = (events.iter().zip(lines))
+            .map(|(&(name, args), &line)| held(name, args, line))
+            .collect();
+        self.held.steps.push_back(HeldStep {
+            number,
+            ts,
+            time,
+            timed,
+            line,
+            events,
+            point: true,
+        });
+        self.report_decided(out)
+    }
+
+    /// Reports the violations of the steps every property has decided, in
+    /// order. `Break` when the report failed, or after the first violating
+    /// step with `stop_at_first`.
+    pub(super) fn report_decided<P: Report + ?Sized>(&mut self, out: &mut P) -> ControlFlow<()> {
+        for decided in self.monitor.take_decided() {
+            let Some(step) = self.held.steps.pop_front() else {
+                continue;
+            };
+            for v in &decided.violations {
+                self.report_delayed(out, &step, v)?;
+            }
+            if self.options.stop_at_first && !decided.violations.is_empty() {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Reports the violation `v` at the held step `step`.
+    fn report_delayed<P: Report + ?Sized>(
+        &mut self,
+        out: &mut P,
+        step: &HeldStep,
+        v: &StepViolation,
+    ) -> ControlFlow<()> {
+        let blamed = if step.point {
+            let args: Vec<Vec<&[u8]>> = step
+                .events
+                .iter()
+                .map(|e| e.args.iter().map(|a| &a[..]).collect())
+                .collect();
+            let events: Vec<(&[u8], &[&[u8]])> = (step.events.iter().zip(&args))
+                .map(|(e, a)| (&e.name[..], &a[..]))
+                .collect();
+            self.monitor.culprit_of(v, &events).unwrap_or(0)
+        } else {
+            0
+        };
+        let (name, args, line): (&[u8], Vec<&[u8]>, u64) = match step.events.get(blamed) {
+            Some(e) => (&e.name, e.args.iter().map(|a| &a[..]).collect(), e.line),
+            None => (b"@", Vec::new(), step.line),
+        };
+        let ev = Step {
+            name,
+            args: &args,
+            time: step.time,
+            line,
+            timed: step.timed,
+        };
+        let all = (self.options.all_witnesses > 0 && !step.point)
+            .then(|| (&v.all_witnesses.0[..], v.all_witnesses.1));
+        let violation = ev.violation(v.property, step.number, all);
+        let (count, first) = &mut self.tally[v.property];
+        *count += 1;
+        first.get_or_insert(step.number);
+        let written = if self.options.satisfactions {
+            match &self.typing {
+                Some(typing) => {
+                    let mut sorted = v.tuples.clone();
+                    typing.sort_tuples(&mut sorted);
+                    out.satisfaction(&violation, step.number - 1, step.ts, &sorted)
+                }
+                None => out.satisfaction(&violation, step.number - 1, step.ts, &v.tuples),
+            }
+        } else {
+            let witness = self.options.witness.then_some(&v.witness[..]);
+            out.violation(&violation, witness)
+        };
+        if written.is_err() {
+            self.closed = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// At the end of the trace: reports the steps decided after an
+    /// undecided one, then every undecided step; returns how many there
+    /// are and the first few of their numbers.
+    pub(super) fn finish_delayed<P: Report + ?Sized>(&mut self, out: &mut P) -> (u64, Vec<u64>) {
+        if !self.monitor.has_future() {
+            return (0, Vec::new());
+        }
+        let close = self
+            .options
+            .end_of_trace
+            .unwrap_or(if self.typing.is_some() {
+                EndOfTrace::Close
+            } else {
+                EndOfTrace::Undecided
+            })
+            == EndOfTrace::Close;
+        let open = self
+            .monitor
+            .finish_trace(close && !self.interrupted && self.error.is_none());
+        // Steps decided after an undecided one: reported in order, each
+        // held step matched to its decision by its position.
+        let base = self.monitor.events() - self.held.steps.len() as u64;
+        let decided = self.monitor.take_decided();
+        let mut steps: Vec<Option<HeldStep>> = self.held.steps.drain(..).map(Some).collect();
+        if !self.closed {
+            for d in decided {
+                let Some(step) = (d.step.checked_sub(base))
+                    .and_then(|i| steps.get_mut(i as usize))
+                    .and_then(Option::take)
+                else {
+                    continue;
+                };
+                for v in &d.violations {
+                    if self.report_delayed(out, &step, v).is_break() {
+                        break;
+                    }
+                }
+            }
+        }
+        let names = self.monitor.property_names();
+        let mut first = Vec::new();
+        for (position, props) in &open {
+            let Some(step) = (position.checked_sub(base))
+                .and_then(|i| steps.get(i as usize))
+                .and_then(Option::as_ref)
+            else {
+                continue;
+            };
+            if first.len() < FIRST_SHOWN {
+                first.push(step.number);
+            }
+            if self.closed {
+                continue;
+            }
+            let (name, args, line) = match step.events.first() {
+                Some(e) if !step.point => {
+                    (&e.name[..], e.args.iter().map(|a| &a[..]).collect(), e.line)
+                }
+                _ => (&b"@"[..], Vec::new(), step.line),
+            };
+            let properties: Vec<&str> = props
+                .iter()
+                .filter_map(|&p| names.get(p).copied())
+                .collect();
+            let u = Undecided {
+                event: step.number,
+                line,
+                name,
+                args: &args,
+                time: step.timed.then_some(step.time),
+                properties: &properties,
+            };
+            if out.undecided(&u).is_err() {
+                self.closed = true;
+            }
+        }
+        (open.len() as u64, first)
+    }
+}
+
+/// How many undecided step numbers the summary shows.
+const FIRST_SHOWN: usize = 5;
+
+/// An event to hold.
+fn held(name: &[u8], args: &[&[u8]], line: u64) -> HeldEvent {
+    HeldEvent {
+        name: name.into(),
+        args: args.iter().map(|&a| a.into()).collect(),
+        line,
+    }
+}
