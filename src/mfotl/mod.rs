@@ -187,6 +187,7 @@ pub fn translate(
         arena.show_renamed(body, &renamed)
     ));
     let spec = Spec {
+        mfotl: true,
         defs: vec![
             Def::Events(decls),
             Def::Prop {

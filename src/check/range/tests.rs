@@ -1,0 +1,1 @@
+//! Range restriction and the arrangement of constraints.
