@@ -347,7 +347,12 @@ impl Fold for Builder<'_> {
             }
             Form::Agg(g, body) => {
                 self.enter_aggregation(scope, g, *body);
-                return Step::Into(Kids::one(*body), scope);
+                // Over `P[..] ψ`: over the window of ψ's assignments.
+                let inner = match arena.form(*body) {
+                    Form::Once(_, psi) => *psi,
+                    _ => *body,
+                };
+                return Step::Into(Kids::one(inner), scope);
             }
             Form::Let(_, _, body) => return Step::Into(Kids::one(*body), scope),
             form => {
@@ -369,7 +374,7 @@ impl Fold for Builder<'_> {
             Form::Bin(BinOp::And, _, c) if let Some(c) = self.constraint(*c) => {
                 self.constrained(scope, a, c)
             }
-            Form::Agg(g, _) => self.leave_aggregation(scope, g, a),
+            Form::Agg(g, operand) => self.leave_aggregation(scope, g, *operand, a),
             Form::Let(..) => return a,
             Form::Not(_) => Op::Not(a),
             Form::Prev(_) => Op::Prev(a),
@@ -580,12 +585,14 @@ pub(super) fn remap(op: &Op, ix: &[NodeIx]) -> Op {
             result,
             of,
             group,
+            once,
             body,
         } => Op::Agg {
             op,
             result,
             of,
             group,
+            once,
             body: ix[body],
         },
         Op::Not(a) => Op::Not(ix[a]),

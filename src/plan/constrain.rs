@@ -5,7 +5,7 @@
 use super::build::Builder;
 use super::compute::{Cond, CondItem, Term, TermItem};
 use super::{NodeIx, Op, VarKind};
-use crate::syntax::{Aggregation, BinOp, Expr, Form, FormId, Item, Quant, RelOp};
+use crate::syntax::{Aggregation, BinOp, Expr, Form, FormId, Item, Quant, RelOp, TimeBound};
 
 impl Builder<'_> {
     /// `c` if it is a constraint: a combination of comparisons one of
@@ -140,8 +140,13 @@ impl Builder<'_> {
         &mut self,
         scope: Option<usize>,
         g: &Aggregation,
+        operand: FormId,
         body: NodeIx,
     ) -> Op {
+        let once = match self.arena.form(operand) {
+            Form::Once(bound, _) => Some(bound.unwrap_or(TimeBound { lo: 0, hi: None })),
+            _ => None,
+        };
         let of = self.lookup(scope, &g.of.name);
         for (name, _) in self.agg_locals.pop().unwrap_or_default() {
             self.unbind(&name);
@@ -157,6 +162,7 @@ impl Builder<'_> {
             result,
             of,
             group,
+            once,
             body,
         }
     }

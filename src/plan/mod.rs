@@ -127,7 +127,9 @@ pub enum Op {
     },
     /// `y <- OP x; g . φ`: for each assignment of the group variables `g`
     /// (none: one), `y` is `OP` of the values of `x` over φ's satisfying
-    /// assignments with those group values.
+    /// assignments with those group values. With `once`, the operand is
+    /// `P[once] body` (computed over the window of `body`'s assignments, as
+    /// MonPoly does, rather than as a set).
     Agg {
         /// The operator.
         op: AggOp,
@@ -137,7 +139,9 @@ pub enum Op {
         of: VarIx,
         /// `g`.
         group: Vec<VarIx>,
-        /// φ.
+        /// The interval of the `P` around `body`, if the operand is one.
+        once: Option<TimeBound>,
+        /// φ (or the operand of `P[once]`).
         body: NodeIx,
     },
 }

@@ -52,6 +52,7 @@ impl PropPlan {
                 result,
                 of,
                 group,
+                once,
                 body,
             } => {
                 let group: Vec<String> = group.iter().map(|&g| var(g)).collect();
@@ -60,8 +61,13 @@ impl PropPlan {
                 } else {
                     format!("; {}", group.join(", "))
                 };
+                let once = match once {
+                    Some(t) if t.is_trivial() => "P ".to_string(),
+                    Some(t) => format!("P{t} "),
+                    None => String::new(),
+                };
                 format!(
-                    "{} <- {} {}{group} . n{body}",
+                    "{} <- {} {}{group} . {once}n{body}",
                     var(*result),
                     op.keyword(),
                     var(*of)

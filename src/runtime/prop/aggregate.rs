@@ -42,16 +42,28 @@ pub(super) struct AggState {
 
 /// The assignments of one group.
 #[derive(Debug, Default)]
-struct Group {
+pub(super) struct Group {
     /// How many.
-    count: u64,
+    pub count: u64,
     /// Their values of the aggregated variable with their multiplicities,
     /// in order (not kept for `CNT`).
     values: Vec<(Vec<u8>, u64)>,
 }
 
 impl Group {
-    fn add(&mut self, kind: ValueKind, x: Option<&[u8]>, delta: i64) {
+    /// The group's value (it has assignments).
+    pub fn value(&self, op: AggOp, kind: ValueKind) -> Result<Vec<u8>, arith::ArithError> {
+        let values: Vec<(&[u8], u64)> = self
+            .values
+            .iter()
+            .map(|(v, m)| (v.as_slice(), *m))
+            .collect();
+        arith::aggregate(op, kind, &values, self.count)
+    }
+
+    /// Adds (`delta` 1) or removes (-1) an assignment whose aggregated
+    /// value is `x` (`None` for `CNT`).
+    pub fn add(&mut self, kind: ValueKind, x: Option<&[u8]>, delta: i64) {
         self.count = self.count.saturating_add_signed(delta);
         let Some(x) = x else { return };
         let at = self
@@ -133,17 +145,13 @@ impl PropMonitor {
         let mut outputs: Vec<(Vec<Code>, Option<Vec<u8>>)> = Vec::with_capacity(changed.len());
         for key in changed {
             let value = match state.groups.get(&key) {
-                Some(g) if g.count > 0 => {
-                    let values: Vec<(&[u8], u64)> =
-                        g.values.iter().map(|(v, m)| (v.as_slice(), *m)).collect();
-                    match arith::aggregate(a.op, kind, &values, g.count) {
-                        Ok(v) => Some(v),
-                        Err(e) => {
-                            self.state.computed[n] = Some(Computed::Agg(state));
-                            return Err(self.eval_error(n, &e.to_string()));
-                        }
+                Some(g) if g.count > 0 => match g.value(a.op, kind) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        self.state.computed[n] = Some(Computed::Agg(state));
+                        return Err(self.eval_error(n, &e.to_string()));
                     }
-                }
+                },
                 _ => {
                     state.groups.remove(&key);
                     a.group.is_empty().then(|| arith::empty_default(a.op, kind))

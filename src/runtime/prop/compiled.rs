@@ -108,6 +108,10 @@ impl CompiledProp {
                 continue;
             }
             match &node.op {
+                Op::Agg { once: Some(t), .. } if !t.is_trivial() => {
+                    computes = true;
+                    untimed = false;
+                }
                 Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => computes = true,
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,

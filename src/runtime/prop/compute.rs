@@ -24,6 +24,7 @@ use crate::plan::compute::{CondItem, TermItem, cond_vars, term_vars};
 use crate::plan::{NodeIx, Op, VarIx};
 use crate::runtime::StepError;
 use crate::runtime::ids::Code;
+use crate::runtime::time::Tick;
 use crate::syntax::RelOp;
 
 /// What a computing node keeps from one evaluation to the next.
@@ -34,6 +35,8 @@ pub(super) enum Computed {
     Table { met: Bdd, kept: Bdd },
     /// An aggregation.
     Agg(super::aggregate::AggState),
+    /// An aggregation over `P[a,b] ψ`.
+    Window(super::window::WindowState),
 }
 
 impl Computed {
@@ -42,6 +45,7 @@ impl Computed {
         match self {
             Computed::Table { met, kept } => vec![met, kept],
             Computed::Agg(a) => vec![&a.body, &a.result],
+            Computed::Window(w) => vec![&w.result],
         }
     }
 
@@ -56,6 +60,7 @@ impl Computed {
                 f(&mut a.body);
                 f(&mut a.result);
             }
+            Computed::Window(w) => f(&mut w.result),
         }
     }
 }
@@ -63,7 +68,7 @@ impl Computed {
 impl PropMonitor {
     /// The value of computing node `n` (false once the monitor has failed:
     /// the error is kept, see [`PropMonitor::failure`]).
-    pub(super) fn compute_node(&mut self, n: NodeIx) -> Bdd {
+    pub(super) fn compute_node(&mut self, n: NodeIx, tick: Tick) -> Bdd {
         if self.failed.is_some() {
             return self.space.ff();
         }
@@ -76,6 +81,7 @@ impl PropMonitor {
                 result,
                 of,
                 group,
+                once,
                 body,
             } => {
                 let a = super::aggregate::AggNode {
@@ -85,7 +91,10 @@ impl PropMonitor {
                     group,
                     body: *body,
                 };
-                self.aggregate_value(n, &a)
+                match once {
+                    Some(bound) => self.window_value(n, &a, *bound, tick),
+                    None => self.aggregate_value(n, &a),
+                }
             }
             _ => Ok(self.space.ff()),
         };

@@ -39,6 +39,7 @@ mod scratch;
 pub mod snapshot;
 mod state;
 mod twins;
+mod window;
 
 use std::sync::Arc;
 
