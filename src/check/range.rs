@@ -52,6 +52,9 @@ pub(crate) fn arrange(
     mfotl: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
+    if !needed(arena, prop, mfotl) {
+        return;
+    }
     // The rules' restricted parameters: from all, down to a fixpoint.
     let mut rule_rr: Vec<Vec<bool>> = prop
         .rules
@@ -80,6 +83,25 @@ pub(crate) fn arrange(
         let body = prop.rules[k].body;
         prop.rules[k].body = run(arena, body, &rule_names, &rule_rr, mfotl, diags).id;
     }
+}
+
+/// Whether `prop` has aggregations or constraints (or, in MFOTL, equalities
+/// that may be assignments): the pass has nothing to do otherwise.
+fn needed(arena: &Arena, prop: &Property, mfotl: bool) -> bool {
+    let mut stack: Vec<FormId> = std::iter::once(prop.body)
+        .chain(prop.rules.iter().map(|r| r.body))
+        .collect();
+    while let Some(id) = stack.pop() {
+        match arena.form(id) {
+            Form::Agg(..) | Form::Rel { .. } => return true,
+            Form::Cmp {
+                op: crate::syntax::RelOp::Eq,
+                ..
+            } if mfotl => return true,
+            f => stack.extend(f.children()),
+        }
+    }
+    false
 }
 
 /// Arranges `root`; returns its rebuilt node and restricted variables.
