@@ -244,6 +244,24 @@ fn to_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
 }
 
 fn lalrpop_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
+    // `/*` without its `*/` lexes as `/` and `*` (operators of terms): the
+    // error then comes at or after it.
+    let at = match &err {
+        ParseError::UnrecognizedToken { token: (l, ..), .. }
+        | ParseError::ExtraToken { token: (l, ..) } => Some(*l),
+        ParseError::UnrecognizedEof { location, .. } => Some(*location),
+        _ => None,
+    };
+    if let Some(at) = at
+        && let Some(open) = text.rfind("/*")
+        && open <= at
+        && !text[open..].contains("*/")
+    {
+        return Diagnostic::error(
+            Span::new(open, open + 2),
+            "this comment is never closed: `/*` needs a matching `*/`",
+        );
+    }
     match err {
         ParseError::InvalidToken { location } => {
             let rest = &text[location..];
@@ -295,6 +313,7 @@ fn expected_list(expected: &[String]) -> String {
             "IDENT" => "a name".to_string(),
             "INT" => "an integer".to_string(),
             "DEC" => "a decimal number".to_string(),
+            "LTNEG" => "`<`".to_string(),
             "STR" => "a string".to_string(),
             other => format!("`{}`", other.trim_matches('"')),
         })
