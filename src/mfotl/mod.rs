@@ -28,7 +28,9 @@ pub mod values;
 use std::collections::{HashMap, HashSet};
 
 use crate::syntax::show;
-use crate::syntax::{Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Warnings};
+use crate::syntax::{
+    Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Warnings,
+};
 
 /// An error in the formula or in the signature file.
 #[derive(Clone, Debug)]

@@ -8,16 +8,17 @@
 //! own state and the monitor lists the other properties' (see
 //! `prop/eval.rs`).
 
-use super::Monitor;
 use super::kept::KeptSummary;
 use super::time::Tick;
+use super::{Monitor, StepError};
 use crate::bdd::{BddSpace, Roots};
 
 impl Monitor {
     /// Evaluates the bound step in every property, then offers the space
     /// a collection (a safe point: every BDD the monitor holds is in its
-    /// properties).
-    pub(super) fn evaluate_all(&mut self, tick: Tick) {
+    /// properties). A computation that fails stops the monitor
+    /// ([`StepError::Eval`]).
+    pub(super) fn evaluate_all(&mut self, tick: Tick) -> Result<(), StepError> {
         self.violated.clear();
         let mut held = Vec::new();
         for i in 0..self.props.len() {
@@ -48,6 +49,15 @@ impl Monitor {
                 p.keep_roots(roots);
             }
         });
+        match self.failure() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The error that stopped the monitor, if a computation failed.
+    pub(super) fn failure(&self) -> Option<StepError> {
+        self.props.iter().find_map(|p| p.failure()).cloned()
     }
 
     /// The number of BDD nodes of kept summary `summary` of property

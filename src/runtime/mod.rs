@@ -110,6 +110,16 @@ pub enum StepError {
         /// The widest codes of the property, in bits.
         bits: usize,
     },
+    /// A computation of a property's arithmetic or aggregation has no value
+    /// at this step (division by zero, a value that is not a number) or its
+    /// values ran out of codes. Unlike the other errors it is not undone:
+    /// the monitor has stopped, and every later step is refused with it.
+    Eval {
+        /// The property.
+        property: String,
+        /// The subformula and what went wrong.
+        message: String,
+    },
 }
 
 impl StepError {
@@ -147,6 +157,9 @@ impl std::fmt::Display for StepError {
                     "property `{property}` has more distinct live values than {bits}-bit codes \
                      can hold (at most {most} per class)"
                 )
+            }
+            StepError::Eval { property, message } => {
+                write!(f, "property `{property}` cannot be evaluated: {message}")
             }
         }
     }
@@ -426,8 +439,13 @@ impl Monitor {
     /// All or nothing: a refused event (wrong arity, time going back with
     /// strict time, value codes running out in some property) changes
     /// nothing, in any property, and is not counted in [`Monitor::events`]:
-    /// the monitor goes on exactly as if it had not been offered.
+    /// the monitor goes on exactly as if it had not been offered. The
+    /// exception is [`StepError::Eval`], a computation without a value
+    /// (division by zero, ...): it stops the monitor.
     pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], StepError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
         // A repeated event passed the arity check already.
         if !repeat {
@@ -443,7 +461,7 @@ impl Monitor {
                 self.last_event.extend_from_slice(field);
             }
         }
-        self.evaluate_all(tick);
+        self.evaluate_all(tick)?;
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
@@ -564,6 +582,9 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
         for (name, args) in events {
             self.check_arity(name, args)?;
         }
@@ -571,7 +592,7 @@ impl Monitor {
         self.bind_all(|p| p.bind_set(events))?;
         // The next single event is never a repeat of a set.
         self.last_event.clear();
-        self.evaluate_all(tick);
+        self.evaluate_all(tick)?;
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use super::show::Show;
 use super::expr::{AggOp, Expr};
+use super::show::Show;
 use super::span::Span;
 
 /// An identifier with its place in the source.

@@ -184,11 +184,7 @@ impl Fold for Show<'_> {
                 ))
             }
             // Leaves are answered in `enter`.
-            Form::True
-            | Form::False
-            | Form::Call { .. }
-            | Form::Cmp { .. }
-            | Form::Rel { .. } => a,
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } | Form::Rel { .. } => a,
         }
     }
 }

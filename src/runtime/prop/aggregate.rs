@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use super::PropMonitor;
 use super::compute::Computed;
 use crate::arith::{self, ValueKind};
-use crate::bdd::Bdd;
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, VarIx};
 use crate::runtime::StepError;
 use crate::runtime::ids::Code;
@@ -94,7 +94,12 @@ pub(super) struct AggNode<'a> {
 
 impl PropMonitor {
     /// The value of aggregation node `n`.
-    pub(super) fn aggregate_value(&mut self, n: NodeIx, a: &AggNode<'_>) -> Result<Bdd, StepError> {
+    pub(super) fn aggregate_value(
+        &mut self,
+        space: &mut Space,
+        n: NodeIx,
+        a: &AggNode<'_>,
+    ) -> Result<Bdd, StepError> {
         let plan = &self.compiled.plan;
         let free: Vec<VarIx> = plan.nodes[a.body].free.clone();
         let at = |v: VarIx| free.iter().position(|&w| w == v).unwrap_or(0);
@@ -107,18 +112,18 @@ impl PropMonitor {
         let mut state = match self.state.computed[n].take() {
             Some(Computed::Agg(s)) => s,
             _ => AggState {
-                body: self.space.ff(),
-                result: self.space.ff(),
+                body: space.ff(),
+                result: space.ff(),
                 groups: HashMap::new(),
                 started: false,
             },
         };
-        let now = self.state.now[a.body].clone();
-        let removed = state.body.and_not(&now);
-        let added = now.and_not(&state.body);
+        let now = self.state.now[a.body];
+        let removed = space.and_not(state.body, now);
+        let added = space.and_not(now, state.body);
         let mut tuples = Vec::new();
-        for (set, delta) in [(&removed, -1), (&added, 1)] {
-            match self.assignments(set, &free) {
+        for (set, delta) in [(removed, -1), (added, 1)] {
+            match self.assignments(space, set, &free) {
                 Ok(found) => tuples.extend(found.into_iter().map(|t| (t, delta))),
                 Err(e) => {
                     self.state.computed[n] = Some(Computed::Agg(state));
@@ -164,23 +169,25 @@ impl PropMonitor {
         let mut codes = Vec::with_capacity(outputs.len());
         for (_, value) in &outputs {
             codes.push(match value {
-                Some(v) => Some(self.enter_value(a.result, v)?),
+                Some(v) => Some(self.enter_value(space, a.result, v, true)?),
                 None => None,
             });
         }
         let Some(Computed::Agg(mut state)) = self.state.computed[n].take() else {
             return Err(self.eval_error(n, "the aggregation's state was lost"));
         };
-        let mut result = state.result.clone();
+        let mut result = state.result;
         for ((key, _), code) in outputs.iter().zip(codes) {
-            let group = self.codes_cube(a.group, key);
-            result = result.and_not(&group);
+            let group = self.codes_cube(space, a.group, key);
+            result = space.and_not(result, group);
             if let Some(code) = code {
-                result = result.or(&group.and(&self.codes_cube(&[a.result], &[code])));
+                let y = self.codes_cube(space, &[a.result], &[code]);
+                let pair = space.and(group, y);
+                result = space.or(result, pair);
             }
         }
-        state.result = result.clone();
-        state.body = self.state.now[a.body].clone();
+        state.result = result;
+        state.body = self.state.now[a.body];
         state.started = true;
         self.state.computed[n] = Some(Computed::Agg(state));
         Ok(result)

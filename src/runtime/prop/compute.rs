@@ -19,7 +19,7 @@
 
 use super::PropMonitor;
 use crate::arith::{self, ArithError};
-use crate::bdd::{Bdd, BddVar};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::compute::{CondItem, TermItem, cond_vars, term_vars};
 use crate::plan::{NodeIx, Op, VarIx};
 use crate::runtime::StepError;
@@ -41,11 +41,11 @@ pub(super) enum Computed {
 
 impl Computed {
     /// Its BDDs.
-    pub fn bdds(&self) -> Vec<&Bdd> {
+    pub fn bdds(&self) -> Vec<Bdd> {
         match self {
-            Computed::Table { met, kept } => vec![met, kept],
-            Computed::Agg(a) => vec![&a.body, &a.result],
-            Computed::Window(w) => vec![&w.result],
+            Computed::Table { met, kept } => vec![*met, *kept],
+            Computed::Agg(a) => vec![a.body, a.result],
+            Computed::Window(w) => vec![w.result],
         }
     }
 
@@ -68,14 +68,14 @@ impl Computed {
 impl PropMonitor {
     /// The value of computing node `n` (false once the monitor has failed:
     /// the error is kept, see [`PropMonitor::failure`]).
-    pub(super) fn compute_node(&mut self, n: NodeIx, tick: Tick) -> Bdd {
+    pub(super) fn compute_node(&mut self, space: &mut Space, n: NodeIx, tick: Tick) -> Bdd {
         if self.failed.is_some() {
-            return self.space.ff();
+            return space.ff();
         }
         let compiled = std::sync::Arc::clone(&self.compiled);
         let value = match &compiled.plan.nodes[n].op {
-            Op::Assign { body, target, term } => self.assign_value(n, *body, *target, term),
-            Op::Filter { body, cond } => self.filter_value(n, *body, cond),
+            Op::Assign { body, target, term } => self.assign_value(space, n, *body, *target, term),
+            Op::Filter { body, cond } => self.filter_value(space, n, *body, cond),
             Op::Agg {
                 op,
                 result,
@@ -92,25 +92,25 @@ impl PropMonitor {
                     body: *body,
                 };
                 match once {
-                    Some(bound) => self.window_value(n, &a, *bound, tick),
-                    None => self.aggregate_value(n, &a),
+                    Some(bound) => self.window_value(space, n, &a, *bound, tick),
+                    None => self.aggregate_value(space, n, &a),
                 }
             }
-            _ => Ok(self.space.ff()),
+            _ => Ok(space.ff()),
         };
         value.unwrap_or_else(|e| {
             self.failed = Some(e);
-            self.space.ff()
+            space.ff()
         })
     }
 
     /// Widens class `class` to `width` bits in every set of the monitor:
     /// the kept ones and the values of this step's nodes.
-    fn grow_everything(&mut self, class: usize, width: usize) {
-        self.grow(class, width);
-        let per_var = self.widening(class, width);
+    fn grow_everything(&mut self, space: &mut Space, class: usize, width: usize) {
+        self.grow(space, class, width);
+        let per_var = self.widening(space, class, width);
         for b in &mut self.state.now {
-            super::bind::widen(&per_var, b);
+            super::bind::widen(space, &per_var, b);
         }
         self.state.all_dirty = true;
     }
@@ -119,17 +119,23 @@ impl PropMonitor {
     /// depends on no other variable), one pick at a time. An assignment with
     /// a code that stands for no value (the code of unseen values) means
     /// that `set` is not over values of the trace: an error.
-    pub(super) fn assignments(&self, set: &Bdd, vars: &[VarIx]) -> Result<Vec<Vec<Code>>, String> {
+    pub(super) fn assignments(
+        &self,
+        space: &mut Space,
+        set: Bdd,
+        vars: &[VarIx],
+    ) -> Result<Vec<Vec<Code>>, String> {
         let bits: Vec<BddVar> = vars
             .iter()
             .flat_map(|&v| self.low_bits(v).to_vec())
             .collect();
         let mut out = Vec::new();
-        let mut rest = set.clone();
-        while let Some(values) = rest.pick(&bits) {
+        let mut rest = set;
+        while let Some(values) = space.pick(rest, &bits) {
             let lits: Vec<(BddVar, bool)> =
                 bits.iter().copied().zip(values.iter().copied()).collect();
-            rest = rest.and_not(&self.space.cube(&lits));
+            let cube = space.cube(&lits);
+            rest = space.and_not(rest, cube);
             let mut codes = Vec::with_capacity(vars.len());
             let mut at = 0;
             for &v in vars {
@@ -153,17 +159,17 @@ impl PropMonitor {
     }
 
     /// The cube of `vars = codes`.
-    pub(super) fn codes_cube(&self, vars: &[VarIx], codes: &[Code]) -> Bdd {
+    pub(super) fn codes_cube(&self, space: &mut Space, vars: &[VarIx], codes: &[Code]) -> Bdd {
         let mut lits = Vec::new();
         for (&v, &c) in vars.iter().zip(codes) {
             self.code_cube(v, c, &mut lits);
         }
-        self.space.cube(&lits)
+        space.cube(&lits)
     }
 
     /// `set` projected on `vars`: the other variables of node `n`'s
     /// operand `body` quantified away.
-    pub(super) fn project(&self, body: NodeIx, vars: &[VarIx]) -> Bdd {
+    pub(super) fn project(&self, space: &mut Space, body: NodeIx, vars: &[VarIx]) -> Bdd {
         let plan = &self.compiled.plan;
         let others: Vec<BddVar> = plan.nodes[body]
             .free
@@ -171,11 +177,11 @@ impl PropMonitor {
             .filter(|v| !vars.contains(v))
             .flat_map(|&v| plan.vars[v].bits.iter().copied())
             .collect();
-        let set = &self.state.now[body];
+        let set = self.state.now[body];
         if others.is_empty() {
-            set.clone()
+            set
         } else {
-            set.exists(&others)
+            space.exists(set, &others)
         }
     }
 
@@ -187,8 +193,16 @@ impl PropMonitor {
 
     /// The code of `value` for variable `v`, entering it in `v`'s class if
     /// it is new (widening the codes, and every summary, when they are
-    /// full), and in the values seen for `v`.
-    pub(super) fn enter_value(&mut self, v: VarIx, value: &[u8]) -> Result<Code, StepError> {
+    /// full), and with `see` in the values seen for `v` (without, the value
+    /// is only looked up or entered: a group's value of an aggregation over
+    /// a window, which is no new value of `v`).
+    pub(super) fn enter_value(
+        &mut self,
+        space: &mut Space,
+        v: VarIx,
+        value: &[u8],
+        see: bool,
+    ) -> Result<Code, StepError> {
         let plan = &self.compiled.plan;
         let class = plan.vars[v].class;
         let found = self.state.classes[class]
@@ -196,13 +210,14 @@ impl PropMonitor {
             .map_err(|_| StepError::out_of_codes(plan, self.max_bits))?;
         if found.grew {
             let width = self.state.classes[class].width();
-            self.grow_everything(class, width);
+            self.grow_everything(space, class, width);
         }
-        if self.state.seen[v]
-            .as_ref()
-            .is_some_and(|s| !s.contains(found.code))
+        if see
+            && self.state.seen[v]
+                .as_ref()
+                .is_some_and(|s| !s.contains(found.code))
         {
-            self.see(v, found.code);
+            self.see(space, v, found.code);
         }
         Ok(found.code)
     }
@@ -219,6 +234,7 @@ impl PropMonitor {
     /// `φ & z = t` at node `n`.
     pub(super) fn assign_value(
         &mut self,
+        space: &mut Space,
         n: NodeIx,
         body: NodeIx,
         target: VarIx,
@@ -227,12 +243,12 @@ impl PropMonitor {
         let mut inputs: Vec<VarIx> = term_vars(term).collect();
         inputs.sort_unstable();
         inputs.dedup();
-        let proj = self.project(body, &inputs);
-        let (met, kept) = self.table(n, &proj);
-        let new = proj.and_not(&met);
+        let proj = self.project(space, body, &inputs);
+        let (met, kept) = self.table(space, n, proj);
+        let new = space.and_not(proj, met);
         self.state.computed[n] = Some(Computed::Table { met, kept });
         let found = self
-            .assignments(&new, &inputs)
+            .assignments(space, new, &inputs)
             .map_err(|e| self.eval_error(n, &e))?;
         let mut results = Vec::with_capacity(found.len());
         for codes in &found {
@@ -243,19 +259,21 @@ impl PropMonitor {
         }
         let mut targets = Vec::with_capacity(results.len());
         for value in &results {
-            targets.push(self.enter_value(target, value)?);
+            targets.push(self.enter_value(space, target, value, true)?);
         }
         // The table again: entering values may have widened it.
         let (mut met, mut kept) = match &self.state.computed[n] {
-            Some(Computed::Table { met, kept }) => (met.clone(), kept.clone()),
-            _ => (self.space.ff(), self.space.ff()),
+            Some(Computed::Table { met, kept }) => (*met, *kept),
+            _ => (space.ff(), space.ff()),
         };
         for (codes, &z) in found.iter().zip(&targets) {
-            let inputs_cube = self.codes_cube(&inputs, codes);
-            met = met.or(&inputs_cube);
-            kept = kept.or(&inputs_cube.and(&self.codes_cube(&[target], &[z])));
+            let inputs_cube = self.codes_cube(space, &inputs, codes);
+            met = space.or(met, inputs_cube);
+            let z_cube = self.codes_cube(space, &[target], &[z]);
+            let pair = space.and(inputs_cube, z_cube);
+            kept = space.or(kept, pair);
         }
-        let value = self.state.now[body].and(&kept);
+        let value = space.and(self.state.now[body], kept);
         self.state.computed[n] = Some(Computed::Table { met, kept });
         Ok(value)
     }
@@ -263,6 +281,7 @@ impl PropMonitor {
     /// `φ & C` at node `n`.
     pub(super) fn filter_value(
         &mut self,
+        space: &mut Space,
         n: NodeIx,
         body: NodeIx,
         cond: &[CondItem],
@@ -270,32 +289,32 @@ impl PropMonitor {
         let mut vars: Vec<VarIx> = cond_vars(cond).collect();
         vars.sort_unstable();
         vars.dedup();
-        let proj = self.project(body, &vars);
-        let (mut met, mut kept) = self.table(n, &proj);
-        let new = proj.and_not(&met);
+        let proj = self.project(space, body, &vars);
+        let (mut met, mut kept) = self.table(space, n, proj);
+        let new = space.and_not(proj, met);
         let found = self
-            .assignments(&new, &vars)
+            .assignments(space, new, &vars)
             .map_err(|e| self.eval_error(n, &e))?;
         for codes in &found {
             let pass = self
                 .cond_holds(cond, &vars, codes)
                 .map_err(|e| self.eval_error(n, &e.to_string()))?;
-            let cube = self.codes_cube(&vars, codes);
-            met = met.or(&cube);
+            let cube = self.codes_cube(space, &vars, codes);
+            met = space.or(met, cube);
             if pass {
-                kept = kept.or(&cube);
+                kept = space.or(kept, cube);
             }
         }
-        let value = self.state.now[body].and(&kept);
+        let value = space.and(self.state.now[body], kept);
         self.state.computed[n] = Some(Computed::Table { met, kept });
         Ok(value)
     }
 
     /// The table of node `n` cut down to the operand's projection `proj`.
-    fn table(&self, n: NodeIx, proj: &Bdd) -> (Bdd, Bdd) {
+    fn table(&self, space: &mut Space, n: NodeIx, proj: Bdd) -> (Bdd, Bdd) {
         match &self.state.computed[n] {
-            Some(Computed::Table { met, kept }) => (met.and(proj), kept.and(proj)),
-            _ => (self.space.ff(), self.space.ff()),
+            Some(Computed::Table { met, kept }) => (space.and(*met, proj), space.and(*kept, proj)),
+            _ => (space.ff(), space.ff()),
         }
     }
 

@@ -26,8 +26,10 @@
 //! the roots of this property and, through an [`Outside`], those of the
 //! others; the monitor offers one after each event.
 
+mod aggregate;
 mod bind;
 pub mod compiled;
+mod compute;
 mod eval;
 mod explain;
 mod fuse;
@@ -71,6 +73,9 @@ pub struct PropMonitor {
     point_on: bool,
     /// The widest value codes, in bits.
     max_bits: usize,
+    /// The error that stopped the evaluation of a computing node (see
+    /// [`StepError::Eval`]): the monitor is stopped.
+    failed: Option<StepError>,
 }
 
 /// How a property's monitor starts: the part of the
@@ -103,6 +108,7 @@ impl PropMonitor {
             explain: explain::Explain::default(),
             point_on: !compiled.future,
             max_bits,
+            failed: None,
             compiled,
         })
     }
@@ -246,6 +252,12 @@ impl PropMonitor {
                 f.next_gap = gap;
             }
         }
+    }
+
+    /// The error that stopped the monitor, if a computation failed (see
+    /// [`StepError::Eval`]).
+    pub fn failure(&self) -> Option<&StepError> {
+        self.failed.as_ref()
     }
 
     /// Number of garbage collections so far, and codes released by them.

@@ -17,7 +17,7 @@ use super::PropMonitor;
 use super::aggregate::{AggNode, Group};
 use super::compute::Computed;
 use crate::arith::{self, ValueKind};
-use crate::bdd::Bdd;
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::VarIx;
 use crate::runtime::StepError;
 use crate::runtime::time::Tick;
@@ -47,6 +47,7 @@ impl PropMonitor {
     /// The value of aggregation node `n` over `P[bound] a.body`.
     pub(super) fn window_value(
         &mut self,
+        space: &mut Space,
         n: usize,
         a: &AggNode<'_>,
         bound: TimeBound,
@@ -61,9 +62,9 @@ impl PropMonitor {
             numeric: plan.vars[a.of].numeric,
             text_order: plan.vars[a.of].text_order,
         };
-        let now_set = self.state.now[a.body].clone();
+        let now_set = self.state.now[a.body];
         let found = self
-            .assignments(&now_set, &free)
+            .assignments(space, now_set, &free)
             .map_err(|e| self.eval_error(n, &e))?;
         let tuples: Vec<Tuple> = found
             .iter()
@@ -76,7 +77,7 @@ impl PropMonitor {
         let mut s = match self.state.computed[n].take() {
             Some(Computed::Window(s)) => s,
             _ => WindowState {
-                result: self.space.ff(),
+                result: space.ff(),
                 waiting: VecDeque::new(),
                 window: VecDeque::new(),
                 held: HashMap::new(),
@@ -180,10 +181,10 @@ impl PropMonitor {
         for (k, value) in &outputs {
             let mut codes = Vec::with_capacity(k.len());
             for (&g, v) in a.group.iter().zip(k) {
-                codes.push(self.enter_value(g, v)?);
+                codes.push(self.enter_value(space, g, v, false)?);
             }
             let y = match value {
-                Some(v) => Some(self.enter_value(a.result, v)?),
+                Some(v) => Some(self.enter_value(space, a.result, v, true)?),
                 None => None,
             };
             cubes.push((codes, y));
@@ -191,15 +192,17 @@ impl PropMonitor {
         let Some(Computed::Window(mut s)) = self.state.computed[n].take() else {
             return Err(self.eval_error(n, "the aggregation's state was lost"));
         };
-        let mut result = s.result.clone();
+        let mut result = s.result;
         for (codes, y) in cubes {
-            let group = self.codes_cube(a.group, &codes);
-            result = result.and_not(&group);
+            let group = self.codes_cube(space, a.group, &codes);
+            result = space.and_not(result, group);
             if let Some(y) = y {
-                result = result.or(&group.and(&self.codes_cube(&[a.result], &[y])));
+                let y = self.codes_cube(space, &[a.result], &[y]);
+                let pair = space.and(group, y);
+                result = space.or(result, pair);
             }
         }
-        s.result = result.clone();
+        s.result = result;
         self.state.computed[n] = Some(Computed::Window(s));
         Ok(result)
     }
