@@ -70,7 +70,7 @@ fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         span,
         format!(
-            "{what} is outside the fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS NEXT ONCE EVENTUALLY PAST_ALWAYS ALWAYS SINCE UNTIL with intervals, equality and orderings)"
+            "{what} is outside the fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS NEXT ONCE EVENTUALLY PAST_ALWAYS ALWAYS SINCE UNTIL with intervals, comparisons, arithmetic, aggregations and LET)"
         ),
     )
 }
@@ -114,7 +114,7 @@ impl<'a> Parser<'a> {
         self.toks.get(self.pos).map(|(t, _)| t)
     }
 
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
+    pub(super) fn peek_at(&self, k: usize) -> Option<&Tok> {
         self.toks.get(self.pos + k).map(|(t, _)| t)
     }
 
@@ -214,13 +214,29 @@ impl<'a> Parser<'a> {
             let form = match (op, bound) {
                 (Some(op), _) => Form::Bin(op, lhs, rhs),
                 // No time stamp difference is in the interval: never.
-                (None, Interval::Empty) => Form::False,
+                (None, Interval::Empty) => {
+                    let both = self.mk(Form::Bin(BinOp::And, lhs, rhs), start);
+                    self.never(both)
+                }
                 (None, b) if until => Form::Until(b.bound(), lhs, rhs),
                 (None, b) => Form::Since(b.bound(), lhs, rhs),
             };
             lhs = self.mk(form, start);
         }
         Ok(lhs)
+    }
+
+    /// A formula that never holds in place of `f`: `false`, or `false & f`
+    /// when `f` has free variables (they stay free, as in MonPoly: an
+    /// aggregation may count over them).
+    fn never(&mut self, f: FormId) -> Form {
+        if self.arena.free_vars(f).is_empty() {
+            Form::False
+        } else {
+            let span = self.arena.span(f);
+            let no = self.arena.push(Form::False, span);
+            Form::Bin(BinOp::And, no, f)
+        }
     }
 
     fn prefix(&mut self) -> Parsed<FormId> {
@@ -249,7 +265,7 @@ impl<'a> Parser<'a> {
                     // NEXT, ONCE and EVENTUALLY never hold, PAST_ALWAYS
                     // and ALWAYS always do.
                     ("PAST_ALWAYS" | "ALWAYS", Interval::Empty) => Form::True,
-                    (_, Interval::Empty) => Form::False,
+                    (_, Interval::Empty) => self.never(a),
                     ("PREVIOUS", Interval::Within(t)) => Form::PrevIn(t, a),
                     ("PREVIOUS", Interval::Any) => Form::Prev(a),
                     ("ONCE", b) => Form::Once(b.bound(), a),

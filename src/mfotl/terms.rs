@@ -66,6 +66,14 @@ impl Parser<'_> {
         }
         let span = self.span();
         let term = match self.peek().cloned() {
+            Some(Tok::Ident(f)) if matches!(self.peek_at(1), Some(Tok::Punct("("))) => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "the function `{f}` is outside the fragment of MFOTL that hindsight reads (MonPoly's conversion and date functions, f2i, i2f, YEAR, ..., are not read)"
+                    ),
+                ));
+            }
             Some(Tok::Ident(v)) => Term::Var(Ident { name: v, span }),
             Some(Tok::Int(n)) => {
                 self.pos += 1;

@@ -93,6 +93,32 @@ pub(super) struct AggNode<'a> {
 }
 
 impl PropMonitor {
+    /// `result` with the group of codes `key` (of `a.group`) given the value
+    /// of code `y` (of `a.result`), or none.
+    pub(super) fn set_group(
+        &mut self,
+        space: &mut Space,
+        result: Bdd,
+        a: &AggNode<'_>,
+        key: &[Code],
+        y: Option<Code>,
+    ) -> Bdd {
+        let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+        lits.clear();
+        for (&v, &c) in a.group.iter().zip(key) {
+            self.code_cube(v, c, &mut lits);
+        }
+        let group = space.cube(&lits);
+        let mut result = space.and_not(result, group);
+        if let Some(y) = y {
+            self.code_cube(a.result, y, &mut lits);
+            let pair = space.cube(&lits);
+            result = space.or(result, pair);
+        }
+        self.scratch.cube_lits = lits;
+        result
+    }
+
     /// The value of aggregation node `n`.
     pub(super) fn aggregate_value(
         &mut self,
@@ -178,13 +204,7 @@ impl PropMonitor {
         };
         let mut result = state.result;
         for ((key, _), code) in outputs.iter().zip(codes) {
-            let group = self.codes_cube(space, a.group, key);
-            result = space.and_not(result, group);
-            if let Some(code) = code {
-                let y = self.codes_cube(space, &[a.result], &[code]);
-                let pair = space.and(group, y);
-                result = space.or(result, pair);
-            }
+            result = self.set_group(space, result, a, key, code);
         }
         state.result = result;
         state.body = self.state.now[a.body];

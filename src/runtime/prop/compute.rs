@@ -222,12 +222,30 @@ impl PropMonitor {
         Ok(found.code)
     }
 
-    /// An evaluation error of node `n`, for [`StepError::Eval`].
+    /// An evaluation error of node `n`, for [`StepError::Eval`]: the
+    /// computation (not its operand) and what went wrong.
     pub(super) fn eval_error(&self, n: NodeIx, why: &str) -> StepError {
         let plan = &self.compiled.plan;
+        let var = |v: VarIx| plan.vars[v].label.clone();
+        let what = match &plan.nodes[n].op {
+            Op::Assign { target, term, .. } => {
+                format!(
+                    "`{} = {}`",
+                    var(*target),
+                    crate::plan::compute::show_term(term, &var)
+                )
+            }
+            Op::Filter { cond, .. } => {
+                format!("`{}`", crate::plan::compute::show_cond(cond, &var))
+            }
+            Op::Agg { op, result, of, .. } => {
+                format!("`{} <- {} {}`", var(*result), op.keyword(), var(*of))
+            }
+            _ => format!("`{}`", plan.formula(n)),
+        };
         StepError::Eval {
             property: plan.name.clone(),
-            message: format!("{}: {why}", plan.formula(n)),
+            message: format!("{what}: {why}"),
         }
     }
 

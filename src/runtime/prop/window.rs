@@ -7,6 +7,9 @@
 //! when that number leaves (or comes back to) zero. Only the groups that
 //! changed get a new value (see [`super::aggregate`] for the rest).
 //!
+//! When ψ is an event, its assignments are the event's matches at the
+//! step, as bound: the set of ψ is not built either.
+//!
 //! The window holds values, not codes, so the garbage collection of codes
 //! needs to know nothing of it: a group's codes are looked up (entered
 //! again if they were reclaimed) when its value is written.
@@ -18,8 +21,9 @@ use super::aggregate::{AggNode, Group};
 use super::compute::Computed;
 use crate::arith::{self, ValueKind};
 use crate::bdd::{Bdd, BddSpace, Space};
-use crate::plan::VarIx;
+use crate::plan::{Op, VarIx};
 use crate::runtime::StepError;
+use crate::runtime::ids::Code;
 use crate::runtime::time::Tick;
 use crate::syntax::{AggOp, TimeBound};
 
@@ -62,10 +66,23 @@ impl PropMonitor {
             numeric: plan.vars[a.of].numeric,
             text_order: plan.vars[a.of].text_order,
         };
-        let now_set = self.state.now[a.body];
-        let found = self
-            .assignments(space, now_set, &free)
-            .map_err(|e| self.eval_error(n, &e))?;
+        let found = if let Op::Atom { .. } = plan.nodes[a.body].op {
+            // An event: its matches at this step, as bound.
+            let b = &self.scratch.binding;
+            (b.matched.iter())
+                .filter(|(m, _)| *m == a.body)
+                .map(|(_, range)| {
+                    let codes = &b.codes[range.clone()];
+                    (free.iter())
+                        .map(|v| codes.iter().find(|(w, _)| w == v).map_or(Code(0), |c| c.1))
+                        .collect::<Vec<Code>>()
+                })
+                .collect()
+        } else {
+            let now_set = self.state.now[a.body];
+            self.assignments(space, now_set, &free)
+                .map_err(|e| self.eval_error(n, &e))?
+        };
         let tuples: Vec<Tuple> = found
             .iter()
             .map(|codes| {
@@ -194,13 +211,7 @@ impl PropMonitor {
         };
         let mut result = s.result;
         for (codes, y) in cubes {
-            let group = self.codes_cube(space, a.group, &codes);
-            result = space.and_not(result, group);
-            if let Some(y) = y {
-                let y = self.codes_cube(space, &[a.result], &[y]);
-                let pair = space.and(group, y);
-                result = space.or(result, pair);
-            }
+            result = self.set_group(space, result, a, &codes, y);
         }
         s.result = result;
         self.state.computed[n] = Some(Computed::Window(s));
