@@ -226,7 +226,12 @@ impl Pass<'_, '_> {
             // leaves the current event out.
             Form::Hist(t, _) if t.is_none_or(|t| t.lo == 0) => a.clone(),
             Form::Hist(..) => Names::new(),
-            Form::Since(..) | Form::Zince(..) => b.clone(),
+            Form::Since(..) | Form::Zince(..) | Form::Until(..) => b.clone(),
+            Form::Next(..) | Form::Eventually(..) => a.clone(),
+            // `G φ` holds only where φ holds now, unless the interval
+            // leaves the current event out.
+            Form::Always(t, _) if t.is_none_or(|t| t.lo == 0) => a.clone(),
+            Form::Always(..) => Names::new(),
             Form::Interval(..) => a.clone(),
             Form::Quant(_, v, _) => {
                 let mut rr = a.clone();
@@ -277,6 +282,10 @@ impl Pass<'_, '_> {
             Form::Bin(op, _, _) => Form::Bin(*op, a, b),
             Form::Since(t, _, _) => Form::Since(*t, a, b),
             Form::Zince(d, _, _) => Form::Zince(*d, a, b),
+            Form::Until(t, _, _) => Form::Until(*t, a, b),
+            Form::Next(t, _) => Form::Next(*t, a),
+            Form::Eventually(t, _) => Form::Eventually(*t, a),
+            Form::Always(t, _) => Form::Always(*t, a),
             Form::Interval(_, _) => Form::Interval(a, b),
             Form::Quant(q, v, _) => Form::Quant(*q, v.clone(), a),
             Form::Agg(g, _) => Form::Agg(g.clone(), a),

@@ -91,9 +91,7 @@ fn constants_comparisons_and_anonymous_variables() {
 
 #[test]
 fn outside_the_fragment_is_named_with_its_place() {
-    for (formula, at, what) in [
-        ("LETPAST a() = r() IN a()", 0, "`LETPAST`"),
-    ] {
+    for (formula, at, what) in [("LETPAST a() = r() IN a()", 0, "`LETPAST`")] {
         let d = error(formula);
         assert_eq!(d.span.start, at, "{formula}: {}", d.message);
         assert!(d.message.contains(what), "{formula}: {}", d.message);

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{At, Expander, Frame, LetEntry, Renamed};
+use super::{At, Expander, Frame, LetEntry, Renamed, Shift};
 use crate::check::arguments;
 use crate::syntax::walk::{Kids, Step};
 use crate::syntax::{Aggregation, Diagnostic, Form, FormId, Ident, LetDef, Span, Term};
@@ -128,7 +128,7 @@ impl<'s> Expander<'_, 's> {
         args: &[Term],
         span: Span,
         frame: usize,
-        under_prev: bool,
+        under_prev: Shift,
     ) -> Option<Step<FormId, At, FormId>> {
         let mut at = self.frames[frame].lets_top;
         while let Some(k) = at {

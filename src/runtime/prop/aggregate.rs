@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use super::PropMonitor;
-use super::compute::Computed;
+use super::compute::{Computed, Place};
 use crate::arith::{self, ValueKind};
 use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, VarIx};
@@ -125,6 +125,7 @@ impl PropMonitor {
         space: &mut Space,
         n: NodeIx,
         a: &AggNode<'_>,
+        place: &mut Place<'_>,
     ) -> Result<Bdd, StepError> {
         let plan = &self.compiled.plan;
         let free: Vec<VarIx> = plan.nodes[a.body].free.clone();
@@ -144,7 +145,7 @@ impl PropMonitor {
                 started: false,
             },
         };
-        let now = self.state.now[a.body];
+        let now = place.value(self, a.body);
         let removed = space.and_not(state.body, now);
         let added = space.and_not(now, state.body);
         let mut tuples = Vec::new();
@@ -195,7 +196,7 @@ impl PropMonitor {
         let mut codes = Vec::with_capacity(outputs.len());
         for (_, value) in &outputs {
             codes.push(match value {
-                Some(v) => Some(self.enter_value(space, a.result, v, true)?),
+                Some(v) => Some(self.enter_value(space, a.result, v, true, place)?),
                 None => None,
             });
         }
@@ -207,7 +208,7 @@ impl PropMonitor {
             result = self.set_group(space, result, a, key, code);
         }
         state.result = result;
-        state.body = self.state.now[a.body];
+        state.body = place.value(self, a.body);
         state.started = true;
         self.state.computed[n] = Some(Computed::Agg(state));
         Ok(result)

@@ -18,6 +18,7 @@
 //! [`StepError::Eval`](crate::runtime::StepError::Eval)).
 
 use super::PropMonitor;
+use super::future::Future;
 use crate::arith::{self, ArithError};
 use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::compute::{CondItem, TermItem, cond_vars, term_vars};
@@ -65,17 +66,52 @@ impl Computed {
     }
 }
 
+/// Where a computing node is evaluated: at the current step, or (a node
+/// that reads a future operator) at a position of the delayed state, whose
+/// sets it reads and whose sets are widened with the others when a value
+/// it computes needs a wider code.
+pub(super) struct Place<'f> {
+    /// The delayed state and the position, for a delayed node.
+    pub future: Option<(&'f mut Future, u64)>,
+    /// The time of the step or position.
+    pub tick: Tick,
+}
+
+impl Place<'_> {
+    /// The value of node `k` here.
+    pub fn value(&self, m: &PropMonitor, k: NodeIx) -> Bdd {
+        match &self.future {
+            Some((f, p)) => f.val(k, *p),
+            None => m.state.now[k],
+        }
+    }
+}
+
 impl PropMonitor {
-    /// The value of computing node `n` (false once the monitor has failed:
-    /// the error is kept, see [`PropMonitor::failure`]).
+    /// The value of computing node `n` at the current step (see
+    /// [`compute_at`](Self::compute_at)).
     pub(super) fn compute_node(&mut self, space: &mut Space, n: NodeIx, tick: Tick) -> Bdd {
+        let mut place = Place { future: None, tick };
+        self.compute_at(space, n, &mut place)
+    }
+
+    /// The value of computing node `n` at `place` (false once the monitor
+    /// has failed: the error is kept, see [`PropMonitor::failure`]).
+    pub(super) fn compute_at(
+        &mut self,
+        space: &mut Space,
+        n: NodeIx,
+        place: &mut Place<'_>,
+    ) -> Bdd {
         if self.failed.is_some() {
             return space.ff();
         }
         let compiled = std::sync::Arc::clone(&self.compiled);
         let value = match &compiled.plan.nodes[n].op {
-            Op::Assign { body, target, term } => self.assign_value(space, n, *body, *target, term),
-            Op::Filter { body, cond } => self.filter_value(space, n, *body, cond),
+            Op::Assign { body, target, term } => {
+                self.assign_value(space, n, *body, *target, term, place)
+            }
+            Op::Filter { body, cond } => self.filter_value(space, n, *body, cond, place),
             Op::Agg {
                 op,
                 result,
@@ -92,8 +128,8 @@ impl PropMonitor {
                     body: *body,
                 };
                 match once {
-                    Some(bound) => self.window_value(space, n, &a, *bound, tick),
-                    None => self.aggregate_value(space, n, &a),
+                    Some(bound) => self.window_value(space, n, &a, *bound, place),
+                    None => self.aggregate_value(space, n, &a, place),
                 }
             }
             _ => Ok(space.ff()),
@@ -106,11 +142,20 @@ impl PropMonitor {
 
     /// Widens class `class` to `width` bits in every set of the monitor:
     /// the kept ones and the values of this step's nodes.
-    fn grow_everything(&mut self, space: &mut Space, class: usize, width: usize) {
+    fn grow_everything(
+        &mut self,
+        space: &mut Space,
+        class: usize,
+        width: usize,
+        place: &mut Place<'_>,
+    ) {
         self.grow(space, class, width);
         let per_var = self.widening(space, class, width);
         for b in &mut self.state.now {
             super::bind::widen(space, &per_var, b);
+        }
+        if let Some((f, _)) = &mut place.future {
+            f.for_each_bdd(&mut |b: &mut Bdd| super::bind::widen(space, &per_var, b));
         }
         self.state.all_dirty = true;
     }
@@ -169,7 +214,7 @@ impl PropMonitor {
 
     /// `set` projected on `vars`: the other variables of node `n`'s
     /// operand `body` quantified away.
-    pub(super) fn project(&self, space: &mut Space, body: NodeIx, vars: &[VarIx]) -> Bdd {
+    pub(super) fn project(&self, space: &mut Space, set: Bdd, body: NodeIx, vars: &[VarIx]) -> Bdd {
         let plan = &self.compiled.plan;
         let others: Vec<BddVar> = plan.nodes[body]
             .free
@@ -177,7 +222,6 @@ impl PropMonitor {
             .filter(|v| !vars.contains(v))
             .flat_map(|&v| plan.vars[v].bits.iter().copied())
             .collect();
-        let set = self.state.now[body];
         if others.is_empty() {
             set
         } else {
@@ -202,6 +246,7 @@ impl PropMonitor {
         v: VarIx,
         value: &[u8],
         see: bool,
+        place: &mut Place<'_>,
     ) -> Result<Code, StepError> {
         let plan = &self.compiled.plan;
         let class = plan.vars[v].class;
@@ -210,7 +255,7 @@ impl PropMonitor {
             .map_err(|_| StepError::out_of_codes(plan, self.max_bits))?;
         if found.grew {
             let width = self.state.classes[class].width();
-            self.grow_everything(space, class, width);
+            self.grow_everything(space, class, width, place);
         }
         if see
             && self.state.seen[v]
@@ -257,11 +302,13 @@ impl PropMonitor {
         body: NodeIx,
         target: VarIx,
         term: &[TermItem],
+        place: &mut Place<'_>,
     ) -> Result<Bdd, StepError> {
         let mut inputs: Vec<VarIx> = term_vars(term).collect();
         inputs.sort_unstable();
         inputs.dedup();
-        let proj = self.project(space, body, &inputs);
+        let set = place.value(self, body);
+        let proj = self.project(space, set, body, &inputs);
         let (met, kept) = self.table(space, n, proj);
         let new = space.and_not(proj, met);
         self.state.computed[n] = Some(Computed::Table { met, kept });
@@ -277,7 +324,7 @@ impl PropMonitor {
         }
         let mut targets = Vec::with_capacity(results.len());
         for value in &results {
-            targets.push(self.enter_value(space, target, value, true)?);
+            targets.push(self.enter_value(space, target, value, true, place)?);
         }
         // The table again: entering values may have widened it.
         let (mut met, mut kept) = match &self.state.computed[n] {
@@ -291,7 +338,9 @@ impl PropMonitor {
             let pair = space.and(inputs_cube, z_cube);
             kept = space.or(kept, pair);
         }
-        let value = space.and(self.state.now[body], kept);
+        // The operand again: entering values may have widened it.
+        let set = place.value(self, body);
+        let value = space.and(set, kept);
         self.state.computed[n] = Some(Computed::Table { met, kept });
         Ok(value)
     }
@@ -303,11 +352,13 @@ impl PropMonitor {
         n: NodeIx,
         body: NodeIx,
         cond: &[CondItem],
+        place: &mut Place<'_>,
     ) -> Result<Bdd, StepError> {
         let mut vars: Vec<VarIx> = cond_vars(cond).collect();
         vars.sort_unstable();
         vars.dedup();
-        let proj = self.project(space, body, &vars);
+        let set = place.value(self, body);
+        let proj = self.project(space, set, body, &vars);
         let (mut met, mut kept) = self.table(space, n, proj);
         let new = space.and_not(proj, met);
         let found = self
@@ -323,7 +374,7 @@ impl PropMonitor {
                 kept = space.or(kept, cube);
             }
         }
-        let value = space.and(self.state.now[body], kept);
+        let value = space.and(set, kept);
         self.state.computed[n] = Some(Computed::Table { met, kept });
         Ok(value)
     }

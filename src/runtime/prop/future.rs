@@ -212,7 +212,7 @@ impl Future {
     }
 
     /// Node `k`'s value at position `p` (which it has).
-    fn val(&self, k: NodeIx, p: u64) -> Bdd {
+    pub(super) fn val(&self, k: NodeIx, p: u64) -> Bdd {
         self.vals[k][(p - self.first[k]) as usize]
     }
 
@@ -418,8 +418,18 @@ impl PropMonitor {
     }
 
     /// Node `n`'s value at `p`, from its operands' (all there).
-    fn delayed_value(&mut self, space: &mut Space, f: &Future, n: NodeIx, p: u64) -> Bdd {
-        let plan = &self.compiled.plan;
+    fn delayed_value(&mut self, space: &mut Space, f: &mut Future, n: NodeIx, p: u64) -> Bdd {
+        let plan = std::sync::Arc::clone(&self.compiled);
+        let plan = &plan.plan;
+        if let Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } = plan.nodes[n].op {
+            let now = f.time(p);
+            let prev = if p == 0 { now } else { f.time(p - 1) };
+            let mut place = super::compute::Place {
+                future: Some((f, p)),
+                tick: Tick { now, prev },
+            };
+            return self.compute_at(space, n, &mut place);
+        }
         let v = |k: NodeIx| f.val(k, p);
         match plan.nodes[n].op {
             Op::Not(a) => space.not(v(a)),

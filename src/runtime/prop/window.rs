@@ -18,13 +18,12 @@ use std::collections::{HashMap, VecDeque};
 
 use super::PropMonitor;
 use super::aggregate::{AggNode, Group};
-use super::compute::Computed;
+use super::compute::{Computed, Place};
 use crate::arith::{self, ValueKind};
 use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{Op, VarIx};
 use crate::runtime::StepError;
 use crate::runtime::ids::Code;
-use crate::runtime::time::Tick;
 use crate::syntax::{AggOp, TimeBound};
 
 /// One assignment of ψ, in values (in the order of ψ's free variables).
@@ -55,7 +54,7 @@ impl PropMonitor {
         n: usize,
         a: &AggNode<'_>,
         bound: TimeBound,
-        tick: Tick,
+        place: &mut Place<'_>,
     ) -> Result<Bdd, StepError> {
         let plan = &self.compiled.plan;
         let free: Vec<VarIx> = plan.nodes[a.body].free.clone();
@@ -66,7 +65,7 @@ impl PropMonitor {
             numeric: plan.vars[a.of].numeric,
             text_order: plan.vars[a.of].text_order,
         };
-        let found = if let Op::Atom { .. } = plan.nodes[a.body].op {
+        let found = if let (Op::Atom { .. }, None) = (&plan.nodes[a.body].op, &place.future) {
             // An event: its matches at this step, as bound.
             let b = &self.scratch.binding;
             (b.matched.iter())
@@ -79,7 +78,7 @@ impl PropMonitor {
                 })
                 .collect()
         } else {
-            let now_set = self.state.now[a.body];
+            let now_set = place.value(self, a.body);
             self.assignments(space, now_set, &free)
                 .map_err(|e| self.eval_error(n, &e))?
         };
@@ -102,7 +101,7 @@ impl PropMonitor {
                 started: false,
             },
         };
-        let t = tick.now;
+        let t = place.tick.now;
         if !tuples.is_empty() {
             s.waiting.push_back((t, tuples));
         }
@@ -198,10 +197,10 @@ impl PropMonitor {
         for (k, value) in &outputs {
             let mut codes = Vec::with_capacity(k.len());
             for (&g, v) in a.group.iter().zip(k) {
-                codes.push(self.enter_value(space, g, v, false)?);
+                codes.push(self.enter_value(space, g, v, false, place)?);
             }
             let y = match value {
-                Some(v) => Some(self.enter_value(space, a.result, v, true)?),
+                Some(v) => Some(self.enter_value(space, a.result, v, true, place)?),
                 None => None,
             };
             cubes.push((codes, y));
