@@ -134,7 +134,7 @@ impl Num {
     }
 
     /// `-self`.
-    pub fn neg(self) -> Num {
+    pub fn negated(self) -> Num {
         match self {
             Num::Int(i) => Num::Int(-i),
             Num::Float(x) => Num::Float(-x),
@@ -195,7 +195,7 @@ pub fn eval_term<'v>(
             TermItem::Const(c) => read(c.as_bytes(), Numeric::Text)?,
             TermItem::Neg => stack
                 .pop()
-                .map(Num::neg)
+                .map(Num::negated)
                 .unwrap_or(Num::Int(BigInt::zero())),
             TermItem::Bin(op) => {
                 let b = stack.pop().unwrap_or(Num::Int(BigInt::zero()));
@@ -231,10 +231,10 @@ pub fn order(kind: ValueKind, a: &[u8], b: &[u8]) -> Ordering {
 
 /// The aggregate `op` of a non-empty multiset of values, given in the
 /// [`order`] of `kind` with their multiplicities, `count` in all.
-pub fn aggregate<'a>(
+pub fn aggregate(
     op: AggOp,
     kind: ValueKind,
-    values: &[(&'a [u8], u64)],
+    values: &[(&[u8], u64)],
     count: u64,
 ) -> Result<Vec<u8>, ArithError> {
     let what = || format!("the {} of the values", op.keyword());
@@ -251,7 +251,7 @@ pub fn aggregate<'a>(
             // MonPoly's median: of an odd count the middle value, of an even
             // count the mean of the two middle ones, as a float either way
             // (the middle one is (m + m) / 2).
-            let even = count % 2 == 0;
+            let even = count.is_multiple_of(2);
             let mid = if even { count / 2 - 1 } else { count / 2 };
             let (mut a, mut b) = (None, None);
             let mut seen = 0;

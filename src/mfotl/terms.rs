@@ -113,7 +113,7 @@ impl Parser<'_> {
     pub(super) fn type_arithmetic(&mut self, left: &Expr, right: &Expr) -> Parsed<()> {
         let items = left.items.iter().chain(&right.items);
         let int_only = items.clone().any(|i| *i == Item::Bin(ArithOp::Mod));
-        let mut known: Option<(Type, Span)> = int_only.then(|| (Type::Int, left.span));
+        let mut known: Option<(Type, Span)> = int_only.then_some((Type::Int, left.span));
         let mut vars: Vec<Ident> = Vec::new();
         for item in items {
             let (ty, at) = match item {

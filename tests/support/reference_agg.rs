@@ -47,7 +47,7 @@ impl Evaluator<'_> {
             let n = match item {
                 Item::Var(v) => arith::read(env[&v.name].value.as_bytes(), Numeric::Text),
                 Item::Const(c) => arith::read(c.text.as_bytes(), Numeric::Text),
-                Item::Neg => Ok(stack.pop().expect("an operand").neg()),
+                Item::Neg => Ok(stack.pop().expect("an operand").negated()),
                 Item::Bin(op) => {
                     let b = stack.pop().expect("an operand");
                     let a = stack.pop().expect("an operand");
