@@ -95,6 +95,30 @@ impl PropMonitor {
         self.compute_at(space, n, &mut place)
     }
 
+    /// The value at position `p` of the delayed state `f` of node `n`, if
+    /// it is a computing node.
+    pub(super) fn compute_delayed(
+        &mut self,
+        space: &mut Space,
+        f: &mut Future,
+        n: NodeIx,
+        p: u64,
+    ) -> Option<Bdd> {
+        if !matches!(
+            self.compiled.plan.nodes[n].op,
+            Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. }
+        ) {
+            return None;
+        }
+        let now = f.time(p);
+        let prev = if p == 0 { now } else { f.time(p - 1) };
+        let mut place = Place {
+            future: Some((f, p)),
+            tick: Tick { now, prev },
+        };
+        Some(self.compute_at(space, n, &mut place))
+    }
+
     /// The value of computing node `n` at `place` (false once the monitor
     /// has failed: the error is kept, see [`PropMonitor::failure`]).
     pub(super) fn compute_at(

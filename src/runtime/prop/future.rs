@@ -217,7 +217,7 @@ impl Future {
     }
 
     /// The time of position `p` (which is kept).
-    fn time(&self, p: u64) -> u64 {
+    pub(super) fn time(&self, p: u64) -> u64 {
         self.times[(p - self.base) as usize]
     }
 
@@ -419,17 +419,10 @@ impl PropMonitor {
 
     /// Node `n`'s value at `p`, from its operands' (all there).
     fn delayed_value(&mut self, space: &mut Space, f: &mut Future, n: NodeIx, p: u64) -> Bdd {
-        let plan = std::sync::Arc::clone(&self.compiled);
-        let plan = &plan.plan;
-        if let Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } = plan.nodes[n].op {
-            let now = f.time(p);
-            let prev = if p == 0 { now } else { f.time(p - 1) };
-            let mut place = super::compute::Place {
-                future: Some((f, p)),
-                tick: Tick { now, prev },
-            };
-            return self.compute_at(space, n, &mut place);
+        if let Some(value) = self.compute_delayed(space, f, n, p) {
+            return value;
         }
+        let plan = &self.compiled.plan;
         let v = |k: NodeIx| f.val(k, p);
         match plan.nodes[n].op {
             Op::Not(a) => space.not(v(a)),

@@ -107,14 +107,9 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
         match node.op {
             Op::Prev(x) => a.mark(x),
             Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) => a.mark(i),
-            // An aggregation over a window of an event reads the event's
-            // matches, not the event's set (see `window`).
-            Op::Agg {
-                once: Some(_),
-                body,
-                ..
-            } if matches!(plan.nodes[body].op, Op::Atom { .. }) => a.needs_set[i] = true,
-            // Computing nodes keep a state of their own.
+            // Computing nodes keep a state of their own (one over the
+            // window of an event reads its matches, not its set).
+            _ if super::window::reads_matches(plan, i) => a.needs_set[i] = true,
             Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => a.mark(i),
             _ => {}
         }

@@ -46,6 +46,13 @@ pub(super) struct WindowState {
     started: bool,
 }
 
+/// Whether node `n` of `plan` is an aggregation over the window of an
+/// event, which reads the event's matches rather than its set.
+pub(super) fn reads_matches(plan: &crate::plan::PropPlan, n: usize) -> bool {
+    matches!(plan.nodes[n].op, Op::Agg { once: Some(_), body, .. }
+        if matches!(plan.nodes[body].op, Op::Atom { .. }))
+}
+
 impl PropMonitor {
     /// The value of aggregation node `n` over `P[bound] a.body`.
     pub(super) fn window_value(
