@@ -20,7 +20,6 @@ impl Monitor {
     /// ([`StepError::Eval`]).
     pub(super) fn evaluate_all(&mut self, tick: Tick) -> Result<(), StepError> {
         self.violated.clear();
-        let mut held = Vec::new();
         for i in 0..self.props.len() {
             let (before, rest) = self.props.split_at_mut(i);
             let Some((p, after)) = rest.split_first_mut() else {
@@ -32,16 +31,13 @@ impl Monitor {
                     q.keep_roots(roots);
                 }
             };
-            let holds = p.evaluate_bound(&mut self.space, tick, &mut outside);
-            if self.delayed.is_some() {
-                held.push(holds);
-            } else if !holds {
+            if !p.evaluate_bound(&mut self.space, tick, &mut outside) {
                 self.violated.push(i);
             }
         }
         if self.delayed.is_some() {
-            // Delayed verdicts: `violated` stays empty.
-            self.record_decisions(&held);
+            // Delayed verdicts: `violated` is left empty.
+            self.record_decisions();
         }
         let props = &mut self.props;
         self.space.collect_if_due(|roots| {

@@ -160,7 +160,7 @@ pub fn arity_hint(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
     /// The specification has time bounds but the trace is read without time
-    /// stamps: no time passes between events.
+    /// stamps: each event is one time unit.
     UntimedTrace,
     /// Events whose time stamp was smaller than their predecessor's: no
     /// time elapsed at them.
@@ -184,8 +184,8 @@ impl fmt::Display for Warning {
             Warning::UntimedTrace => write!(
                 f,
                 "the specification has time bounds but the trace is read without time \
-                 stamps, so no time passes between events; use --timed if the last field of each \
-                 event is its time"
+                 stamps, so each event is one time unit (event i at time i); use --timed if the \
+                 last field of each event is its time"
             ),
             Warning::TimeRegressions(n) => write!(
                 f,

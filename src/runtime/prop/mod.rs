@@ -215,10 +215,21 @@ impl PropMonitor {
 
     /// The verdicts found since the last call, for a delayed statement:
     /// positions in increasing order.
+    /// (Give the emptied vector back with
+    /// [`recycle_decisions`](Self::recycle_decisions), to keep its room.)
     pub(crate) fn take_decisions(&mut self) -> Vec<future::Decision> {
         match &mut self.state.future {
             Some(f) => std::mem::take(&mut f.decided),
             None => Vec::new(),
+        }
+    }
+
+    /// Gives back the vector of [`take_decisions`](Self::take_decisions),
+    /// emptied.
+    pub(crate) fn recycle_decisions(&mut self, mut v: Vec<future::Decision>) {
+        if let Some(f) = &mut self.state.future {
+            v.clear();
+            f.decided = v;
         }
     }
 
