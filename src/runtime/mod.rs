@@ -84,7 +84,6 @@ impl Default for MonitorOptions {
     }
 }
 
-
 /// A monitor for all properties of a specification.
 ///
 /// It owns the one BDD space of its properties' summaries, which are
