@@ -12,6 +12,8 @@
 //! | `P/LABEL` | BDD nodes of one summary of property `P`, named by [`KeptSummary::label`]: `P/rule closed`, `P/S#3 (x)`, `P/@#4 !closed(x)`, `P/S[<=5]#7 (m)`, `P/seen t`, `P/cmp#9 t < u` |
 //! | `P/V codes` | values that have a code now in one enumeration class of `P`; `V` names its variables, joined by `=` when they share the class (`P/x=closed.x codes`) |
 //! | `P/gc collections` | garbage collections of value codes in `P` so far |
+//! | `P/open steps` | steps whose verdict `P` has not given yet (only for a property with future operators) |
+//! | `P/future nodes` | BDD nodes its future operators keep for those steps (likewise) |
 //!
 //! Node numbers `#n` are those of `hindsight compile`. Labels containing a
 //! comma are quoted (RFC 4180).
@@ -47,8 +49,9 @@ pub struct Profiler<W: Write> {
     out: csv::Writer<W>,
     every: u64,
     start: Instant,
-    /// Per property: its kept summaries, and its enumeration classes.
-    columns: Vec<(Vec<KeptSummary>, usize)>,
+    /// Per property: its kept summaries, its enumeration classes, and
+    /// whether it has future operators.
+    columns: Vec<(Vec<KeptSummary>, usize, bool)>,
     /// The event number of the last row written.
     last_row: Option<u64>,
     row: Vec<String>,
@@ -77,7 +80,12 @@ impl<W: Write> Profiler<W> {
                 header.push(format!("{}/{} codes", plan.name, class_name(plan, class)));
             }
             header.push(format!("{}/gc collections", plan.name));
-            columns.push((kept, plan.classes));
+            let delayed = p.is_delayed();
+            if delayed {
+                header.push(format!("{}/open steps", plan.name));
+                header.push(format!("{}/future nodes", plan.name));
+            }
+            columns.push((kept, plan.classes, delayed));
         }
         out.write_record(&header)?;
         Ok(Profiler {
@@ -125,7 +133,7 @@ impl<W: Write> Profiler<W> {
         self.row.push(events.to_string());
         self.row
             .push(format!("{:.6}", self.start.elapsed().as_secs_f64()));
-        for (i, (kept, classes)) in self.columns.iter().enumerate() {
+        for (i, (kept, classes, delayed)) in self.columns.iter().enumerate() {
             for k in kept {
                 let nodes = monitor.kept_summary_nodes(i, *k);
                 self.row.push(nodes.to_string());
@@ -135,6 +143,11 @@ impl<W: Write> Profiler<W> {
                 self.row.push(p.live_codes(class).to_string());
             }
             self.row.push(p.gc_stats().0.to_string());
+            if *delayed {
+                self.row.push(p.undecided().to_string());
+                let nodes = monitor.future_nodes(i);
+                self.row.push(nodes.to_string());
+            }
         }
         self.out.write_record(&self.row)?;
         self.last_row = Some(events);

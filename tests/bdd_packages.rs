@@ -80,6 +80,12 @@ const EXAMPLES: &[(&str, &str, Expected)] = &[
     ),
     ("deadline.qtl", "deadline-ok.timed.csv", &[]),
     (
+        "responses.qtl",
+        "responses.timed.csv",
+        &[("answered", &[1]), ("quiet", &[4, 9])],
+    ),
+    ("responses.qtl", "responses-ok.timed.csv", &[]),
+    (
         "sessions.qtl",
         "sessions.csv",
         &[("sendWhileLive", &[3, 13]), ("ackOnlyPending", &[5, 6, 11])],
@@ -130,6 +136,17 @@ fn violations(spec: &str, trace: &str, options: MonitorOptions) -> Vec<(String, 
             .step(name.as_bytes(), &args, *time)
             .unwrap_or_else(|e| panic!("{spec} on {trace} with {package}: {e}"));
         found.extend(violated.iter().map(|&p| (names[p].clone(), i as u64 + 1)));
+        // Delayed verdicts (future operators) come once decided.
+        for d in monitor.take_decided() {
+            let names = &names;
+            found.extend(
+                (d.violations.iter()).map(move |v| (names[v.property].clone(), d.step + 1)),
+            );
+        }
+    }
+    monitor.finish_trace(false);
+    for d in monitor.take_decided() {
+        found.extend((d.violations.iter()).map(|v| (names[v.property].clone(), d.step + 1)));
     }
     found.sort();
     found

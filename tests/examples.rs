@@ -525,6 +525,31 @@ fn deadline_timed() {
     assert_verdicts("deadline.qtl", "deadline-ok.timed.csv", &[]);
 }
 
+#[test]
+fn responses_with_future_operators() {
+    // answered: request(r) -> F[<=5] response(r)
+    // quiet: cancel(r) -> G(0,10] !response(r)
+    //  1 request,1 (0)    response(1) at 7: 7 > 5                 -> answered
+    //  2 request,2 (1)    response(2) at 3                        -> ok
+    //  4 cancel,3 (4)     response(3) at 9, in (4,14]             -> quiet
+    //  7 request,4 (20)   response(4) at 24                       -> ok
+    //  9 cancel,5 (25)    response(5) at 31, in (25,35]           -> quiet
+    // 10 request,6 (30)   the trace ends at 31, before 35         -> undecided
+    // 11 response,5 (31)  no request nor cancel: decided at once
+    let run = assert_verdicts(
+        "responses.qtl",
+        "responses.timed.csv",
+        &[("answered", &[1]), ("quiet", &[4, 9])],
+    );
+    let summary = run.summary.as_ref().expect("summary");
+    assert_eq!(summary["undecided"].as_u64(), Some(1), "{summary}");
+    // cancel(2) at 6: the next event at 17 is past 16; request(3) at 17 is
+    // answered at 18, known when the trace ends.
+    let run = assert_verdicts("responses.qtl", "responses-ok.timed.csv", &[]);
+    let summary = run.summary.as_ref().expect("summary");
+    assert_eq!(summary["undecided"].as_u64(), Some(0), "{summary}");
+}
+
 // ---------------------------------------------------------------------------
 // 9. Macros
 // ---------------------------------------------------------------------------

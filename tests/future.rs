@@ -61,6 +61,43 @@ fn engine(
     (out, decided)
 }
 
+/// The verdicts the engine gives at the end of a trace left open, beyond
+/// the steps it decided in order: the steps (from 1) it settled, and the
+/// violations among them. A settled verdict holds for every continuation,
+/// so also for none.
+fn settled(
+    spec: &str,
+    trace: &[Event],
+    timed: bool,
+    options: MonitorOptions,
+) -> (BTreeSet<usize>, BTreeSet<(usize, usize)>) {
+    let mut m = Monitor::from_source(spec, options).unwrap_or_else(|d| panic!("{d:?}"));
+    m.set_step_clock(!timed);
+    for e in trace {
+        let args: Vec<&[u8]> = e.args.iter().map(|a| a.as_bytes()).collect();
+        m.step(e.name.as_bytes(), &args, e.time)
+            .unwrap_or_else(|err| panic!("engine error: {err}\n{spec}"));
+    }
+    let open = m.finish_trace(false);
+    let mut steps = BTreeSet::new();
+    let mut violations = BTreeSet::new();
+    for d in m.take_decided() {
+        steps.insert(d.step as usize + 1);
+        violations.extend(
+            d.violations
+                .iter()
+                .map(|v| (v.property, d.step as usize + 1)),
+        );
+    }
+    for (step, _) in open {
+        assert!(
+            !steps.contains(&(step as usize + 1)),
+            "a step both settled and open"
+        );
+    }
+    (steps, violations)
+}
+
 fn configurations() -> [MonitorOptions; 3] {
     let narrow = MonitorOptions {
         start_bits: 1,
@@ -157,6 +194,18 @@ fn differ(spec: &str, trace: &[Event], timed: bool) -> Result<(), TestCaseError>
             strategies::trace_text(trace)
         );
     }
+    let (steps, violations) = settled(spec, trace, timed, MonitorOptions::default());
+    let want: BTreeSet<(usize, usize)> = (expected.iter().copied())
+        .filter(|(_, i)| steps.contains(i))
+        .collect();
+    prop_assert_eq!(
+        &violations,
+        &want,
+        "the verdicts settled at the end differ from the reference's\nspec:\n{}\ntrace ({}):\n{}",
+        spec,
+        if timed { "timed" } else { "untimed" },
+        strategies::trace_text(trace)
+    );
     Ok(())
 }
 
@@ -323,5 +372,119 @@ fn replay() {
     let timed = std::env::var("FUTURE_TIMED").is_ok();
     if let Err(e) = differ(&spec, &trace, timed) {
         panic!("{e}");
+    }
+}
+
+/// A future body and its past mirror: `F`↔`P`, `G`↔`H`, `U`↔`S`, `X`↔`@`,
+/// with the same intervals, over events of `x` and `y`. (No comparisons:
+/// they hold for the values seen so far, which the mirror does not keep.)
+fn mirrored_body() -> impl Strategy<Value = (String, String)> {
+    let leaf = prop_oneof![
+        Just("p(x)"),
+        Just("p(y)"),
+        Just("q(x, y)"),
+        Just("s(x)"),
+        Just("r"),
+        Just("true"),
+    ]
+    .prop_map(|a| (a.to_string(), a.to_string()));
+    let bound = || {
+        prop_oneof![
+            (0..4u64).prop_map(|d| format!("[<={d}]")),
+            (0..3u64, 0..3u64).prop_map(|(a, l)| format!("[{a},{}]", a + l)),
+        ]
+    };
+    leaf.prop_recursive(3, 16, 2, move |inner| {
+        prop_oneof![
+            inner
+                .clone()
+                .prop_map(|(f, p)| (format!("!{f}"), format!("!{p}"))),
+            (inner.clone(), inner.clone())
+                .prop_map(|((f, p), (g, q))| (format!("({f} & {g})"), format!("({p} & {q})"))),
+            (inner.clone(), inner.clone())
+                .prop_map(|((f, p), (g, q))| (format!("({f} | {g})"), format!("({p} | {q})"))),
+            inner
+                .clone()
+                .prop_map(|(f, p)| (format!("X {f}"), format!("@ {p}"))),
+            (bound(), inner.clone())
+                .prop_map(|(t, (f, p))| (format!("X{t} {f}"), format!("@{t} {p}"))),
+            (bound(), inner.clone())
+                .prop_map(|(t, (f, p))| (format!("F{t} {f}"), format!("P{t} {p}"))),
+            (bound(), inner.clone())
+                .prop_map(|(t, (f, p))| (format!("G{t} {f}"), format!("H{t} {p}"))),
+            (bound(), inner.clone(), inner.clone()).prop_map(|(t, (f, p), (g, q))| {
+                (format!("({f} U{t} {g})"), format!("({p} S{t} {q})"))
+            }),
+        ]
+    })
+}
+
+/// The trace read backwards: the last event first, and time running from
+/// the greatest stamp down (`t` becomes `last - t`).
+fn reversed(trace: &[Event]) -> Vec<Event> {
+    let last = trace.iter().map(|e| e.time).max().unwrap_or(0);
+    (trace.iter().rev())
+        .map(|e| Event {
+            time: last - e.time,
+            ..e.clone()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// `F[a,b] φ` and `!G[a,b] !φ` give the same verdicts at the same steps.
+    #[test]
+    fn eventually_is_not_always_not(
+        (body, _) in mirrored_body(),
+        t in (0..3u64, 0..3u64),
+        trace in strategies::trace(),
+    ) {
+        let timed = trace.is_timed();
+        let events = trace.events();
+        let bound = format!("[{},{}]", t.0, t.0 + t.1);
+        let f = format!("prop g : Forall x . Forall y . q(x, y) -> F{bound} {body}\n");
+        let g = format!("prop g : Forall x . Forall y . q(x, y) -> !G{bound} !{body}\n");
+        for options in configurations() {
+            prop_assert_eq!(
+                engine(&f, &events, timed, options.clone()),
+                engine(&g, &events, timed, options),
+                "{} and {} differ", f, g
+            );
+        }
+        prop_assert_eq!(
+            settled(&f, &events, timed, MonitorOptions::default()),
+            settled(&g, &events, timed, MonitorOptions::default())
+        );
+    }
+
+    /// A future statement on a trace and its past mirror on the reversed
+    /// trace: the verdict at event i of the one is that at event n + 1 - i
+    /// of the other, wherever the future one is decided.
+    #[test]
+    fn a_future_statement_mirrors_its_past_form_on_the_reversed_trace(
+        (future, past) in mirrored_body(),
+        trace in strategies::trace(),
+    ) {
+        let timed = trace.is_timed();
+        let events = trace.events();
+        let n = events.len();
+        let f = format!("prop g : Forall x . Forall y . q(x, y) -> {future}\n");
+        let p = format!("prop g : Forall x . Forall y . q(x, y) -> {past}\n");
+        let checked = check_source(&p).unwrap_or_else(|d| panic!("{d:?}\n{p}"));
+        let mirror: BTreeSet<usize> = reference::violations_clocked(&checked, &reversed(&events), !timed)
+            .into_iter()
+            .map(|(_, i)| n + 1 - i)
+            .collect();
+        let (found, decided) = engine(&f, &events, timed, MonitorOptions::default());
+        let found: BTreeSet<usize> = found.into_iter().map(|(_, i)| i).collect();
+        let (steps, late) = settled(&f, &events, timed, MonitorOptions::default());
+        let late: BTreeSet<usize> = late.into_iter().map(|(_, i)| i).collect();
+        let want: BTreeSet<usize> = (mirror.iter().copied())
+            .filter(|&i| i as u64 <= decided || steps.contains(&i))
+            .collect();
+        let got: BTreeSet<usize> = found.union(&late).copied().collect();
+        prop_assert_eq!(got, want, "{} against {} on the reversed trace:\n{}", f, p, strategies::trace_text(&events));
     }
 }

@@ -77,6 +77,47 @@ fn spawning_profile_has_fixed_columns_and_a_final_row() {
 }
 
 #[test]
+fn a_future_property_profiles_its_open_steps() {
+    let out = tmp("responses.csv");
+    let o = bin()
+        .args(["run", "--profile"])
+        .arg(&out)
+        .args(["--profile-every", "4"])
+        .arg(spec("responses.qtl"))
+        .arg(spec("responses.timed.csv"))
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = rows(&out);
+    assert_eq!(
+        rows[0],
+        [
+            "event",
+            "seconds",
+            "answered/r codes",
+            "answered/gc collections",
+            "answered/open steps",
+            "answered/future nodes",
+            "quiet/r codes",
+            "quiet/gc collections",
+            "quiet/open steps",
+            "quiet/future nodes",
+        ]
+    );
+    let events: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(events, ["4", "8", "11"]);
+    // After event 4 (time 4): request 1 (time 0) waits for time 5, and
+    // every later step for it; cancel 3 at event 4 waits for time 14.
+    assert_eq!(rows[1][4], "4");
+    assert_eq!(rows[1][8], "1");
+    // After event 11 (time 31): request 6 (time 30) and the step after it
+    // for `answered`; cancel 5 (time 25) and the two after it for `quiet`.
+    assert_eq!(rows[3][4], "2");
+    assert_eq!(rows[3][8], "3");
+    assert!(rows[3][5].parse::<usize>().expect("nodes") > 0);
+}
+
+#[test]
 fn telemetry_profile_names_rules_and_operands_of_at() {
     let out = tmp("telemetry.csv");
     let o = profile("telemetry", "1000", &out);

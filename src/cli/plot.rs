@@ -163,9 +163,12 @@ pub fn draw(profile: &Profile, title: &str, output: &Path) -> Result<(), String>
     let mut nodes = Vec::new();
     let mut codes = Vec::new();
     let mut gcs = Vec::new();
+    let mut open = Vec::new();
     for (name, values) in &profile.series {
         let (list, keep) = if name.ends_with(" codes") {
             (&mut codes, true)
+        } else if name.ends_with("/open steps") {
+            (&mut open, true)
         } else if name.ends_with("/gc collections") {
             (&mut gcs, values.iter().any(|&v| v > 0.0))
         } else {
@@ -187,6 +190,13 @@ pub fn draw(profile: &Profile, title: &str, output: &Path) -> Result<(), String>
             lines: codes,
         },
     ];
+    if !open.is_empty() {
+        panels.push(Panel {
+            title: "steps whose verdict is still open (future operators)",
+            y_desc: "steps",
+            lines: open,
+        });
+    }
     if !gcs.is_empty() {
         panels.push(Panel {
             title: "garbage collections of value codes (cumulative)",

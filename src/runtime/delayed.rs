@@ -231,6 +231,10 @@ impl Monitor {
             self.step_clock = clock;
             self.events = events;
         }
+        for p in &mut self.props {
+            p.settle(&mut self.space);
+        }
+        self.record_settled();
         let Some(t) = &mut self.delayed else {
             return Vec::new();
         };
@@ -306,5 +310,19 @@ impl Monitor {
         }
         self.violated.clear();
         table.flush();
+    }
+
+    /// The decisions [`PropMonitor::settle`] found, to the table.
+    fn record_settled(&mut self) {
+        let Some(table) = &mut self.delayed else {
+            return;
+        };
+        for (i, p) in self.props.iter_mut().enumerate() {
+            let mut decided = p.take_decisions();
+            for d in decided.drain(..) {
+                table.record(i, d, |d| p.named(i, d));
+            }
+            p.recycle_decisions(decided);
+        }
     }
 }

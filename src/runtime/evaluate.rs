@@ -66,6 +66,15 @@ impl Monitor {
         }
     }
 
+    /// The BDD nodes that property `property`'s future operators keep for
+    /// the steps they have not decided (0 without future operators).
+    pub fn future_nodes(&mut self, property: usize) -> usize {
+        match self.props.get(property) {
+            Some(p) => p.future_nodes(&mut self.space),
+            None => 0,
+        }
+    }
+
     /// Total BDD nodes of the summaries that property `property` keeps
     /// between events (0 for an unknown property).
     pub fn summary_nodes(&mut self, property: usize) -> usize {

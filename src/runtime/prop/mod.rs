@@ -50,7 +50,7 @@ pub use gc::GcPolicy;
 
 use super::StepError;
 use super::time::Tick;
-use crate::bdd::{BddSpace, Roots, Space};
+use crate::bdd::{Bdd, BddSpace, Roots, Space};
 use crate::plan::PropPlan;
 use scratch::Scratch;
 use state::{SpaceConsts, State};
@@ -224,6 +224,18 @@ impl PropMonitor {
         }
     }
 
+    /// At the end of a trace left open, the verdicts already definite at
+    /// steps whose horizon is not passed (see
+    /// [`take_decisions`](Self::take_decisions)).
+    pub(crate) fn settle(&mut self, space: &mut Space) {
+        if let Some(mut f) = self.state.future.take() {
+            if f.point.is_some() {
+                self.settle_point(space, &mut f);
+            }
+            self.state.future = Some(f);
+        }
+    }
+
     /// Gives back the vector of [`take_decisions`](Self::take_decisions),
     /// emptied.
     pub(crate) fn recycle_decisions(&mut self, mut v: Vec<future::Decision>) {
@@ -240,6 +252,16 @@ impl PropMonitor {
             .future
             .as_ref()
             .map_or(0, |f| f.undecided(self.compiled.plan.root))
+    }
+
+    /// The BDD nodes kept by the delayed state (0 without future
+    /// operators): each distinct BDD counted once.
+    pub(crate) fn future_nodes(&self, space: &mut Space) -> usize {
+        let Some(f) = &self.state.future else {
+            return 0;
+        };
+        let bdds: hashbrown::HashSet<Bdd> = f.bdds().collect();
+        bdds.into_iter().map(|b| space.size(b)).sum()
     }
 
     /// Tells the delayed state that a step's time is its number (see

@@ -103,6 +103,19 @@ impl PropMonitor {
         f.base += drop;
     }
 
+    /// At the end of a trace left open: decides every undecided position
+    /// whose verdict is already definite, though its horizon is not passed
+    /// (the body holds at every tuple, or fails at one, whatever comes
+    /// next). The positions stay queued: a trace that goes on decides them
+    /// again, and the table drops what it has.
+    pub(in crate::runtime::prop) fn settle_point(&mut self, space: &mut Space, f: &mut Future) {
+        for p in f.point_next..f.end {
+            if let Some(decision) = self.decide_point(space, f, p) {
+                f.decided.push(decision);
+            }
+        }
+    }
+
     /// The verdict at position `p`, if every tuple of the guard there has
     /// a definite value of the body.
     fn decide_point(&self, space: &mut Space, f: &mut Future, p: u64) -> Option<Decision> {
