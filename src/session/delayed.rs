@@ -13,13 +13,78 @@ use super::{EndOfTrace, Report, Session};
 use crate::report::Undecided;
 use crate::runtime::StepViolation;
 
-/// An event held until its step is decided.
-#[derive(Debug)]
-struct HeldEvent {
-    name: Box<[u8]>,
-    args: Vec<Box<[u8]>>,
-    line: u64,
+/// The events of a step: their fields (names and arguments) one after the
+/// other in `bytes`, each field's end in `ends`, and per event its name's
+/// field, its number of arguments and its line. A time-point's typed
+/// events are read into one; a step held until it is decided keeps its own
+/// (recycled when it is reported).
+#[derive(Debug, Default)]
+pub(super) struct Fields {
+    pub(super) bytes: Vec<u8>,
+    pub(super) ends: Vec<usize>,
+    pub(super) events: Vec<(usize, usize, u64)>,
 }
+
+impl Fields {
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.events.clear();
+    }
+
+    /// Field `i`.
+    fn field(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// Adds an event.
+    fn push(&mut self, name: &[u8], args: &[&[u8]], line: u64) {
+        let first = self.ends.len();
+        self.bytes.extend_from_slice(name);
+        self.ends.push(self.bytes.len());
+        for a in args {
+            self.bytes.extend_from_slice(a);
+            self.ends.push(self.bytes.len());
+        }
+        self.events.push((first, args.len(), line));
+    }
+
+    /// Every field, in order, into `out` (emptied first).
+    pub(super) fn fields_into<'a>(&'a self, out: &mut Vec<&'a [u8]>) {
+        out.clear();
+        out.extend((0..self.ends.len()).map(|i| self.field(i)));
+    }
+
+    /// Each event as its name and arguments, from its `fields` (of
+    /// [`fields_into`](Self::fields_into)), into `out` (emptied first).
+    pub(super) fn events_into<'a>(
+        &self,
+        fields: &'a [&'a [u8]],
+        out: &mut Vec<(&'a [u8], &'a [&'a [u8]])>,
+    ) {
+        out.clear();
+        out.extend(
+            (self.events.iter())
+                .map(|&(name, n, _)| (fields[name], &fields[name + 1..name + 1 + n])),
+        );
+    }
+
+    /// The line of event `i`.
+    pub(super) fn line(&self, i: usize) -> u64 {
+        self.events[i].2
+    }
+
+    /// Event `i`'s name, arguments and line.
+    fn event(&self, i: usize) -> Option<EventParts<'_>> {
+        let &(name, n, line) = self.events.get(i)?;
+        let args = (name + 1..name + 1 + n).map(|k| self.field(k)).collect();
+        Some((self.field(name), args, line))
+    }
+}
+
+/// An event's name, arguments and line.
+type EventParts<'a> = (&'a [u8], Vec<&'a [u8]>, u64);
 
 /// A step held until every property has decided it.
 #[derive(Debug)]
@@ -34,15 +99,30 @@ struct HeldStep {
     /// Its line (a time-point's first line).
     line: u64,
     /// Its events (one, or a time-point's).
-    events: Vec<HeldEvent>,
+    events: Fields,
     /// Whether it is a time-point: a violation names the event it is due to.
     point: bool,
 }
 
-/// The steps not decided yet, in order.
+/// The steps not decided yet, in order, and the buffers of steps reported.
 #[derive(Debug, Default)]
 pub(super) struct Held {
     steps: VecDeque<HeldStep>,
+    rooms: Vec<Fields>,
+}
+
+impl Held {
+    /// An empty buffer for events (one of a step reported, if any).
+    pub(super) fn room(&mut self) -> Fields {
+        self.rooms.pop().unwrap_or_default()
+    }
+
+    /// Takes back the buffer of a step reported.
+    fn recycle(&mut self, step: HeldStep) {
+        let mut events = step.events;
+        events.clear();
+        self.rooms.push(events);
+    }
 }
 
 impl Session {
@@ -55,33 +135,30 @@ impl Session {
         ts: u64,
         out: &mut P,
     ) -> ControlFlow<()> {
+        let mut events = self.held.room();
+        events.push(ev.name, ev.args, ev.line);
         self.held.steps.push_back(HeldStep {
             number,
             ts,
             time: ev.time,
             timed: ev.timed,
             line: ev.line,
-            events: vec![held(ev.name, ev.args, ev.line)],
+            events,
             point: false,
         });
         self.report_decided(out)
     }
 
-    /// Holds the time-point of `events` (with their `lines`) just stepped,
-    /// then reports what is decided.
-    #[allow(clippy::too_many_arguments)]
+    /// Holds the time-point of `events` just stepped, then reports what is
+    /// decided.
     pub(super) fn hold_point<P: Report + ?Sized>(
         &mut self,
-        events: &[(&[u8], &[&[u8]])],
-        lines: &[u64],
+        events: Fields,
         number: u64,
         ts: u64,
         (time, timed, line): (u64, bool, u64),
         out: &mut P,
     ) -> ControlFlow<()> {
-        let events = (events.iter().zip(lines))
-            .map(|(&(name, args), &line)| held(name, args, line))
-            .collect();
         self.held.steps.push_back(HeldStep {
             number,
             ts,
@@ -102,9 +179,15 @@ impl Session {
             let Some(step) = self.held.steps.pop_front() else {
                 continue;
             };
+            let mut flow = ControlFlow::Continue(());
             for v in &decided.violations {
-                self.report_delayed(out, &step, v)?;
+                flow = self.report_delayed(out, &step, v);
+                if flow.is_break() {
+                    break;
+                }
             }
+            self.held.recycle(step);
+            flow?;
             if self.options.stop_at_first && !decided.violations.is_empty() {
                 return ControlFlow::Break(());
             }
@@ -119,23 +202,17 @@ impl Session {
         step: &HeldStep,
         v: &StepViolation,
     ) -> ControlFlow<()> {
-        let blamed = if step.point {
-            let args: Vec<Vec<&[u8]>> = step
-                .events
-                .iter()
-                .map(|e| e.args.iter().map(|a| &a[..]).collect())
-                .collect();
-            let events: Vec<(&[u8], &[&[u8]])> = (step.events.iter().zip(&args))
-                .map(|(e, a)| (&e.name[..], &a[..]))
-                .collect();
+        let blamed = if step.point && step.events.events.len() > 1 {
+            let mut fields = Vec::new();
+            step.events.fields_into(&mut fields);
+            let mut events = Vec::new();
+            step.events.events_into(&fields, &mut events);
             self.monitor.culprit_of(v, &events).unwrap_or(0)
         } else {
             0
         };
-        let (name, args, line): (&[u8], Vec<&[u8]>, u64) = match step.events.get(blamed) {
-            Some(e) => (&e.name, e.args.iter().map(|a| &a[..]).collect(), e.line),
-            None => (b"@", Vec::new(), step.line),
-        };
+        let (name, args, line) =
+            (step.events.event(blamed)).unwrap_or((b"@", Vec::new(), step.line));
         let ev = Step {
             name,
             args: &args,
@@ -223,10 +300,8 @@ impl Session {
             if self.closed {
                 continue;
             }
-            let (name, args, line) = match step.events.first() {
-                Some(e) if !step.point => {
-                    (&e.name[..], e.args.iter().map(|a| &a[..]).collect(), e.line)
-                }
+            let (name, args, line) = match step.events.event(0) {
+                Some(e) if !step.point => e,
                 _ => (&b"@"[..], Vec::new(), step.line),
             };
             let properties: Vec<&str> = props
@@ -251,12 +326,3 @@ impl Session {
 
 /// How many undecided step numbers the summary shows.
 const FIRST_SHOWN: usize = 5;
-
-/// An event to hold.
-fn held(name: &[u8], args: &[&[u8]], line: u64) -> HeldEvent {
-    HeldEvent {
-        name: name.into(),
-        args: args.iter().map(|&a| a.into()).collect(),
-        line,
-    }
-}

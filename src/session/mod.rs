@@ -210,7 +210,10 @@ pub struct Session {
     /// With a future operator: the steps whose verdicts are not known yet.
     held: delayed::Held,
     /// The typed events of the last time-point (a buffer kept for the next).
-    point_buf: points::PointBuf,
+    point_buf: delayed::Fields,
+    /// Rooms of the split fields and events of a time-point, kept between
+    /// time-points (see `points`).
+    rooms: points::Rooms,
 }
 
 impl Session {
@@ -256,7 +259,8 @@ impl Session {
             parallel: None,
             warnings: Vec::new(),
             held: delayed::Held::default(),
-            point_buf: points::PointBuf::default(),
+            point_buf: delayed::Fields::default(),
+            rooms: Default::default(),
             typing: None,
         })
     }

@@ -6,6 +6,7 @@
 
 use std::ops::ControlFlow;
 
+use super::delayed::Fields;
 use super::step::{Step, misfit};
 use super::{Report, RunError, Session};
 use crate::trace::TimePoint;
@@ -52,42 +53,57 @@ impl Session {
             buf.events.push((first - 1, buf.ends.len() - first, e.line));
         }
         let flow = self.step_point(point, &buf, out);
-        self.point_buf = buf;
-        flow
+        if flow.is_break() || !self.monitor.has_future() {
+            self.point_buf = buf;
+            return flow;
+        }
+        // Held until decided: the buffer goes with the step.
+        self.point_buf = self.held.room();
+        let at = (point.time, point.timed, point.line);
+        self.hold_point(buf, point.number, stamp(point), at, out)
     }
 
     /// Steps the time-point `point` whose typed events are in `buf`.
     fn step_point<P: Report + ?Sized>(
         &mut self,
         point: &TimePoint<'_>,
-        buf: &PointBuf,
+        buf: &Fields,
         out: &mut P,
     ) -> ControlFlow<()> {
-        let fields: Vec<&[u8]> = (0..buf.ends.len()).map(|i| buf.field(i)).collect();
-        let events: Vec<(&[u8], &[&[u8]])> = (buf.events.iter())
-            .map(|&(name, n, _)| (fields[name], &fields[name + 1..name + 1 + n]))
-            .collect();
-        if let Err(e) = self.monitor.step_set(&events, point.time) {
+        let mut fields = recycle(std::mem::take(&mut self.rooms.0));
+        buf.fields_into(&mut fields);
+        let mut events = recycle_events(std::mem::take(&mut self.rooms.1));
+        buf.events_into(&fields, &mut events);
+        let flow = self.step_events(point, buf, &events, out);
+        let events = recycle_events(events);
+        self.rooms = (recycle(fields), events);
+        flow
+    }
+
+    /// [`step_point`](Self::step_point) once the events are split.
+    fn step_events<P: Report + ?Sized>(
+        &mut self,
+        point: &TimePoint<'_>,
+        buf: &Fields,
+        events: &[(&[u8], &[&[u8]])],
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        if let Err(e) = self.monitor.step_set(events, point.time) {
             self.error = Some(RunError::step(point.line, e, false, None));
             return ControlFlow::Break(());
         }
-        for (name, args) in &events {
+        for (name, args) in events {
             self.counts.add(name);
             if super::read::FirstEvents::wants(point.number) {
                 let args = args.iter().copied();
                 self.first.note(point.number, point.line, name, args);
             }
         }
-        let ts = if point.timed {
-            point.time
-        } else {
-            point.number
-        };
-        let lines: Vec<u64> = buf.events.iter().map(|e| e.2).collect();
         if self.monitor.has_future() {
-            let at = (point.time, point.timed, point.line);
-            return self.hold_point(&events, &lines, point.number, ts, at, out);
+            // Held by the caller.
+            return ControlFlow::Continue(());
         }
+        let ts = stamp(point);
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());
         }
@@ -95,9 +111,9 @@ impl Session {
             let property = self.monitor.violated()[i];
             // The event the violation is due to; the time-point's first
             // when it is due to no one event (or the time-point has none).
-            let culprit = self.monitor.culprit(property, &events).unwrap_or(0);
+            let culprit = self.monitor.culprit(property, events).unwrap_or(0);
             let (name, args, line) = match events.get(culprit) {
-                Some(&(name, args)) => (name, args, lines[culprit]),
+                Some(&(name, args)) => (name, args, buf.line(culprit)),
                 None => (&b"@"[..], &[][..], point.line),
             };
             let ev = Step {
@@ -113,26 +129,32 @@ impl Session {
     }
 }
 
-/// The typed events of a time-point: their fields (names and arguments)
-/// one after the other in `bytes`, each field's end in `ends`, and per
-/// event its name's field, its number of arguments and its line.
-#[derive(Debug, Default)]
-pub(super) struct PointBuf {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-    events: Vec<(usize, usize, u64)>,
+/// The rooms of a time-point's split fields and events, kept between
+/// time-points (their borrows end with each time-point).
+pub(super) type Rooms = (Vec<&'static [u8]>, SplitEvents<'static>);
+
+/// Events split into their names and arguments.
+type SplitEvents<'a> = Vec<(&'a [u8], &'a [&'a [u8]])>;
+
+/// An empty vector with the room of `v`, for borrows of another lifetime
+/// (the standard library collects in place, without allocating).
+fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+    v.clear();
+    v.into_iter().map(|_| &[][..]).collect()
 }
 
-impl PointBuf {
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
-        self.events.clear();
-    }
+/// [`recycle`] for split events.
+fn recycle_events<'b>(mut v: SplitEvents<'_>) -> SplitEvents<'b> {
+    v.clear();
+    v.into_iter().map(|_| (&[][..], &[][..])).collect()
+}
 
-    /// Field `i`.
-    fn field(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[start..self.ends[i]]
+/// The MonPoly time stamp of `point`: its time, or its number in an untimed
+/// trace.
+fn stamp(point: &TimePoint<'_>) -> u64 {
+    if point.timed {
+        point.time
+    } else {
+        point.number
     }
 }

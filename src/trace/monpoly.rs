@@ -63,11 +63,20 @@ pub(super) struct MonPoly {
 /// Whether `b` may be part of a name or an unquoted value.
 #[inline]
 fn is_token(b: u8) -> bool {
-    !matches!(
-        b,
-        b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b',' | b'@' | b'#' | b';' | b'"' | b'{' | b'}'
-    )
+    TOKEN[b as usize]
 }
+
+/// [`is_token`] as a table, for scanning.
+const TOKEN: [bool; 256] = {
+    let mut t = [true; 256];
+    let stops = b" \t\r\n(),@#;\"{}";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = false;
+        i += 1;
+    }
+    t
+};
 
 /// `b` as an error message shows it.
 fn found(b: Option<u8>) -> String {
@@ -109,6 +118,22 @@ impl MonPoly {
             self.column += 1;
         }
         self.size += 1;
+        if self.size > self.limit {
+            return Err(TraceError::new(
+                K::TooLong,
+                self.start,
+                too_long(self.limit),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Consumes the next `n` bytes of the buffer, none a line end.
+    #[inline]
+    fn advance<R: Read>(&mut self, input: &mut Input<R>, n: usize) -> Result<(), TraceError> {
+        input.pos += n;
+        self.column += n as u64;
+        self.size += n as u64;
         if self.size > self.limit {
             return Err(TraceError::new(
                 K::TooLong,
@@ -179,8 +204,14 @@ impl MonPoly {
                 }
                 break;
             }
-            batch.push(b);
-            self.bump(input, b)?;
+            // The run of token bytes in the buffer at once (no line ends).
+            let avail = &input.buf[input.pos..input.filled];
+            let n = avail
+                .iter()
+                .position(|&b| !is_token(b))
+                .unwrap_or(avail.len());
+            batch.extend(&avail[..n]);
+            self.advance(input, n)?;
             any = true;
         }
         Ok(any)
@@ -248,8 +279,13 @@ impl MonPoly {
             if !is_token(b) {
                 break;
             }
-            stamp.push(b);
-            self.bump(input, b)?;
+            let avail = &input.buf[input.pos..input.filled];
+            let n = avail
+                .iter()
+                .position(|&b| !is_token(b))
+                .unwrap_or(avail.len());
+            stamp.extend_from_slice(&avail[..n]);
+            self.advance(input, n)?;
         }
         if stamp.is_empty() {
             self.stamp = stamp;

@@ -280,7 +280,8 @@ impl PropMonitor {
             && f.is_fresh()
         {
             let gap = f.next_gap;
-            self.state.future = future::Future::new(&self.compiled.plan, self.explain.any());
+            self.state.future =
+                future::Future::new(&self.compiled.plan, self.explain.any()).map(Box::new);
             if let Some(f) = &mut self.state.future {
                 f.next_gap = gap;
             }

@@ -57,7 +57,7 @@ pub(super) struct State {
     pub gc: GcState,
     /// The delayed subformulas' values and states, for a statement with
     /// future operators.
-    pub future: Option<Future>,
+    pub future: Option<Box<Future>>,
 }
 
 impl State {
@@ -112,7 +112,7 @@ impl State {
             fixed: false,
             last_holds: true,
             gc: GcState::new(gc),
-            future: Future::new(plan, false),
+            future: Future::new(plan, false).map(Box::new),
         })
     }
 
@@ -148,7 +148,7 @@ impl State {
             .flat_map(TimedState::bdds)
             .chain(self.seen.iter().flatten().map(|s| s.set))
             .chain(self.cmp.iter().flatten().copied())
-            .chain(self.future.iter().flat_map(Future::bdds))
+            .chain(self.future.iter().flat_map(|f| f.bdds()))
             .chain(self.computed.iter().flatten().flat_map(|c| c.bdds()))
     }
 
