@@ -117,7 +117,13 @@ impl MonPoly {
         } else {
             self.column += 1;
         }
-        self.size += 1;
+        self.count(1)
+    }
+
+    /// Counts `n` more bytes of the time-point; an error past the limit.
+    #[inline]
+    fn count(&mut self, n: u64) -> Result<(), TraceError> {
+        self.size += n;
         if self.size > self.limit {
             return Err(TraceError::new(
                 K::TooLong,
@@ -133,15 +139,7 @@ impl MonPoly {
     fn advance<R: Read>(&mut self, input: &mut Input<R>, n: usize) -> Result<(), TraceError> {
         input.pos += n;
         self.column += n as u64;
-        self.size += n as u64;
-        if self.size > self.limit {
-            return Err(TraceError::new(
-                K::TooLong,
-                self.start,
-                too_long(self.limit),
-            ));
-        }
-        Ok(())
+        self.count(n as u64)
     }
 
     /// Skips white space and comments; the next byte.

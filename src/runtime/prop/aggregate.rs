@@ -50,6 +50,30 @@ pub(super) struct Group {
     values: Vec<(Vec<u8>, u64)>,
 }
 
+/// The new value of each group of `changed` (`None` for a group left
+/// empty, which is dropped; the aggregation's default for the empty
+/// relation without grouping variables).
+#[allow(clippy::type_complexity)]
+pub(super) fn group_values<K: std::hash::Hash + Eq>(
+    groups: &mut HashMap<K, Group>,
+    changed: Vec<K>,
+    a: &AggNode<'_>,
+    kind: ValueKind,
+) -> Result<Vec<(K, Option<Vec<u8>>)>, arith::ArithError> {
+    let mut outputs = Vec::with_capacity(changed.len());
+    for key in changed {
+        let value = match groups.get(&key) {
+            Some(g) if g.count > 0 => Some(g.value(a.op, kind)?),
+            _ => {
+                groups.remove(&key);
+                a.group.is_empty().then(|| arith::empty_default(a.op, kind))
+            }
+        };
+        outputs.push((key, value));
+    }
+    Ok(outputs)
+}
+
 impl Group {
     /// The group's value (it has assignments).
     pub fn value(&self, op: AggOp, kind: ValueKind) -> Result<Vec<u8>, arith::ArithError> {
@@ -174,23 +198,13 @@ impl PropMonitor {
         if a.group.is_empty() && !state.started && changed.is_empty() {
             changed.push(Vec::new());
         }
-        let mut outputs: Vec<(Vec<Code>, Option<Vec<u8>>)> = Vec::with_capacity(changed.len());
-        for key in changed {
-            let value = match state.groups.get(&key) {
-                Some(g) if g.count > 0 => match g.value(a.op, kind) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        self.state.computed[n] = Some(Computed::Agg(state));
-                        return Err(self.eval_error(n, &e.to_string()));
-                    }
-                },
-                _ => {
-                    state.groups.remove(&key);
-                    a.group.is_empty().then(|| arith::empty_default(a.op, kind))
-                }
-            };
-            outputs.push((key, value));
-        }
+        let outputs = match group_values(&mut state.groups, changed, a, kind) {
+            Ok(outputs) => outputs,
+            Err(e) => {
+                self.state.computed[n] = Some(Computed::Agg(state));
+                return Err(self.eval_error(n, &e.to_string()));
+            }
+        };
         // Entering the values may widen every kept set, this one's too.
         self.state.computed[n] = Some(Computed::Agg(state));
         let mut codes = Vec::with_capacity(outputs.len());

@@ -17,9 +17,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::PropMonitor;
-use super::aggregate::{AggNode, Group};
+use super::aggregate::{AggNode, Group, group_values};
 use super::compute::{Computed, Place};
-use crate::arith::{self, ValueKind};
+use crate::arith::ValueKind;
 use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{Op, VarIx};
 use crate::runtime::StepError;
@@ -180,23 +180,13 @@ impl PropMonitor {
         if a.group.is_empty() && !s.started && changed.is_empty() {
             changed.push(Vec::new());
         }
-        let mut outputs: Vec<(Tuple, Option<Vec<u8>>)> = Vec::with_capacity(changed.len());
-        for k in changed {
-            let value = match s.groups.get(&k) {
-                Some(g) if g.count > 0 => match g.value(a.op, kind) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        self.state.computed[n] = Some(Computed::Window(s));
-                        return Err(self.eval_error(n, &e.to_string()));
-                    }
-                },
-                _ => {
-                    s.groups.remove(&k);
-                    a.group.is_empty().then(|| arith::empty_default(a.op, kind))
-                }
-            };
-            outputs.push((k, value));
-        }
+        let outputs = match group_values(&mut s.groups, changed, a, kind) {
+            Ok(outputs) => outputs,
+            Err(e) => {
+                self.state.computed[n] = Some(Computed::Window(s));
+                return Err(self.eval_error(n, &e.to_string()));
+            }
+        };
         s.started = true;
         // Entering values may widen every kept set, this one's too.
         self.state.computed[n] = Some(Computed::Window(s));
