@@ -1,0 +1,176 @@
+//! Unit tests of the testbed: the alphabet, the generator, and `equiv`'s
+//! shortest traces.
+
+use super::equiv::{EquivOptions, equiv};
+use super::generate::{Events, GenOptions, write_trace};
+use super::{Alphabet, Rng, Spec, TestbedError};
+use crate::mfotl::Reading;
+
+fn qtl(text: &str) -> Spec {
+    Spec::qtl("t.qtl", text).expect("well-formed")
+}
+
+fn trace(found: &super::equiv::Found) -> Vec<String> {
+    found
+        .trace
+        .iter()
+        .map(|(n, a)| format!("{n}({})", a.join(",")))
+        .collect()
+}
+
+#[test]
+fn alphabet_takes_constants_first() {
+    let s = qtl(r#"prop p : Forall x . a(x, "k") -> !b(x)"#);
+    let a = Alphabet::new(&[&s], 3).unwrap();
+    assert_eq!(a.values, ["k", "0", "1"]);
+    assert_eq!(a.names, [("a".to_string(), 2), ("b".to_string(), 1)]);
+    // 3^2 + 3 events.
+    assert_eq!(a.letters(&[&s]).len(), 12);
+}
+
+#[test]
+fn alphabet_refuses_different_arities() {
+    let s = qtl("prop p : Forall x . a(x) -> !b(x)");
+    let t = Spec::qtl("u.qtl", "prop p : Forall x . Forall y . a(x, y) -> P b(x)").unwrap();
+    let e = Alphabet::new(&[&s, &t], 2).unwrap_err();
+    assert!(matches!(e, TestbedError::Arity { ref event, .. } if event == "a"));
+    assert!(
+        e.to_string()
+            .contains("event `a` has 1 argument(s) in t.qtl but 2 in u.qtl")
+    );
+}
+
+#[test]
+fn rng_is_fixed_by_its_seed() {
+    let mut r = Rng::new(7);
+    let first: Vec<u64> = (0..3).map(|_| r.below(10)).collect();
+    let mut r = Rng::new(7);
+    let again: Vec<u64> = (0..3).map(|_| r.below(10)).collect();
+    assert_eq!(first, again);
+    assert!(first.iter().all(|&x| x < 10));
+}
+
+#[test]
+fn gen_writes_csv_and_monpoly() {
+    let s = qtl("prop p : Forall x . a(x) -> !b(x)");
+    let options = GenOptions {
+        events: 5,
+        values: 2,
+        seed: 3,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    write_trace(&s, &options, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 5);
+    let events: Vec<_> = Events::new(&s, &options).unwrap().collect();
+    for (line, (name, args, _)) in text.lines().zip(&events) {
+        assert_eq!(line, format!("{name},{}", args.join(",")));
+    }
+    let m = Spec::mfotl(
+        "m.mfotl",
+        "a(x) AND NOT b(x)",
+        "a(int)\nb(int)",
+        Reading::Violations,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    write_trace(&m, &options, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines()
+            .enumerate()
+            .all(|(i, l)| l.starts_with(&format!("@{i} "))),
+        "{text}"
+    );
+}
+
+#[test]
+fn equiv_finds_the_shortest_trace() {
+    let a = qtl("prop p : Forall f . close(f) -> @ (!close(f) S open(f))");
+    let b = qtl("prop p : Forall f . close(f) -> P open(f)");
+    let answer = equiv(&a, &b, &EquivOptions::default()).unwrap();
+    let found = answer.found.unwrap();
+    assert_eq!(trace(&found), ["open(0)", "close(0)", "close(0)"]);
+    assert!(!found.random);
+    let p = || vec!["p".to_string()];
+    assert_eq!(found.verdicts[2], (p(), vec![]));
+    assert_eq!(found.verdicts[0], (vec![], vec![]));
+}
+
+#[test]
+fn equiv_of_a_spec_with_itself() {
+    let a = qtl("prop p : Forall f . close(f) -> @ (!close(f) S open(f))");
+    let options = EquivOptions {
+        length: 3,
+        random: 50,
+        ..Default::default()
+    };
+    let answer = equiv(&a, &a, &options).unwrap();
+    assert_eq!(answer.found, None);
+    // 2 names x 2 values: 4 + 16 + 64 traces.
+    assert_eq!(answer.searched.letters, 4);
+    assert_eq!(answer.searched.traces, 84);
+    assert_eq!(answer.searched.random, (50, 20));
+}
+
+#[test]
+fn equiv_random_phase_finds_longer_differences() {
+    // They differ only from the fifth event on.
+    let a = qtl("prop p : !(@@@@true & e)");
+    let b = qtl("prop p : true");
+    let options = EquivOptions {
+        length: 3,
+        ..Default::default()
+    };
+    let found = equiv(&a, &b, &options).unwrap().found.unwrap();
+    assert!(found.random);
+    assert_eq!(found.trace.len(), 5);
+    assert_eq!(found.trace[4].0, "e");
+}
+
+#[test]
+fn equiv_pairs_by_name_and_refuses_future() {
+    let a = qtl("prop p : a -> P b\nprop q : b -> P a");
+    let b = qtl("prop q : b -> P a\nprop r : a -> P b");
+    let e = equiv(&a, &b, &EquivOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("only t.qtl has `p`; only t.qtl has `r`"),
+        "{e}"
+    );
+    let f = qtl("prop p : a -> F[<=2] b");
+    let e = equiv(&f, &f, &EquivOptions::default()).unwrap_err();
+    assert!(matches!(e, TestbedError::Future { .. }));
+}
+
+#[test]
+fn a_cloned_monitor_goes_its_own_way() {
+    let s = qtl("prop p : Forall f . close(f) -> @ (!close(f) S open(f))");
+    let mut m = s.monitor().unwrap();
+    m.step(b"open", &[b"a"], 0).unwrap();
+    let mut c = m.clone();
+    m.step(b"close", &[b"a"], 0).unwrap();
+    assert_eq!(m.step(b"close", &[b"a"], 0).unwrap(), &[0]);
+    // The clone has not seen the first close.
+    assert!(c.step(b"close", &[b"a"], 0).unwrap().is_empty());
+    assert_eq!((m.events(), c.events()), (3, 2));
+}
+
+#[test]
+fn equiv_of_the_papers_two_telemetry_properties() {
+    // telemetry1 (one rule) against telemetry2 (two mutually recursive
+    // rules): they differ once a channel is toggled at the first event.
+    let a = qtl("prop t : Forall x . closed(x) -> !telem(x)
+                   where closed(x) := toggle(x) <-> @!closed(x)");
+    let b = qtl("prop t : Forall x . closed(x) -> !telem(x) where
+      closed(x) := (!@true & !toggle(x)) | (@closed(x) & !toggle(x)) | (@open(x) & toggle(x)),
+      open(x)   := (@open(x) & !toggle(x)) | (@closed(x) & toggle(x))");
+    let found = equiv(&a, &b, &EquivOptions::default())
+        .unwrap()
+        .found
+        .unwrap();
+    assert_eq!(trace(&found), ["toggle(0)", "toggle(0)", "telem(0)"]);
+    let t = || vec!["t".to_string()];
+    assert_eq!(found.verdicts[2], (t(), vec![]));
+}
