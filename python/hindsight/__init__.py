@@ -60,6 +60,13 @@ def _missing(value):
         return False
 
 
+def _text(value):
+    # pandas makes a column of whole numbers with a gap float: 1500.0 is 1500.
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _frame_to_csv(frame):
     """A DataFrame trace as plain CSV bytes, and whether it is timed.
 
@@ -84,7 +91,7 @@ def _frame_to_csv(frame):
         stamp = values.pop() if time else None
         while values and _missing(values[-1]):
             values.pop()
-        fields = ["" if _missing(v) else str(v) for v in values]
+        fields = ["" if _missing(v) else _text(v) for v in values]
         if time:
             if _missing(stamp):
                 raise TraceError("an event of the DataFrame has no time stamp")
@@ -97,14 +104,16 @@ def run(spec, trace, **options):
     """Runs the specification at ``spec`` on ``trace`` and returns its Outcome.
 
     ``spec`` is the path of a QTL specification, or of an MFOTL formula
-    with ``sig=`` the path of its MonPoly signature (``negate=True``: the
+    (a name ending in ``.mfotl``, or ``mfotl=True``) with ``sig=`` the
+    path of its MonPoly signature (``negate=True``: the
     formula is the property, as MonPoly's ``-negate``; else its
     satisfactions are reported). ``trace`` is the path of a trace (CSV,
     XML, JSON or a MonPoly log, compressed or not) or a pandas DataFrame
     (a column for the name, one per argument, and one for the time).
 
     Options, as ``hindsight run``'s: ``timed``, ``witness``, ``strict``,
-    ``skip_bad_lines``, ``stop_at_first``, ``strict_time``, ``jobs``
+    ``skip_bad_lines`` (with ``max_skipped``, the largest share of lines
+    skipped, 0.1 by default), ``stop_at_first``, ``strict_time``, ``jobs``
     (default: the number of cores, as the command line), ``end_of_trace``
     (``"undecided"`` or ``"close"``).
 

@@ -78,17 +78,27 @@ pub struct SpecSource {
 }
 
 impl SpecSource {
-    /// The specification at `path`: MFOTL when a signature is given.
+    /// The specification at `path`: MFOTL when its name ends in `.mfotl`
+    /// or `mfotl` is set (as `hindsight run` decides), read against the
+    /// signature at `sig`, which it then needs.
     pub fn from_path(
         py: Python<'_>,
         path: &Path,
         sig: Option<&Path>,
+        mfotl: bool,
         negate: bool,
     ) -> PyResult<SpecSource> {
         let text = found::read_text(py, path)?;
-        let signature = match sig {
-            Some(s) => Some((s.display().to_string(), found::read_text(py, s)?)),
-            None => None,
+        let mfotl = mfotl || path.extension().is_some_and(|e| e == "mfotl");
+        let signature = match (mfotl, sig) {
+            (true, Some(s)) => Some((s.display().to_string(), found::read_text(py, s)?)),
+            (true, None) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "{} is an MFOTL specification: give its MonPoly signature with sig=",
+                    path.display()
+                )));
+            }
+            (false, _) => None,
         };
         Ok(SpecSource {
             text,
@@ -158,9 +168,9 @@ enum Input {
 /// `data`: its bytes), the GIL released while it works. See
 /// `hindsight.run`.
 #[pyfunction]
-#[pyo3(signature = (spec, trace=None, data=None, *, sig=None, negate=false, timed=false,
-    witness=false, strict=false, skip_bad_lines=false, stop_at_first=false, strict_time=false,
-    jobs=None, end_of_trace=None))]
+#[pyo3(signature = (spec, trace=None, data=None, *, sig=None, mfotl=false, negate=false, timed=false,
+    witness=false, strict=false, skip_bad_lines=false, max_skipped=0.1, stop_at_first=false,
+    strict_time=false, jobs=None, end_of_trace=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -168,17 +178,19 @@ fn run(
     trace: Option<PathBuf>,
     data: Option<Vec<u8>>,
     sig: Option<PathBuf>,
+    mfotl: bool,
     negate: bool,
     timed: bool,
     witness: bool,
     strict: bool,
     skip_bad_lines: bool,
+    max_skipped: f64,
     stop_at_first: bool,
     strict_time: bool,
     jobs: Option<usize>,
     end_of_trace: Option<&str>,
 ) -> PyResult<Outcome> {
-    let source = SpecSource::from_path(py, &spec, sig.as_deref(), negate)?;
+    let source = SpecSource::from_path(py, &spec, sig.as_deref(), mfotl, negate)?;
     let input = match (trace, data) {
         (Some(p), None) => Input::File(p),
         (None, Some(d)) => Input::Bytes(d),
@@ -202,8 +214,10 @@ fn run(
         },
         ..SessionOptions::default()
     };
-    options.trace.timed = timed;
+    options.trace.timed =
+        timed || matches!(&input, Input::File(p) if hindsight::trace::timed_by_name(p));
     options.monitor.strict_time = strict_time;
+    options.max_skipped = max_skipped;
     // The engine `hindsight run` would choose: the parallel one on a file,
     // unless something needs the sequential one.
     let sequential = witness || mfotl || strict || skip_bad_lines;

@@ -42,14 +42,16 @@ impl Equivalence {
     }
 }
 
-/// A testbed specification from a path (MFOTL with a signature).
+/// A testbed specification from a path (MFOTL, as `run` decides, with a
+/// signature).
 fn load(
     py: Python<'_>,
     path: &std::path::Path,
     sig: Option<&std::path::Path>,
+    mfotl: bool,
     negate: bool,
 ) -> PyResult<Spec> {
-    let source = SpecSource::from_path(py, path, sig, negate)?;
+    let source = SpecSource::from_path(py, path, sig, mfotl, negate)?;
     match &source.signature {
         Some((sig_label, sig_text)) => {
             Spec::mfotl(&source.label, &source.text, sig_text, source.reading).map_err(|e| {
@@ -65,7 +67,7 @@ fn load(
 /// different verdicts (see `hindsight equiv`); the GIL is released while
 /// it searches.
 #[pyfunction]
-#[pyo3(signature = (a, b, *, sig=None, negate=false, length=4, values=2, random=1000,
+#[pyo3(signature = (a, b, *, sig=None, mfotl=false, negate=false, length=4, values=2, random=1000,
     random_length=20, seed=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn equiv(
@@ -73,6 +75,7 @@ pub fn equiv(
     a: PathBuf,
     b: PathBuf,
     sig: Option<PathBuf>,
+    mfotl: bool,
     negate: bool,
     length: usize,
     values: usize,
@@ -80,8 +83,8 @@ pub fn equiv(
     random_length: usize,
     seed: u64,
 ) -> PyResult<Equivalence> {
-    let sa = load(py, &a, sig.as_deref(), negate)?;
-    let sb = load(py, &b, sig.as_deref(), negate)?;
+    let sa = load(py, &a, sig.as_deref(), mfotl, negate)?;
+    let sb = load(py, &b, sig.as_deref(), mfotl, negate)?;
     let options = EquivOptions {
         length,
         values: values.max(1),
@@ -125,20 +128,21 @@ pub fn equiv(
 /// `hindsight gen`): a list of events `(name, *args)`, with the time stamp
 /// last when `timed`.
 #[pyfunction]
-#[pyo3(name = "gen", signature = (spec, *, sig=None, events=100, values=3, seed=0, timed=false,
+#[pyo3(name = "gen", signature = (spec, *, sig=None, mfotl=false, events=100, values=3, seed=0, timed=false,
     max_gap=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn gen_trace<'py>(
     py: Python<'py>,
     spec: PathBuf,
     sig: Option<PathBuf>,
+    mfotl: bool,
     events: u64,
     values: usize,
     seed: u64,
     timed: bool,
     max_gap: u64,
 ) -> PyResult<Bound<'py, PyList>> {
-    let s = load(py, &spec, sig.as_deref(), false)?;
+    let s = load(py, &spec, sig.as_deref(), mfotl, false)?;
     let options = GenOptions {
         events,
         values: values.max(1),
