@@ -62,8 +62,8 @@ fn equiv_json_answer() {
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["equivalent"], true);
     assert_eq!(v["trace"], serde_json::json!([]));
-    // 2 names x 2 values: 4 + 16 traces.
-    assert_eq!(v["searched"]["traces"], 20);
+    // 2 names x 2 values, and `other`: 5 + 25 traces.
+    assert_eq!(v["searched"]["traces"], 30);
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn equiv_says_what_it_searched() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stdout(&o).contains(
-            "agree on every trace of up to 3 events over 2 events with the values 0 (14 traces) \
+            "agree on every trace of up to 3 events over 3 events with the values 0 (39 traces) \
          and on 5 random traces of 7 events (seed 0)"
         ),
         "{}",

@@ -31,9 +31,9 @@ def test_equiv_of_a_spec_with_itself(write):
     assert r.equivalent and r.trace == []
     assert r.searched == {
         "length": 3,
-        "events": 2,
+        "events": 3,
         "values": ["0"],
-        "traces": 14,
+        "traces": 39,
         "random": 10,
         "random_length": 5,
         "seed": 4,

@@ -29,12 +29,14 @@ Examples:
   hindsight run spec.qtl trace.csv         # every violation, then a summary
   tail -f app.log | hindsight run spec.qtl # a live log on standard input
   hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
+  hindsight equiv a.qtl b.qtl              # a trace on which they disagree?
 
 Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
 specification or the input, 130 interrupted by Ctrl-C (after the summary).
 Documentation: README.md and docs/: LANGUAGE.md (QTL), TRACES.md (trace formats),
 OUTPUT.md (reports and options), MFOTL.md (MonPoly specifications), PARALLEL.md
-(--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md."
+(--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md, TESTBED.md
+(equiv, gen), PYTHON.md (the Python package)."
 )]
 pub struct Cli {
     #[command(subcommand)]

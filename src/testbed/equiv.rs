@@ -124,7 +124,7 @@ pub fn equiv(a: &Spec, b: &Spec, options: &EquivOptions) -> Result<Answer, Testb
             });
         }
     }
-    let alphabet = Alphabet::new(&[a, b], options.values)?;
+    let alphabet = Alphabet::with_other(&[a, b], options.values)?;
     let letters = alphabet.letters(&[a, b]);
     let args = letters
         .iter()

@@ -241,6 +241,18 @@ impl Alphabet {
     /// constants of the specifications first (in text order), then `0`,
     /// `1`, ... that are not constants, `values` in all.
     pub fn new(specs: &[&Spec], values: usize) -> Result<Alphabet, TestbedError> {
+        Alphabet::build(specs, values, false)
+    }
+
+    /// [`Alphabet::new`] and one more event, without arguments, that no
+    /// specification mentions: `other` (or `other2`, ... when taken). An
+    /// event a specification does not mention is still a step of its
+    /// trace (`@` looks past it; it is not `p`), so a search needs one.
+    pub fn with_other(specs: &[&Spec], values: usize) -> Result<Alphabet, TestbedError> {
+        Alphabet::build(specs, values, true)
+    }
+
+    fn build(specs: &[&Spec], values: usize, other: bool) -> Result<Alphabet, TestbedError> {
         let mut names: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
         let mut constants = BTreeSet::new();
         for s in specs {
@@ -269,11 +281,22 @@ impl Alphabet {
             }
             fresh += 1;
         }
+        let mut names: Vec<(String, usize)> = names
+            .into_iter()
+            .map(|(n, (a, _))| (n.to_owned(), a))
+            .collect();
+        if other {
+            let taken = |n: &str| names.iter().any(|(m, _)| m == n);
+            let mut name = "other".to_owned();
+            let mut k = 2;
+            while taken(&name) {
+                name = format!("other{k}");
+                k += 1;
+            }
+            names.push((name, 0));
+        }
         Ok(Alphabet {
-            names: names
-                .into_iter()
-                .map(|(n, (a, _))| (n.to_owned(), a))
-                .collect(),
+            names,
             values: vals,
         })
     }

@@ -108,9 +108,9 @@ fn equiv_of_a_spec_with_itself() {
     };
     let answer = equiv(&a, &a, &options).unwrap();
     assert_eq!(answer.found, None);
-    // 2 names x 2 values: 4 + 16 + 64 traces.
-    assert_eq!(answer.searched.letters, 4);
-    assert_eq!(answer.searched.traces, 84);
+    // 2 names x 2 values, and `other`: 5 + 25 + 125 traces.
+    assert_eq!(answer.searched.letters, 5);
+    assert_eq!(answer.searched.traces, 155);
     assert_eq!(answer.searched.random, (50, 20));
 }
 
