@@ -22,6 +22,10 @@ pub struct Equivalence {
     /// At each event of `trace`, the paired properties violated on each
     /// side: a pair of lists of names.
     pub verdicts: Py<PyList>,
+    /// At each event of `trace`, the paired properties left undecided on
+    /// each side (future operators; the trace is closed at its end, so in
+    /// practice none).
+    pub undecided: Py<PyList>,
     /// What was searched: `length`, `events`, `values`, `traces`,
     /// `random`, `random_length`, `seed`.
     pub searched: Py<PyDict>,
@@ -98,7 +102,11 @@ pub fn equiv(
         .map_err(|e| error_with::<SpecError>(py, e.to_string(), None, None, &e.to_string()))?;
     let trace = PyList::empty(py);
     let verdicts = PyList::empty(py);
+    let undecided = PyList::empty(py);
     if let Some(found) = &answer.found {
+        for (ua, ub) in &found.undecided {
+            undecided.append((ua.clone(), ub.clone()))?;
+        }
         for ((name, args), (va, vb)) in found.trace.iter().zip(&found.verdicts) {
             let items: Vec<&str> = std::iter::once(name.as_str())
                 .chain(args.iter().map(String::as_str))
@@ -120,6 +128,7 @@ pub fn equiv(
         equivalent: answer.found.is_none(),
         trace: trace.unbind(),
         verdicts: verdicts.unbind(),
+        undecided: undecided.unbind(),
         searched: searched.unbind(),
     })
 }

@@ -98,10 +98,11 @@ pub fn equiv(a: &Path, b: &Path, args: &EquivArgs, mfotl: &MfotlArgs) -> ExitCod
         match &answer.found {
             Some(found) => {
                 eprintln!(
-                    "{} and {} differ at event {}",
+                    "{} and {} differ on this trace of {} event{}",
                     sa.label,
                     sb.label,
-                    found.trace.len()
+                    found.trace.len(),
+                    if found.trace.len() == 1 { "" } else { "s" }
                 );
                 write_csv(
                     &mut out,
@@ -157,17 +158,32 @@ fn write_csv(
     header.extend((1..=width).map(|i| format!("arg{i}")));
     header.extend(labels.iter().map(|l| l.to_string()));
     csv.write_record(&header)?;
-    let verdict = |v: &[String]| match (v.is_empty(), named) {
-        (true, _) => "ok".to_string(),
-        (false, false) => "violated".to_string(),
-        (false, true) => format!("violated: {}", v.join(" ")),
+    let verdict = |violated: &[String], undecided: &[String]| {
+        let mut parts = Vec::new();
+        for (what, names) in [("violated", violated), ("undecided", undecided)] {
+            match (names.is_empty(), named) {
+                (true, _) => {}
+                (false, false) => parts.push(what.to_string()),
+                (false, true) => parts.push(format!("{what}: {}", names.join(" "))),
+            }
+        }
+        if parts.is_empty() {
+            "ok".to_string()
+        } else {
+            parts.join("; ")
+        }
     };
-    for (i, ((name, args), (va, vb))) in found.trace.iter().zip(&found.verdicts).enumerate() {
+    let rows = found
+        .trace
+        .iter()
+        .zip(&found.verdicts)
+        .zip(&found.undecided);
+    for (i, (((name, args), (va, vb)), (ua, ub))) in rows.enumerate() {
         let mut row = vec![(i + 1).to_string(), name.clone()];
         row.extend(args.iter().cloned());
         row.resize(2 + width, String::new());
-        row.push(verdict(va));
-        row.push(verdict(vb));
+        row.push(verdict(va, ua));
+        row.push(verdict(vb, ub));
         csv.write_record(&row)?;
     }
     csv.flush()
@@ -190,10 +206,15 @@ pub fn to_json(answer: &Answer) -> serde_json::Value {
         .found
         .as_ref()
         .map_or_else(Vec::new, |f| f.verdicts.clone());
+    let undecided = answer
+        .found
+        .as_ref()
+        .map_or_else(Vec::new, |f| f.undecided.clone());
     serde_json::json!({
         "equivalent": answer.found.is_none(),
         "trace": trace,
         "verdicts": verdicts,
+        "undecided": undecided,
         "random": answer.found.as_ref().is_some_and(|f| f.random),
         "searched": {
             "length": s.length,

@@ -17,11 +17,15 @@
 //! there is cut at its first differing event and shrunk (events are left
 //! out while the trace still distinguishes the two sides).
 //!
-//! Future operators give their verdicts only later: a specification with
-//! one is refused ([`TestbedError::Future`]).
+//! Future operators give their verdicts only later. With one on either
+//! side, a trace is compared as a complete trace: it is closed at its end
+//! as MonPoly closes a log (which decides every bounded future operator),
+//! and the two sides differ on it when they differ at any of its events
+//! ([`super::verdicts`]). A node of the tree is then such a trace, and
+//! the search is the same.
 
+use super::verdicts::{AtStep, Side};
 use super::{Alphabet, Letter, Rng, Spec, TestbedError};
-use crate::runtime::Monitor;
 
 /// What `equiv` searches.
 #[derive(Clone, Debug)]
@@ -61,6 +65,10 @@ pub struct Found {
     /// At each event, the names of the paired properties violated on each
     /// side (the first side's names).
     pub verdicts: Vec<(Vec<String>, Vec<String>)>,
+    /// At each event, those left undecided on each side (future operators
+    /// only; the trace is closed at its end, which decides every bounded
+    /// one, so this is empty in practice).
+    pub undecided: Vec<(Vec<String>, Vec<String>)>,
     /// Whether the random search found it (else the exhaustive one did).
     pub random: bool,
 }
@@ -91,12 +99,8 @@ pub struct Answer {
     pub searched: Searched,
 }
 
-/// The two sides' monitors, stepped together.
-#[derive(Clone)]
-struct Pair {
-    a: Monitor,
-    b: Monitor,
-}
+/// The two sides, stepped together.
+type Pair = [Side; 2];
 
 /// The search's fixed parts.
 struct Search<'s> {
@@ -113,17 +117,7 @@ struct Search<'s> {
 /// [module](self) docs.
 pub fn equiv(a: &Spec, b: &Spec, options: &EquivOptions) -> Result<Answer, TestbedError> {
     let pairs = pair(a, b)?;
-    let root = Pair {
-        a: a.monitor()?,
-        b: b.monitor()?,
-    };
-    for (m, s) in [(&root.a, a), (&root.b, b)] {
-        if m.has_future() {
-            return Err(TestbedError::Future {
-                spec: s.label.clone(),
-            });
-        }
-    }
+    let root: Pair = [Side::new(a.monitor()?), Side::new(b.monitor()?)];
     let alphabet = Alphabet::with_other(&[a, b], options.values)?;
     let letters = alphabet.letters(&[a, b]);
     let args = letters
@@ -235,23 +229,30 @@ impl Search<'_> {
         self.step_args(pair, name, &self.args[letter])
     }
 
+    /// Steps `name(args)` (each side's reading of the arguments) on both
+    /// sides: whether they differ on the trace that ends there.
     fn step_args(
         &self,
         pair: &mut Pair,
         name: &[u8],
         args: &[Vec<Box<[u8]>>; 2],
     ) -> Result<bool, TestbedError> {
-        let va: Vec<&[u8]> = args[0].iter().map(|a| &**a).collect();
-        let vb: Vec<&[u8]> = args[1].iter().map(|a| &**a).collect();
-        let ra = pair.a.step(name, &va, 0)?;
-        let mut in_a = self.pairs.iter().map(|&(i, _)| ra.contains(&i));
-        let diff_a: Vec<bool> = in_a.by_ref().collect();
-        let rb = pair.b.step(name, &vb, 0)?;
-        Ok(self
-            .pairs
-            .iter()
-            .zip(diff_a)
-            .any(|(&(_, j), x)| rb.contains(&j) != x))
+        for (side, args) in pair.iter_mut().zip(args) {
+            let vals: Vec<&[u8]> = args.iter().map(|a| &**a).collect();
+            side.step(name, &vals)?;
+        }
+        if !pair[0].future() && !pair[1].future() {
+            // The earlier events agreed: only the last can differ.
+            let (a, b) = (pair[0].last(), pair[1].last());
+            return Ok(self
+                .pairs
+                .iter()
+                .any(|&(i, j)| a.contains(&i) != b.contains(&j)));
+        }
+        let (a, b) = (pair[0].closed(), pair[1].closed());
+        Ok(a.iter()
+            .zip(&b)
+            .any(|(x, y)| self.pairs.iter().any(|&(i, j)| x.of(i) != y.of(j))))
     }
 
     /// The depth-first search below `node` (the monitors after `prefix`),
@@ -328,13 +329,15 @@ impl Search<'_> {
         Ok(trace)
     }
 
-    /// The found trace with each side's verdicts at each event.
+    /// The found trace with each side's verdicts at each event (on the
+    /// whole trace, ended after its last event).
     fn describe(&self, root: &Pair, trace: &[Letter], random: bool) -> Result<Found, TestbedError> {
         let mut pair = root.clone();
         let names = self.specs[0].property_names();
         let mut out = Found {
             trace: Vec::new(),
             verdicts: Vec::new(),
+            undecided: Vec::new(),
             random,
         };
         for l in trace {
@@ -342,19 +345,20 @@ impl Search<'_> {
             let Some(args) = self.read_both(&name, &vals) else {
                 continue;
             };
-            let va: Vec<&[u8]> = args[0].iter().map(|a| &**a).collect();
-            let vb: Vec<&[u8]> = args[1].iter().map(|a| &**a).collect();
-            let ra = pair.a.step(name.as_bytes(), &va, 0)?.to_vec();
-            let rb = pair.b.step(name.as_bytes(), &vb, 0)?.to_vec();
-            let side = |r: &[usize], first: bool| -> Vec<String> {
-                self.pairs
-                    .iter()
-                    .filter(|&&(i, j)| r.contains(if first { &i } else { &j }))
-                    .map(|&(i, _)| names[i].to_owned())
-                    .collect()
-            };
-            out.verdicts.push((side(&ra, true), side(&rb, false)));
+            self.step_args(&mut pair, name.as_bytes(), &args)?;
             out.trace.push((name, vals));
+        }
+        let (a, b) = (pair[0].closed(), pair[1].closed());
+        let named = |at: &AtStep, first: bool, verdict: u8| -> Vec<String> {
+            self.pairs
+                .iter()
+                .filter(|&&(i, j)| at.of(if first { i } else { j }) == verdict)
+                .map(|&(i, _)| names[i].to_owned())
+                .collect()
+        };
+        for (x, y) in a.iter().zip(&b) {
+            out.verdicts.push((named(x, true, 1), named(y, false, 1)));
+            out.undecided.push((named(x, true, 2), named(y, false, 2)));
         }
         Ok(out)
     }

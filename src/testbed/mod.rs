@@ -24,6 +24,7 @@ pub mod equiv;
 pub mod generate;
 #[cfg(test)]
 mod tests;
+mod verdicts;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -163,12 +164,6 @@ pub enum TestbedError {
         /// Its arity in the second, and the specification.
         second: (usize, String),
     },
-    /// A property has a future operator: [`equiv`] compares verdicts event
-    /// by event, which such a property gives only later.
-    Future {
-        /// The specification.
-        spec: String,
-    },
     /// The properties of the two specifications cannot be paired.
     Pairing(String),
     /// The specification knows no event (nothing to generate).
@@ -193,12 +188,6 @@ impl fmt::Display for TestbedError {
                 f,
                 "event `{event}` has {} argument(s) in {} but {} in {}",
                 first.0, first.1, second.0, second.1
-            ),
-            TestbedError::Future { spec } => write!(
-                f,
-                "{spec} has a future operator: equiv compares the verdicts at each event, \
-                 and a future operator's verdict comes only later (equiv takes past-time \
-                 specifications)"
             ),
             TestbedError::Pairing(why) => write!(f, "{why}"),
             TestbedError::NoEvents(spec) => write!(f, "{spec} uses no event"),

@@ -130,7 +130,7 @@ fn equiv_random_phase_finds_longer_differences() {
 }
 
 #[test]
-fn equiv_pairs_by_name_and_refuses_future() {
+fn equiv_pairs_by_name() {
     let a = qtl("prop p : a -> P b\nprop q : b -> P a");
     let b = qtl("prop q : b -> P a\nprop r : a -> P b");
     let e = equiv(&a, &b, &EquivOptions::default()).unwrap_err();
@@ -139,9 +139,40 @@ fn equiv_pairs_by_name_and_refuses_future() {
             .contains("only t.qtl has `p`; only t.qtl has `r`"),
         "{e}"
     );
-    let f = qtl("prop p : a -> F[<=2] b");
-    let e = equiv(&f, &f, &EquivOptions::default()).unwrap_err();
-    assert!(matches!(e, TestbedError::Future { .. }));
+}
+
+#[test]
+fn equiv_with_future_operators_compares_whole_traces() {
+    // `X resp` and `F[<=1] resp` are the same on an untimed trace.
+    let next = qtl("prop p : req -> X resp");
+    let soon = qtl("prop p : req -> F[<=1] resp");
+    let options = EquivOptions {
+        length: 3,
+        random: 100,
+        ..Default::default()
+    };
+    assert_eq!(equiv(&next, &soon, &options).unwrap().found, None);
+    // Within two events is not the next one.
+    let later = qtl("prop p : req -> F[<=2] resp");
+    let found = equiv(&next, &later, &options).unwrap().found.unwrap();
+    assert_eq!(trace(&found), ["req()", "req()", "resp()"]);
+    let p = || vec!["p".to_string()];
+    assert_eq!(
+        found.verdicts,
+        [(p(), vec![]), (vec![], vec![]), (vec![], vec![])]
+    );
+    assert!(
+        found
+            .undecided
+            .iter()
+            .all(|(a, b)| a.is_empty() && b.is_empty())
+    );
+    // A past formulation against a future one: every `resp` answers an
+    // earlier `req`, against every `req` answered by the next event.
+    let past = qtl("prop p : resp -> @req");
+    let found = equiv(&past, &next, &options).unwrap().found.unwrap();
+    assert_eq!(trace(&found), ["req()"]);
+    assert_eq!(found.verdicts, [(vec![], p())]);
 }
 
 #[test]
