@@ -1,11 +1,9 @@
 """pandas: a DataFrame as a trace, and Outcome.to_pandas()."""
 
-import pytest
+import pandas as pd
 
 import hindsight
 from conftest import spec_path
-
-pd = pytest.importorskip("pandas")
 
 
 def test_dataframe_trace_untimed():
