@@ -22,6 +22,8 @@ pub struct Monitor {
     gather: Gather,
     /// Why the run ended, for the next step's error.
     ended: Option<String>,
+    /// The events stepped before the run ended.
+    stepped: u64,
 }
 
 /// An argument as text: a `str` as it is, anything else by `str()`.
@@ -94,6 +96,7 @@ impl Monitor {
         }
         // The run ended: its error says why (the violations found stay).
         if let Some(s) = self.session.take() {
+            self.stepped = s.monitor().events();
             let outcome = s.finish(&mut self.gather);
             if let Some(e) = outcome.error {
                 let why = e.to_string();
@@ -175,6 +178,7 @@ impl Monitor {
             names,
             gather: Gather::default(),
             ended: None,
+            stepped: 0,
         })
     }
 
@@ -270,6 +274,7 @@ impl Monitor {
     /// (future operators), and the monitor takes no more events.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         if let Some(s) = self.session.take() {
+            self.stepped = s.monitor().events();
             let _ = s.finish(&mut self.gather);
             self.ended = Some("finish() ended the trace".to_owned());
         }
@@ -285,6 +290,8 @@ impl Monitor {
     /// The events stepped so far.
     #[getter]
     fn events(&self) -> u64 {
-        self.session.as_ref().map_or(0, |s| s.monitor().events())
+        self.session
+            .as_ref()
+            .map_or(self.stepped, |s| s.monitor().events())
     }
 }

@@ -120,6 +120,9 @@ def test_future_operators_decide_later():
     )
     closed.step("req", "c")
     assert [v.event for v in closed.finish()] == [1]
+    assert closed.events == 1
+    with pytest.raises(hindsight.TraceError, match="stopped: finish"):
+        closed.step("req", "d")
 
 
 def test_spec_errors():
