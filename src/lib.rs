@@ -28,6 +28,7 @@ pub mod report;
 pub mod runtime;
 pub mod session;
 pub mod syntax;
+pub mod testbed;
 pub mod trace;
 pub mod value;
 

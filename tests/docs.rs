@@ -500,8 +500,18 @@ fn parallel_page_examples_hold() {
     assert_page("docs/PARALLEL.md");
 }
 
+#[test]
+fn testbed_page_examples_hold() {
+    assert_page("docs/TESTBED.md");
+}
+
+#[test]
+fn python_page_examples_hold() {
+    assert_page("docs/PYTHON.md");
+}
+
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 9] = [
+const PAGES: [&str; 11] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
@@ -510,6 +520,8 @@ const PAGES: [&str; 9] = [
     "docs/PAPER.md",
     "docs/PARALLEL.md",
     "docs/PERFORMANCE.md",
+    "docs/PYTHON.md",
+    "docs/TESTBED.md",
     "docs/TRACES.md",
 ];
 

@@ -30,6 +30,7 @@ const MIN_GC_NODES: usize = if cfg!(debug_assertions) {
 
 /// A universe of BDD variables; every function of one space is built over
 /// it and kept in its arena.
+#[derive(Clone)]
 pub struct Space {
     vars: bio::BddVariableSet,
     /// Per number: its function (the constant false at a free number).

@@ -9,6 +9,7 @@ use std::fmt;
 use super::{Bdd, BddSpace, BddVar, Package, Renaming, Roots, VarSet, biodivine, shared};
 
 /// A universe of BDD variables, owning every function built in it.
+#[derive(Clone)]
 pub enum Space {
     /// hindsight's own shared-node package.
     Shared(shared::Space),

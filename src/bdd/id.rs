@@ -176,7 +176,7 @@ impl Roots {
 /// What a space knows of the numbers it hands out: in a debug build, its
 /// own identity and generation, which it writes into every number it hands
 /// out and checks in every number it is given; nothing in a release build.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Stamp {
     #[cfg(debug_assertions)]
     tag: Tag,

@@ -29,12 +29,14 @@ Examples:
   hindsight run spec.qtl trace.csv         # every violation, then a summary
   tail -f app.log | hindsight run spec.qtl # a live log on standard input
   hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
+  hindsight equiv a.qtl b.qtl              # a trace on which they disagree?
 
 Exit status: 0 no violation (or well-formed), 1 violation found, 2 error in the
 specification or the input, 130 interrupted by Ctrl-C (after the summary).
 Documentation: README.md and docs/: LANGUAGE.md (QTL), TRACES.md (trace formats),
 OUTPUT.md (reports and options), MFOTL.md (MonPoly specifications), PARALLEL.md
-(--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md."
+(--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md, TESTBED.md
+(equiv, gen), PYTHON.md (the Python package)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -117,6 +119,50 @@ docs/MFOTL.md, parallel runs in docs/PARALLEL.md.")]
         trace: Option<PathBuf>,
         #[command(flatten)]
         options: RunOptions,
+    },
+    /// Search for a trace on which two specifications give different verdicts.
+    ///
+    /// Each side is QTL or MFOTL (with --sig), past-time only, with one
+    /// property each or properties paired by name. Every trace of up to
+    /// --length events over both specifications' events and --values data
+    /// values is tried (both monitors stepped side by side over the tree of
+    /// prefixes), then --random random traces of --random-length events.
+    /// A difference: the shortest distinguishing trace is printed as CSV,
+    /// with each side's verdict at each event, and the exit status is 1. No
+    /// difference: what was searched is printed, exit status 0. Bad input:
+    /// exit status 2. See docs/TESTBED.md.
+    #[command(after_help = "\
+Examples:
+  hindsight equiv --length 3 with_rules.qtl without_rules.qtl
+  hindsight equiv --json --sig access.sig --negate access.mfotl access.qtl")]
+    Equiv {
+        /// The first specification (.qtl, or .mfotl with --sig).
+        a: PathBuf,
+        /// The second specification (.qtl, or .mfotl with --sig).
+        b: PathBuf,
+        #[command(flatten)]
+        options: super::testbed::EquivArgs,
+        #[command(flatten)]
+        mfotl: MfotlArgs,
+    },
+    /// Write a random trace over a specification's events.
+    ///
+    /// Each event is one of the specification's event names, drawn
+    /// uniformly, with each argument drawn from --values data values (the
+    /// specification's constants first, then 0, 1, ...). Plain CSV for QTL
+    /// (the time stamp last with --timed), a MonPoly log for MFOTL. The same
+    /// --seed gives the same trace. See docs/TESTBED.md.
+    #[command(after_help = "\
+Examples:
+  hindsight gen specs/file_access.qtl --events 1000 --values 5 --seed 1 > t.csv
+  hindsight gen --sig specs/payments.sig specs/payments.mfotl --events 100 --timed")]
+    Gen {
+        /// The specification (.qtl, or .mfotl with --sig).
+        spec: PathBuf,
+        #[command(flatten)]
+        options: super::testbed::GenArgs,
+        #[command(flatten)]
+        mfotl: MfotlArgs,
     },
     /// Draw a profile written by `hindsight run --profile` as an SVG chart:
     /// BDD nodes per summary, live value codes, and elapsed time, against the

@@ -28,6 +28,17 @@ pub fn main() -> ExitCode {
             trace,
             options,
         } => super::run::run(&spec, trace.as_deref(), &options),
+        Command::Equiv {
+            a,
+            b,
+            options,
+            mfotl,
+        } => super::testbed::equiv(&a, &b, &options, &mfotl),
+        Command::Gen {
+            spec,
+            options,
+            mfotl,
+        } => super::testbed::gen_trace(&spec, &options, &mfotl),
         Command::Plot {
             profile,
             output,

@@ -37,7 +37,7 @@ pub struct StepViolation {
 }
 
 /// The decisions of the steps not every property has decided yet.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Table {
     /// The step of the first row.
     base: u64,
@@ -51,7 +51,7 @@ pub(super) struct Table {
 }
 
 /// A property's decision at a step: held, or violated with explanations.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Cell {
     Held,
     Violated(StepViolation),

@@ -89,7 +89,7 @@ impl Default for MonitorOptions {
 /// It owns the one BDD space of its properties' summaries, which are
 /// numbers in that space; like any other value it may move to another
 /// thread (`Monitor: Send`, checked below).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Monitor {
     /// The BDD space of every property (one node table for all: they share
     /// nodes and cache, and ten thousand properties cost ten thousand

@@ -61,6 +61,7 @@ const EMPTY: Entry = Entry {
 };
 
 /// The cache of a node table.
+#[derive(Clone)]
 pub(super) struct Cache {
     entries: Vec<Entry>,
     /// The node count past which the cache doubles (`usize::MAX` once it

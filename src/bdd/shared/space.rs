@@ -16,6 +16,7 @@ use crate::bdd::{Bdd, BddSpace, BddVar, MAX_VARS, Renaming, Roots, VarSet};
 
 /// A universe of BDD variables: one node table, which every function built
 /// in it shares.
+#[derive(Clone)]
 pub struct Space {
     num_vars: usize,
     pub(super) m: Manager,

@@ -24,6 +24,7 @@ const GC_FLOOR: usize = if cfg!(debug_assertions) {
 };
 
 /// The node table, unique table and cache shared by the BDDs of a space.
+#[derive(Clone)]
 pub(super) struct Manager {
     pub(super) nodes: Vec<Node>,
     pub(super) free: Vec<Id>,

@@ -13,7 +13,7 @@ use crate::runtime::witness::{self, Depth, WitnessValue};
 use crate::syntax::Quant;
 
 /// The explanations asked for, and those of the last event.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Explain {
     /// Whether to find a witness at each violation.
     witness_on: bool,

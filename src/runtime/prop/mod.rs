@@ -60,7 +60,7 @@ use state::{SpaceConsts, State};
 /// Its BDDs live in the space of its [`Monitor`](super::Monitor), shared
 /// with the other properties there: its summaries are numbers in that
 /// space, meaningful only with it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct PropMonitor {
     /// The compiled property (shared).
     compiled: Arc<CompiledProp>,

@@ -14,7 +14,7 @@ use crate::runtime::ids::Code;
 pub(super) const CUBE_CACHE: usize = 4096;
 
 /// Buffers reused from one event to the next.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
     /// The literals of a cube.
     pub cube_lits: Vec<(BddVar, bool)>,
@@ -56,7 +56,7 @@ impl Scratch {
 }
 
 /// The binding of the events of the current step to the property's atoms.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Binding {
     /// The matched atoms, each with the range of its variables' codes in `codes`.
     pub matched: Vec<(NodeIx, Range<usize>)>,

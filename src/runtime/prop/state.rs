@@ -14,7 +14,7 @@ use crate::runtime::ids::Code;
 use crate::runtime::time::TimedState;
 
 /// What a property's monitor keeps between events.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct State {
     /// Per enumeration class: the codes of its values.
     pub classes: Vec<Enumeration>,
@@ -195,7 +195,7 @@ fn call_consts(
 /// The BDD constants of a property in its monitor's space: renamings of rule
 /// calls and of twins, and the bits of quantified variables (prepared once;
 /// the space keeps them for good, so they are never roots).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct SpaceConsts {
     /// Per rule call: the substitution of arguments for parameters.
     pub call_renaming: Vec<Option<Renaming>>,
@@ -240,7 +240,7 @@ impl SpaceConsts {
 }
 
 /// The values seen for one variable.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Seen {
     /// Their codes as a set.
     pub set: Bdd,

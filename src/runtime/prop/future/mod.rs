@@ -48,7 +48,7 @@ pub(super) enum Read {
 }
 
 /// What a property with delayed subformulas keeps (see the [module](self)).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Future {
     /// The delayed nodes, in the plan's order.
     pub(super) order: Vec<NodeIx>,
@@ -105,7 +105,7 @@ pub(crate) struct Decision {
 }
 
 /// The state of `φ U[lo,hi] ψ`: the positions whose value is not given yet.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Until {
     pub(super) lo: u64,
     pub(super) hi: u64,

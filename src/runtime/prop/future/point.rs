@@ -30,7 +30,7 @@ const MAX_PATHS: usize = 1 << 16;
 
 /// The buffers of [`PropMonitor::decide_point`], kept from one position to
 /// the next.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     /// The guard's cubes, one after the other, and their ends.
     lits: Vec<(BddVar, bool)>,
