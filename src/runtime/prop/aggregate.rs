@@ -28,7 +28,7 @@ use crate::runtime::ids::Code;
 use crate::syntax::AggOp;
 
 /// The state of an aggregation node.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct AggState {
     /// The operand's set when last evaluated.
     pub body: Bdd,
@@ -41,7 +41,7 @@ pub(super) struct AggState {
 }
 
 /// The assignments of one group.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Group {
     /// How many.
     pub count: u64,

@@ -29,7 +29,7 @@ use crate::runtime::time::Tick;
 use crate::syntax::RelOp;
 
 /// What a computing node keeps from one evaluation to the next.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Computed {
     /// An assignment or a filter: the inputs met, and the set derived from
     /// them (pairs of inputs and value, or the inputs that passed).

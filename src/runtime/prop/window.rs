@@ -30,7 +30,7 @@ use crate::syntax::{AggOp, TimeBound};
 type Tuple = Vec<Box<[u8]>>;
 
 /// The state of an aggregation over `P[a,b] ψ`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct WindowState {
     /// The node's set.
     pub result: Bdd,
