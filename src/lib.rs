@@ -29,6 +29,7 @@ pub mod session;
 pub mod syntax;
 pub mod trace;
 pub mod value;
+pub mod why;
 
 /// The examples of `docs/API.md`, compiled and run as doctests.
 #[cfg(doctest)]

@@ -496,12 +496,17 @@ fn readme_tour_holds() {
 }
 
 #[test]
+fn why_page_examples_hold() {
+    assert_page("docs/WHY.md");
+}
+
+#[test]
 fn parallel_page_examples_hold() {
     assert_page("docs/PARALLEL.md");
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 9] = [
+const PAGES: [&str; 10] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
@@ -511,6 +516,7 @@ const PAGES: [&str; 9] = [
     "docs/PARALLEL.md",
     "docs/PERFORMANCE.md",
     "docs/TRACES.md",
+    "docs/WHY.md",
 ];
 
 /// The anchors of a page's headings, as GitHub makes them: lower case,

@@ -28,6 +28,11 @@ pub fn main() -> ExitCode {
             trace,
             options,
         } => super::run::run(&spec, trace.as_deref(), &options),
+        Command::Why {
+            spec,
+            trace,
+            options,
+        } => super::why::why(&spec, &trace, &options),
         Command::Plot {
             profile,
             output,

@@ -22,7 +22,7 @@
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
 //!   mistakes; [`report_to`]: the report's format, file and colours;
 //!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
-//!   every spelling; [`run_parts`]: `--prop`.
+//!   every spelling; [`run_parts`]: `--prop`; [`why`]: `hindsight why`.
 
 pub mod args;
 #[cfg(feature = "cluster")]
@@ -39,6 +39,7 @@ pub mod resolve;
 pub mod run;
 pub mod run_parts;
 mod size;
+pub mod why;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
