@@ -496,6 +496,11 @@ fn readme_tour_holds() {
 }
 
 #[test]
+fn web_page_examples_hold() {
+    assert_page("docs/WEB.md");
+}
+
+#[test]
 fn why_page_examples_hold() {
     assert_page("docs/WHY.md");
 }
@@ -506,7 +511,7 @@ fn parallel_page_examples_hold() {
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 10] = [
+const PAGES: [&str; 11] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
@@ -516,6 +521,7 @@ const PAGES: [&str; 10] = [
     "docs/PARALLEL.md",
     "docs/PERFORMANCE.md",
     "docs/TRACES.md",
+    "docs/WEB.md",
     "docs/WHY.md",
 ];
 

@@ -28,6 +28,7 @@ Examples:
   hindsight compile spec.qtl               # the monitor, subformula by subformula
   hindsight run spec.qtl trace.csv         # every violation, then a summary
   hindsight why spec.qtl trace.csv --event 5  # why the verdict at event 5
+  hindsight serve                          # the web page, on http://127.0.0.1:8080/
   tail -f app.log | hindsight run spec.qtl # a live log on standard input
   hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
 
@@ -36,7 +37,7 @@ specification or the input, 130 interrupted by Ctrl-C (after the summary).
 Documentation: README.md and docs/: LANGUAGE.md (QTL), TRACES.md (trace formats),
 OUTPUT.md (reports and options), MFOTL.md (MonPoly specifications), PARALLEL.md
 (--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md, WHY.md
-(explanations)."
+(explanations), WEB.md (hindsight serve)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -141,6 +142,29 @@ Examples:
         trace: PathBuf,
         #[command(flatten)]
         options: WhyArgs,
+    },
+    /// Serve a local web page to edit specifications, run them on traces,
+    /// and see violations on a timeline with their explanations.
+    ///
+    /// Listens on 127.0.0.1 (see --host) at --port; the page and its API
+    /// (POST /api/run, POST /api/why) are described in docs/WEB.md. Requests
+    /// are limited in size and run time; errors come back as JSON.
+    #[command(
+        after_help = "Example:\n  hindsight serve --port 8080   # then open http://127.0.0.1:8080/"
+    )]
+    Serve {
+        /// The port (0: any free port, printed on standard output).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The address to listen on [default: 127.0.0.1, this machine only].
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// The largest request body, in bytes or with a suffix K, M or G.
+        #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+        max_request: u64,
+        /// The longest run of one request, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+        timeout: u64,
     },
     /// Draw a profile written by `hindsight run --profile` as an SVG chart:
     /// BDD nodes per summary, live value codes, and elapsed time, against the

@@ -33,6 +33,12 @@ pub fn main() -> ExitCode {
             trace,
             options,
         } => super::why::why(&spec, &trace, &options),
+        Command::Serve {
+            port,
+            host,
+            max_request,
+            timeout,
+        } => super::serve::serve(&host, port, max_request, timeout),
         Command::Plot {
             profile,
             output,

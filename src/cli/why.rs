@@ -54,6 +54,7 @@ pub fn why(spec: &Path, trace: &Path, args: &WhyArgs) -> ExitCode {
             time_decimals: args.time_decimals.unwrap_or(0),
             ..SessionOptions::default()
         },
+        cancel: None,
     };
     let input: Box<dyn std::io::Read> = if trace == Path::new("-") {
         Box::new(std::io::stdin().lock())

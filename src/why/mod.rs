@@ -50,6 +50,9 @@ pub struct WhyOptions {
     pub max_nodes: usize,
     /// How the trace is read (format, timing, ...).
     pub session: SessionOptions,
+    /// A flag that stops the computation once set (the explanation is then
+    /// meaningless: the caller gave up).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for WhyOptions {
@@ -60,6 +63,7 @@ impl Default for WhyOptions {
             assign: Vec::new(),
             max_nodes: DEFAULT_MAX_NODES,
             session: SessionOptions::default(),
+            cancel: None,
         }
     }
 }
@@ -379,6 +383,7 @@ pub fn explain(
     let consts: hashbrown::HashMap<String, ValueId> =
         consts.iter().map(|(k, v)| (k.clone(), *v)).collect();
     let mut truth = Truth::new(&checked.arena, property, events, consts);
+    truth.cancel = options.cancel.clone();
     let violated = witness.is_some();
     for (var, value) in witness.iter().flatten() {
         let id = match value {

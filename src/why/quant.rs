@@ -188,6 +188,9 @@ impl Truth<'_> {
             values.swap(0, k);
         }
         for v in values {
+            if self.cancelled() {
+                return false;
+            }
             let inner = self.quant_env(ctx, id, env, v);
             if self.holds(ctx, body, &inner, i) == exists {
                 return exists;

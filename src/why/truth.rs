@@ -140,6 +140,9 @@ pub struct Truth<'a> {
     /// Values to try first for the statement's quantified variables (the
     /// monitor's witness), by name.
     pub prefer: HashMap<String, ValueId>,
+    /// Once set, no more is computed (every value reads false): the
+    /// caller gave up (`hindsight serve`'s time limit).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'a> Truth<'a> {
@@ -167,6 +170,7 @@ impl<'a> Truth<'a> {
             seen_order: HashMap::new(),
             domain: None,
             prefer: HashMap::new(),
+            cancel: None,
         }
     }
 
@@ -450,6 +454,10 @@ impl<'a> Truth<'a> {
         let mut op = std::mem::replace(&mut self.series[s].op, Op::Pending);
         while self.series[s].done < to {
             let i = self.series[s].done + 1;
+            if i.is_multiple_of(1024) && self.cancelled() {
+                self.series[s].done = to;
+                break;
+            }
             let v = self.step(s, &mut op, i);
             let series = &mut self.series[s];
             if series.bits.len() <= i / 64 {
@@ -461,6 +469,11 @@ impl<'a> Truth<'a> {
             series.done = i;
         }
         self.series[s].op = op;
+    }
+
+    /// Whether the caller gave up (see [`Truth::cancel`]).
+    pub fn cancelled(&self) -> bool {
+        (self.cancel.as_ref()).is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// Whether the time from event `j` to event `i` (`j <= i`) lies in `bound`.
