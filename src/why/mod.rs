@@ -20,6 +20,8 @@ pub mod quant;
 pub mod render;
 pub mod seen;
 mod temporal;
+#[cfg(test)]
+mod tests;
 pub mod truth;
 
 use std::collections::HashMap;
