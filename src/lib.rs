@@ -31,6 +31,7 @@ pub mod syntax;
 pub mod testbed;
 pub mod trace;
 pub mod value;
+pub mod why;
 
 /// The examples of `docs/API.md`, compiled and run as doctests.
 #[cfg(doctest)]

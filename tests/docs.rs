@@ -496,6 +496,16 @@ fn readme_tour_holds() {
 }
 
 #[test]
+fn web_page_examples_hold() {
+    assert_page("docs/WEB.md");
+}
+
+#[test]
+fn why_page_examples_hold() {
+    assert_page("docs/WHY.md");
+}
+
+#[test]
 fn parallel_page_examples_hold() {
     assert_page("docs/PARALLEL.md");
 }
@@ -511,7 +521,7 @@ fn python_page_examples_hold() {
 }
 
 /// The pages checked above; a new page must be added here and above.
-const PAGES: [&str; 11] = [
+const PAGES: [&str; 13] = [
     "README.md",
     "docs/API.md",
     "docs/LANGUAGE.md",
@@ -523,6 +533,8 @@ const PAGES: [&str; 11] = [
     "docs/PYTHON.md",
     "docs/TESTBED.md",
     "docs/TRACES.md",
+    "docs/WEB.md",
+    "docs/WHY.md",
 ];
 
 /// The anchors of a page's headings, as GitHub makes them: lower case,

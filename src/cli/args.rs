@@ -27,6 +27,8 @@ Examples:
   hindsight check spec.qtl                 # well-formed? (exit 0, or 2 with errors)
   hindsight compile spec.qtl               # the monitor, subformula by subformula
   hindsight run spec.qtl trace.csv         # every violation, then a summary
+  hindsight why spec.qtl trace.csv --event 5  # why the verdict at event 5
+  hindsight serve                          # the web page, on http://127.0.0.1:8080/
   tail -f app.log | hindsight run spec.qtl # a live log on standard input
   hindsight run --profile p.csv spec.qtl trace.csv; hindsight plot p.csv -o p.svg
   hindsight equiv a.qtl b.qtl              # a trace on which they disagree?
@@ -36,7 +38,8 @@ specification or the input, 130 interrupted by Ctrl-C (after the summary).
 Documentation: README.md and docs/: LANGUAGE.md (QTL), TRACES.md (trace formats),
 OUTPUT.md (reports and options), MFOTL.md (MonPoly specifications), PARALLEL.md
 (--jobs, --cluster), PERFORMANCE.md, API.md (the library), PAPER.md, TESTBED.md
-(equiv, gen), PYTHON.md (the Python package)."
+(equiv, gen), PYTHON.md (the Python package), WHY.md (explanations), WEB.md
+(hindsight serve)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -163,6 +166,51 @@ Examples:
         options: super::testbed::GenArgs,
         #[command(flatten)]
         mfotl: MfotlArgs,
+    },
+    /// Explain a verdict: why a property is violated (or not) at an event.
+    ///
+    /// Replays the trace up to the event with the monitor, then prints the
+    /// proof of the verdict over the formula: each subformula's truth value
+    /// at an event and the events that make it so, for the violation's
+    /// witness (or the values of --assign). Only the events that decide the
+    /// verdict are cited. Exit status: 0 explained, 2 error (in the
+    /// specification, the trace, or no such event or property). See
+    /// docs/WHY.md.
+    #[command(after_help = "\
+Examples:
+  hindsight why specs/file_access.qtl specs/file_access.csv --event 5
+  hindsight why --json --property noReopen specs/file_access.qtl specs/file_access.csv --event 9
+  hindsight why specs/locks.qtl specs/locks.csv --event 6 --assign l=door")]
+    Why {
+        /// The specification (.qtl, or .mfotl with --sig).
+        spec: PathBuf,
+        /// The trace (any format of `run`; `-` for standard input).
+        trace: PathBuf,
+        #[command(flatten)]
+        options: WhyArgs,
+    },
+    /// Serve a local web page to edit specifications, run them on traces,
+    /// and see violations on a timeline with their explanations.
+    ///
+    /// Listens on 127.0.0.1 (see --host) at --port; the page and its API
+    /// (POST /api/run, POST /api/why) are described in docs/WEB.md. Requests
+    /// are limited in size and run time; errors come back as JSON.
+    #[command(
+        after_help = "Example:\n  hindsight serve --port 8080   # then open http://127.0.0.1:8080/"
+    )]
+    Serve {
+        /// The port (0: any free port, printed on standard output).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The address to listen on [default: 127.0.0.1, this machine only].
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// The largest request body, in bytes or with a suffix K, M or G.
+        #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+        max_request: u64,
+        /// The longest run of one request, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+        timeout: u64,
     },
     /// Draw a profile written by `hindsight run --profile` as an SVG chart:
     /// BDD nodes per summary, live value codes, and elapsed time, against the
@@ -343,4 +391,50 @@ pub struct UserOptions {
     /// the run has lasted a second.) [default: off]
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// Options of `hindsight why`.
+#[derive(clap::Args)]
+pub struct WhyArgs {
+    /// The event whose verdict to explain (from 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub event: u64,
+    /// Explain only the property NAME [default: those violated at the
+    /// event, or every property if none is].
+    #[arg(long = "property", visible_alias = "prop", value_name = "NAME")]
+    pub property: Option<String>,
+    /// Explain the verdict for this value of one of the statement's leading
+    /// quantified variables (repeatable), e.g. `--assign f=b`, instead of
+    /// the violation's witness: the values may satisfy the property.
+    #[arg(long, value_name = "VAR=VALUE")]
+    pub assign: Vec<String>,
+    /// Print the explanation as one JSON object per property.
+    #[arg(long)]
+    pub json: bool,
+    /// The most nodes of an explanation's proof tree; deeper proofs are cut
+    /// (and marked so).
+    #[arg(long, value_name = "N", default_value_t = hindsight::why::DEFAULT_MAX_NODES)]
+    pub max_nodes: usize,
+    /// Each event has a time stamp (as for `run`) [default: off, but on for
+    /// a trace file whose name contains `.timed.`].
+    #[arg(long)]
+    pub timed: bool,
+    /// The field that holds the time stamp of a timed XML or JSON event.
+    #[arg(long, value_name = "NAME")]
+    pub time_field: Option<String>,
+    /// Trace format (as for `run`).
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// The MonPoly signature of an MFOTL specification (`.mfotl`): its
+    /// verdict is explained over its QTL translation (`compile --show-qtl`),
+    /// each event one step.
+    #[arg(long, value_name = "FILE.sig")]
+    pub sig: Option<PathBuf>,
+    /// MFOTL: the formula is the property (as `run --negate`) [default: a
+    /// pattern, whose satisfactions are the violations explained].
+    #[arg(long)]
+    pub negate: bool,
+    /// Read time stamps in ticks of 10^-N time units (as for `run`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=9))]
+    pub time_decimals: Option<u8>,
 }

@@ -39,6 +39,17 @@ pub fn main() -> ExitCode {
             options,
             mfotl,
         } => super::testbed::gen_trace(&spec, &options, &mfotl),
+        Command::Why {
+            spec,
+            trace,
+            options,
+        } => super::why::why(&spec, &trace, &options),
+        Command::Serve {
+            port,
+            host,
+            max_request,
+            timeout,
+        } => super::serve::serve(&host, port, max_request, timeout),
         Command::Plot {
             profile,
             output,

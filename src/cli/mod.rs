@@ -22,7 +22,9 @@
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
 //!   mistakes; [`report_to`]: the report's format, file and colours;
 //!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
-//!   every spelling; [`run_parts`]: `--prop`; [`testbed`]: `equiv` and `gen`.
+//!   every spelling; [`run_parts`]: `--prop`; [`testbed`]: `equiv` and `gen`;
+//!   [`why`]: `hindsight why`; [`serve`]: `hindsight serve`, the web page and
+//!   its API.
 
 pub mod args;
 #[cfg(feature = "cluster")]
@@ -38,8 +40,10 @@ pub mod report_to;
 pub mod resolve;
 pub mod run;
 pub mod run_parts;
+pub mod serve;
 mod size;
 pub mod testbed;
+pub mod why;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;

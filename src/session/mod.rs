@@ -365,6 +365,13 @@ impl Session {
         Ok(())
     }
 
+    /// A reader of `input` with the session's options (format, timing,
+    /// field names, limits), for a caller that pushes the events itself
+    /// (as `hindsight why` does).
+    pub fn trace_reader<R: Read>(&self, input: R) -> TraceReader<R> {
+        self.reader(input)
+    }
+
     /// A reader of `input` with the session's options.
     fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
         TraceReader::new(input, self.options.trace)

@@ -621,3 +621,44 @@ impl<'a> Evaluator<'a> {
         }
     }
 }
+
+/// The reference's truth of any subformula under given values, for checking
+/// the nodes of `hindsight why`'s proofs.
+pub struct Oracle<'a> {
+    eval: Evaluator<'a>,
+}
+
+impl<'a> Oracle<'a> {
+    /// The oracle of property `prop` of `spec` on `trace`.
+    pub fn new(spec: &'a Checked, prop: usize, trace: &'a [Event]) -> Oracle<'a> {
+        Oracle {
+            eval: Evaluator::new(&spec.arena, &spec.props[prop], trace),
+        }
+    }
+
+    /// Whether `id` holds at event `i` in context `ctx` (0: the statement,
+    /// `k + 1`: rule `k`) under `env`: per variable its name, its value
+    /// (`None`: a value not in the trace) and its binder.
+    pub fn holds(
+        &mut self,
+        ctx: usize,
+        id: FormId,
+        i: usize,
+        env: &[(String, Option<String>, hindsight::why::truth::Binder)],
+    ) -> bool {
+        use hindsight::why::truth::Binder as B;
+        let fresh = self.eval.domain.last().cloned().unwrap_or_default();
+        let env: Env = env
+            .iter()
+            .map(|(name, value, binder)| {
+                let binder = match *binder {
+                    B::Quant(c, f) => Binder::Quant(c, f),
+                    B::Param(c, k) => Binder::Param(c, k),
+                };
+                let value = value.clone().unwrap_or_else(|| fresh.clone());
+                (name.clone(), Bound { value, binder })
+            })
+            .collect();
+        self.eval.eval(ctx, id, i, &env)
+    }
+}

@@ -1,0 +1,151 @@
+//! `hindsight why` (issue 40) against the reference evaluator of
+//! `support/reference.rs`: on generated specifications and traces, every
+//! node of every explanation (a subformula under values, at an event, true
+//! or false) is what the reference says, every cited event is an event atom
+//! that holds there, and the explained verdict is the reference's.
+//!
+//! The number of generated cases is 256, or `HINDSIGHT_PROPTEST_CASES`.
+
+#[allow(dead_code)]
+mod support;
+
+use hindsight::check::{Checked, check_source};
+use hindsight::runtime::WitnessValue;
+use hindsight::syntax::{Form, Quant};
+use hindsight::why::events::Events;
+use hindsight::why::{Node, WhyOptions, explain, intern_consts};
+use proptest::prelude::*;
+
+use support::reference::{self, Event, Oracle};
+use support::{rewrite, strategies};
+
+fn cases() -> u32 {
+    std::env::var("HINDSIGHT_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(256)
+}
+
+/// Checks one node and its subtree against the oracle.
+fn check_node(
+    checked: &Checked,
+    oracle: &mut Oracle<'_>,
+    node: &Node,
+    text: &str,
+) -> Result<(), TestCaseError> {
+    let expected = oracle.holds(node.ctx, node.form, node.event as usize, &node.env);
+    prop_assert_eq!(
+        node.holds,
+        expected,
+        "node `{}` at {} (env {:?}) says {}, the reference {}\n{}",
+        &node.formula,
+        node.event,
+        &node.env,
+        node.holds,
+        expected,
+        text
+    );
+    for &e in &node.events {
+        match checked.arena.form(node.form) {
+            // An event atom that holds cites its own event.
+            Form::Call { .. } => {
+                prop_assert_eq!(e, node.event);
+                prop_assert!(node.holds);
+            }
+            // A comparison that holds, and a quantifier over the values
+            // seen decided by one value, cite the events where the values
+            // were first seen: earlier, and without them the node would
+            // not have its value.
+            Form::Cmp { .. } => {
+                prop_assert!(node.holds && e >= 1 && e <= node.event);
+            }
+            Form::Quant(q, _, _) => {
+                prop_assert!(matches!(q, Quant::ExistsSeen | Quant::ForallSeen) && e <= node.event);
+            }
+            _ => prop_assert!(false, "a cited event on `{}`", &node.formula),
+        }
+    }
+    for c in &node.children {
+        check_node(checked, oracle, c, text)?;
+    }
+    Ok(())
+}
+
+/// Explains every property at every event and checks each explanation.
+fn agree(text: &str, trace: &[Event]) -> Result<(), TestCaseError> {
+    let checked = check_source(text);
+    prop_assume!(checked.is_ok(), "the generated spec is not well-formed");
+    let checked = checked.unwrap();
+    let violations = reference::violations(&checked, trace);
+    let mut events = Events::new();
+    for (i, e) in trace.iter().enumerate() {
+        let args: Vec<&[u8]> = e.args.iter().map(|a| a.as_bytes()).collect();
+        events.push(e.name.as_bytes(), &args, e.time, false, i as u64 + 1);
+    }
+    let consts = intern_consts(&checked, &mut events);
+    let options = WhyOptions {
+        max_nodes: 400,
+        ..WhyOptions::default()
+    };
+    for p in 0..checked.props.len() {
+        let mut oracle = Oracle::new(&checked, p, trace);
+        for i in 1..=trace.len() {
+            let violated = violations.contains(&(p, i));
+            let witness: Option<Vec<(String, WitnessValue)>> = violated.then(Vec::new);
+            let e = explain(&checked, p, &events, &consts, i, witness, &options);
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    return Err(TestCaseError::fail(format!(
+                        "property {p} event {i}: {err}\n{text}"
+                    )));
+                }
+            };
+            prop_assert_eq!(e.proof.holds, !violated, "root verdict at {}\n{}", i, text);
+            check_node(&checked, &mut oracle, &e.proof, text)?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn explanations_agree_with_reference(spec in strategies::spec(), trace in strategies::trace()) {
+        agree(&spec.to_qtl(), &trace.events())?;
+    }
+
+    /// Specifications with bounded future operators.
+    #[test]
+    fn explanations_of_future_operators_agree_with_reference(
+        spec in strategies::spec_future(),
+        trace in strategies::trace(),
+    ) {
+        agree(&spec.to_qtl(), &trace.events())?;
+    }
+
+    /// Specifications that reuse variable names, with rules and macros.
+    #[test]
+    fn explanations_agree_with_reference_when_names_are_reused(
+        spec in strategies::spec_with_definitions(1..=2),
+        trace in strategies::trace(),
+    ) {
+        let text = rewrite::reusing_names(&spec.to_qtl());
+        prop_assume!(text.is_some(), "the generated spec does not parse");
+        agree(&text.unwrap_or_default(), &trace.events())?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases().div_ceil(8), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Fewer, larger cases: formulas about three times larger, longer traces.
+    #[test]
+    fn explanations_agree_with_reference_on_larger_cases(
+        spec in strategies::spec_scaled(3),
+        trace in strategies::trace_of(30, 60),
+    ) {
+        agree(&spec.to_qtl(), &trace.events())?;
+    }
+}
