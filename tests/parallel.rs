@@ -193,14 +193,21 @@ fn verdicts(spec: &str, trace: &str, jobs: usize, sample: bool) -> Vec<(u64, usi
         }
     } else {
         let reader = TraceReader::new(trace.as_bytes(), options).allow_decreasing_time(true);
-        let outcome = parallel::run_sampled(
+        let options = parallel::Options {
+            jobs,
+            sample: if sample {
+                parallel::planner::SAMPLE_BLOCKS
+            } else {
+                0
+            },
+            ..parallel::Options::default()
+        };
+        let outcome = parallel::run(
             &plan,
             reader,
-            &MonitorOptions::default(),
-            jobs,
-            if sample { 32 } else { 0 },
+            &options,
             &|| false,
-            |ev, violated| {
+            &mut |ev: &parallel::EventView<'_>, violated: &[usize]| {
                 out.extend(violated.iter().map(|&p| (ev.number, p)));
                 true
             },

@@ -95,7 +95,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         let satisfactions = session.options().satisfactions;
         return super::cluster::run(session, &plan, trace, opts, satisfactions, &target);
     }
-    if let (Engine::Parallel(jobs), Some(trace)) = (engine, trace) {
+    if let (Engine::Parallel(_), Some(trace)) = (engine, trace) {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
         let stdout = match report_out(&target, progress.as_ref()) {
@@ -103,7 +103,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Err(code) => return code,
         };
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
-        return match session.run_parallel_file(trace, jobs, &mut report) {
+        return match session.run_parallel_file(trace, &mut report) {
             Ok(outcome) => exit_code(&outcome),
             Err(e) => {
                 eprintln!("error: cannot read {trace_name}: {e}");

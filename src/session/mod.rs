@@ -44,6 +44,7 @@ use step::Step;
 
 use crate::mfotl::typing::Typing;
 
+pub use crate::parallel::Segments;
 pub use names::{NameReport, check_names, did_you_mean};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
 pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
@@ -132,8 +133,12 @@ pub struct SessionOptions {
     pub satisfactions: bool,
     /// End the run after the first event at which a property is violated.
     pub stop_at_first: bool,
-    /// Worker threads of [`Session::run_parallel`] (1: sequential).
+    /// Worker threads of [`Session::run_parallel`] and
+    /// [`Session::run_parallel_file`] (1: sequential).
     pub jobs: usize,
+    /// Whether [`Session::run_parallel_file`] may cut its file into time
+    /// segments (see docs/PARALLEL.md).
+    pub segments: Segments,
     /// The verdicts still open at the end of the trace: `None` is
     /// [`EndOfTrace::Close`] for an MFOTL session (MonPoly's behaviour) and
     /// [`EndOfTrace::Undecided`] otherwise.
@@ -166,7 +171,33 @@ impl Default for SessionOptions {
             stop_at_first: false,
             time_decimals: 0,
             jobs: 1,
+            segments: Segments::Auto,
         }
+    }
+}
+
+/// How a session reads a trace (its options for the reader), apart from
+/// the session: a parallel run makes readers on several threads.
+#[derive(Clone, Debug)]
+struct Reading {
+    strict_time: bool,
+    max_event_size: u64,
+    skip: bool,
+    time_decimals: u8,
+    names: FieldNames,
+    time_field: Option<String>,
+}
+
+impl Reading {
+    /// A reader of `input` as `trace` says (timed or not, its format).
+    fn reader<R: Read>(&self, input: R, trace: TraceOptions) -> TraceReader<R> {
+        TraceReader::new(input, trace)
+            .allow_decreasing_time(!self.strict_time)
+            .max_event_size(self.max_event_size)
+            .skip_bad_events(self.skip)
+            .time_decimals(self.time_decimals)
+            .field_names(self.names.clone())
+            .time_field(self.time_field.as_deref())
     }
 }
 
@@ -204,6 +235,8 @@ pub struct Session {
     ended: bool,
     /// A parallel run's own count of events, time regressions and collections.
     parallel: Option<(u64, u64, (u64, u64))>,
+    /// A parallel run's events handed on after the end of its trace.
+    tail: Vec<parallel::Late>,
     warnings: Vec<Warning>,
     /// An MFOTL specification's signature: the trace is read against it.
     typing: Option<Typing>,
@@ -252,6 +285,7 @@ impl Session {
             closed: false,
             ended: false,
             parallel: None,
+            tail: Vec::new(),
             warnings: Vec::new(),
             held: delayed::Held::default(),
             typing: None,
@@ -360,13 +394,19 @@ impl Session {
 
     /// A reader of `input` with the session's options.
     fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
-        TraceReader::new(input, self.options.trace)
-            .allow_decreasing_time(!self.options.monitor.strict_time)
-            .max_event_size(self.options.max_event_size)
-            .skip_bad_events(self.skip())
-            .time_decimals(self.options.time_decimals)
-            .field_names(FieldNames::from_spec(&self.spec))
-            .time_field(self.options.time_field.as_deref())
+        self.reading().reader(input, self.options.trace)
+    }
+
+    /// How the session reads a trace, apart from the session.
+    fn reading(&self) -> Reading {
+        Reading {
+            strict_time: self.options.monitor.strict_time,
+            max_event_size: self.options.max_event_size,
+            skip: self.skip(),
+            time_decimals: self.options.time_decimals,
+            names: FieldNames::from_spec(&self.spec),
+            time_field: self.options.time_field.clone(),
+        }
     }
 
     fn skip(&self) -> bool {

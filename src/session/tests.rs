@@ -358,7 +358,7 @@ fn a_parallel_run_reports_what_a_sequential_run_does() {
         ..SessionOptions::default()
     };
     let mut many = Collect::default();
-    let par = session(spec, options).run_parallel(trace.as_bytes(), 3, &mut many);
+    let par = session(spec, options).run_parallel(trace.as_bytes(), &mut many);
     assert!(!one.violations.is_empty());
     assert_eq!(one.violations, many.violations);
     assert_eq!(seq.properties, par.properties);

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use hindsight::parallel::worker::slice_of;
+use hindsight::parallel::route::slice_of;
 
 use super::{run, temp_dir, write};
 
