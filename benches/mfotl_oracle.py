@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of hindsight's MFOTL front end against MonPoly.
 
-Generates random past-time MFOTL formulas over a small signature and random
-MonPoly logs (several events per time-point, repeated time stamps, empty
+Generates random past-time MFOTL formulas (with aggregations, arithmetic
+and LET) over a small signature and random MonPoly logs (several events per time-point, repeated time stamps, empty
 time-points, MonPoly's multi-tuple syntax `p(a)(b)`), runs both tools and
 compares their satisfaction lines byte for byte. A formula MonPoly does not
 accept (not monitorable, a type error) is drawn again.
@@ -67,11 +67,64 @@ def atom(rng, svars, ivars):
     return "e()", set()
 
 
+AGGS = ["CNT", "SUM", "MIN", "MAX", "AVG", "MED"]
+
+
+def aggregation(rng, a, fa, svars, ivars):
+    """`y <- OP x; g a` over a formula `a` with free variables `fa`."""
+    nums = sorted(fa & (set(ivars) | {"v"}))
+    op = rng.choice(AGGS)
+    if op in ("SUM", "AVG", "MED"):
+        if not nums:
+            return None
+        x = rng.choice(nums)
+    else:
+        x = rng.choice(sorted(fa))
+    rest = sorted(fa - {x})
+    group = [g for g in rest if rng.random() < 0.5]
+    y = rng.choice(["c", "d"])
+    if y in fa:
+        return None
+    g = "; " + ", ".join(group) if group else ""
+    once = rng.random() < 0.5
+    body = f"ONCE{interval(rng)} {a}" if once else a
+    return f"({y} <- {op} {x}{g} {body})", {y} | set(group)
+
+
+def arithmetic(rng, a, fa, ivars):
+    """A comparison or an assignment with arithmetic on the ints of `a`."""
+    ints = sorted(fa & set(ivars))
+    if not ints:
+        return None
+    n = rng.choice(ints)
+    op = rng.choice(["+", "-", "*", "/", "MOD"])
+    k = rng.choice(["1", "2", "3"])
+    if rng.random() < 0.5:
+        z = rng.choice(["z", "w"])
+        if z in fa:
+            return None
+        return f"({a} AND {z} = {n} {op} {k})", fa | {z}
+    rel = rng.choice(["<", "<=", ">", ">=", "="])
+    neg = "NOT " if rng.random() < 0.3 else ""
+    return f"({a} AND {neg}{n} {op} {k} {rel} {rng.choice(INTS)})", fa
+
+
 def formula(rng, depth, svars, ivars):
     """A random formula and its free variables (MonPoly checks monitorability)."""
     if depth == 0 or rng.random() < 0.25:
         return atom(rng, svars, ivars)
-    kind = rng.randrange(10)
+    kind = rng.randrange(13)
+    if kind >= 10:
+        a, fa = formula(rng, depth - 1, svars, ivars)
+        made = None
+        if kind == 10 and fa:
+            made = aggregation(rng, a, fa, svars, ivars)
+        elif kind == 11:
+            made = arithmetic(rng, a, fa, ivars)
+        elif kind == 12 and fa:
+            params = sorted(fa)
+            made = (f"(LET pp({', '.join(params)}) = {a} IN pp({', '.join(params)}))", fa)
+        return made or (a, fa)
     a, fa = formula(rng, depth - 1, svars, ivars)
     if kind == 0:
         b, fb = formula(rng, depth - 1, svars, ivars)

@@ -15,6 +15,7 @@
 //! only. `biodivine` swaps in another BDD package (see [`bdd`]).
 #![warn(missing_docs)]
 
+pub mod arith;
 pub mod bdd;
 pub mod check;
 #[cfg(feature = "cluster")]

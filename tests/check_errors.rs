@@ -711,9 +711,9 @@ fn hinted(formula: &str) -> (String, String) {
 fn c_python_monpoly_and_ltl_spellings_get_a_hint() {
     let cases: &[(&str, &str, &str)] = &[
         (
-            "Forall x . Forall y . a(x, y) -> x != y",
-            "45: error: unexpected `!`",
-            "`!=` is not QTL: write \"x differs from y\" as `!(x = y)`",
+            "Forall x . Forall y . a(x, y) -> x !== y",
+            "47: error: unexpected `=`",
+            "`!==` is not QTL: write \"x differs from y\" as `x != y`",
         ),
         (
             "Forall x . a(x) => b(x)",

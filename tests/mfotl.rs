@@ -175,8 +175,13 @@ fn errors_name_the_construct_and_place_with_exit_2() {
             ":1:1:",
             "`EVENTUALLY` needs an interval with a finite upper bound",
         ),
-        ("n <- CNT x p(x)", ":1:1:", "aggregation"),
-        ("LET r(x) = p(x) IN r(\"a\")", ":1:1:", "`LET`"),
+        ("n <- SUM x p(x)", ":1:10:", "`SUM` takes numbers"),
+        (
+            "n <- CNT x NOT p(x)",
+            ":1:18:",
+            "does not bind `x` to finitely many values",
+        ),
+        ("LETPAST r(x) = p(x) IN r(\"a\")", ":1:1:", "`LETPAST`"),
         ("ONCE[3,1] p(\"a\")", ":1:5:", "contains no natural number"),
         (
             "p(\"a\") AND r(\"b\")",

@@ -461,6 +461,26 @@ impl BddSpace for Space {
         let valuation = self.get(f).first_valuation()?;
         Some(vars.iter().map(|v| valuation.value(bio_var(*v))).collect())
     }
+
+    fn cubes(
+        &mut self,
+        f: Bdd,
+        limit: usize,
+        lits: &mut Vec<(BddVar, bool)>,
+        ends: &mut Vec<usize>,
+    ) -> bool {
+        lits.clear();
+        ends.clear();
+        for clause in self.get(f).sat_clauses() {
+            if ends.len() == limit {
+                return false;
+            }
+            let path = clause.to_values().into_iter();
+            lits.extend(path.map(|(v, b)| (BddVar(v.to_index() as u16), b)));
+            ends.push(lits.len());
+        }
+        true
+    }
 }
 
 fn bio_var(v: BddVar) -> bio::BddVariable {

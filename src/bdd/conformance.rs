@@ -42,6 +42,7 @@ for_both!(
     queries,
     evaluation,
     pick_is_the_first_model,
+    cubes_are_the_paths,
     collection_keeps_the_roots,
 );
 
@@ -251,6 +252,39 @@ fn pick_is_the_first_model<S: BddSpace>() {
     );
     assert!(s.pick(s.ff(), &[v(0)]).is_none());
     assert_eq!(s.pick(s.tt(), &[v(2)]), Some(vec![false]));
+}
+
+/// The cubes of a function are disjoint, cover it exactly, and stop at the limit.
+fn cubes_are_the_paths<S: BddSpace>() {
+    let mut s = S::new(3);
+    let (x0, x1, x2) = (s.lit(v(0), true), s.lit(v(1), true), s.lit(v(2), true));
+    let a = s.and(x0, x1);
+    let f = s.or(a, x2);
+    let (mut lits, mut ends) = (Vec::new(), Vec::new());
+    assert!(s.cubes(f, 10, &mut lits, &mut ends));
+    let mut back = s.ff();
+    let mut models = 0u32;
+    let mut start = 0;
+    for &end in &ends {
+        let c = &lits[start..end];
+        start = end;
+        let cube = s.cube(c);
+        assert!(
+            s.and(cube, back).is_false(),
+            "cubes overlap: {lits:?} {ends:?}"
+        );
+        back = s.or(back, cube);
+        models += 1 << (3 - c.len());
+    }
+    assert_eq!(back, f);
+    // f has 5 models of 8: x2, or x0 x1 ¬x2.
+    assert_eq!(models, 5);
+    assert!(!s.cubes(f, 1, &mut lits, &mut ends));
+    let ff = s.ff();
+    assert!(s.cubes(ff, 0, &mut lits, &mut ends) && ends.is_empty());
+    let tt = s.tt();
+    assert!(s.cubes(tt, 1, &mut lits, &mut ends));
+    assert_eq!((lits.len(), ends.as_slice()), (0, &[0][..]));
 }
 
 /// A collection keeps the listed functions (and what they reach) with

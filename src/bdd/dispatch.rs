@@ -97,6 +97,7 @@ impl BddSpace for Space {
         fn eval_bits(&self, f: Bdd, values: &[bool]) -> bool;
         fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>>;
         mut:
+        fn cubes(&mut self, f: Bdd, limit: usize, lits: &mut Vec<(BddVar, bool)>, ends: &mut Vec<usize>) -> bool;
         fn save_memory(&mut self) -> ();
         fn lit(&mut self, var: BddVar, value: bool) -> Bdd;
         fn cube(&mut self, lits: &[(BddVar, bool)]) -> Bdd;

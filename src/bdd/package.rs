@@ -150,4 +150,17 @@ pub trait BddSpace: fmt::Debug + Sized {
     /// lexicographically first satisfying valuation (variable 0 most
     /// significant, false before true), or `None` if unsatisfiable.
     fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>>;
+    /// The satisfying paths of `f`, each as the cube of the literals on it
+    /// (the variables off a path are free there; the cubes are disjoint),
+    /// in an order of the package's choosing: a walk over `f`'s nodes, no
+    /// new function. The literals of the cubes are appended to `lits`, one
+    /// cube after the other, and the end of each cube in `lits` to `ends`
+    /// (both cleared first). `false` when there are more than `limit`.
+    fn cubes(
+        &mut self,
+        f: Bdd,
+        limit: usize,
+        lits: &mut Vec<(BddVar, bool)>,
+        ends: &mut Vec<usize>,
+    ) -> bool;
 }

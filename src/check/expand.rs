@@ -9,6 +9,7 @@
 //! [`Fold`] (no recursion), so nesting depth is not limited by the thread's
 //! stack.
 
+mod binders;
 mod calls;
 
 use std::collections::{BTreeMap, HashMap};
@@ -38,8 +39,22 @@ pub(crate) struct Ctx<'s> {
 struct Frame {
     /// Parameters and renamed quantified variables → what replaces them.
     subst: HashMap<String, Term>,
-    /// The macro call expanded, for notes (`None` for frame 0).
-    call: Option<(Span, usize)>,
+    /// The macro or `LET` call expanded and what it expands, for notes
+    /// (`None` for frame 0).
+    call: Option<(Span, String)>,
+    /// The innermost `LET` whose name calls in this frame can refer to.
+    lets_top: Option<usize>,
+}
+
+/// A `LET` definition met in the walk.
+struct LetEntry {
+    /// Its definition (name, parameters).
+    def: crate::syntax::LetDef,
+    /// The defining formula.
+    body: FormId,
+    /// The `LET` visible where this one is defined (the definition's own
+    /// calls refer to it and those around it, never to this one).
+    parent: Option<usize>,
 }
 
 /// Where a node is met in the walk: the frame of its substitution, and
@@ -107,6 +122,10 @@ pub(crate) struct Expander<'t, 's> {
     aborted: bool,
     frames: Vec<Frame>,
     renamed: Vec<Renamed>,
+    /// Every `LET` met so far (see [`Frame::lets_top`]).
+    lets: Vec<LetEntry>,
+    /// Per aggregation being walked: how many variables it renamed.
+    agg_renamed: Vec<usize>,
     /// The context of the formula being expanded.
     ctx: Ctx<'s>,
 }
@@ -132,6 +151,8 @@ impl<'t, 's> Expander<'t, 's> {
             aborted: false,
             frames: Vec::new(),
             renamed: Vec::new(),
+            lets: Vec::new(),
+            agg_renamed: Vec::new(),
             ctx: Ctx {
                 prop: None,
                 rule: None,
@@ -151,9 +172,11 @@ impl<'t, 's> Expander<'t, 's> {
     /// Expands `root` in context `ctx` and returns the macro-free formula.
     pub fn expand(&mut self, root: FormId, ctx: Ctx<'s>) -> FormId {
         self.frames.clear();
+        self.lets.clear();
         self.frames.push(Frame {
             subst: HashMap::new(),
             call: None,
+            lets_top: None,
         });
         self.ctx = ctx;
         let at = At {
@@ -165,7 +188,13 @@ impl<'t, 's> Expander<'t, 's> {
 
     /// Rebuilds node `id` from the results of its children `kids`. Frame 0
     /// keeps unchanged nodes; inside a macro every node is a fresh copy.
-    fn build(&mut self, id: FormId, frame: usize, var: Option<Ident>, kids: [FormId; 2]) -> FormId {
+    pub(super) fn build(
+        &mut self,
+        id: FormId,
+        frame: usize,
+        var: Option<Ident>,
+        kids: [FormId; 2],
+    ) -> FormId {
         let node = self.arena.node(id);
         let n = node.form.children().count();
         let same = node.form.children().eq(kids[..n].iter().copied());
@@ -195,7 +224,7 @@ impl<'t, 's> Expander<'t, 's> {
     }
 
     /// Stores a node made by the expansion.
-    fn push(&mut self, form: Form, span: Span) -> FormId {
+    pub(super) fn push(&mut self, form: Form, span: Span) -> FormId {
         self.created += 1;
         self.arena.push(form, span)
     }
@@ -214,6 +243,17 @@ impl<'s> Fold for Expander<'_, 's> {
         match self.arena.form(id) {
             Form::Call { .. } => self.call(id, frame, under_prev),
             Form::Cmp { .. } => Step::Done(self.compare(id, frame)),
+            Form::Rel { .. } => Step::Done(self.relate(id, frame)),
+            Form::Agg(g, body) => {
+                let (g, body) = (g.clone(), *body);
+                self.enter_aggregation(&g, body, frame);
+                Step::Into(Kids::one(body), *at)
+            }
+            Form::Let(d, def, body) => {
+                let (d, def, body) = (d.clone(), *def, *body);
+                self.enter_let(&d, def, frame);
+                Step::Into(Kids::one(body), *at)
+            }
             Form::True | Form::False => Step::Done(self.build(id, frame, None, [id; 2])),
             Form::Quant(_, v, body) => {
                 let body = *body;
@@ -250,6 +290,11 @@ impl<'s> Fold for Expander<'_, 's> {
             // The end of a macro body expanded in place of this call.
             Form::Call { .. } => {
                 self.frames.pop();
+                kids[0]
+            }
+            Form::Agg(..) => self.leave_aggregation(id, frame, kids[0]),
+            Form::Let(..) => {
+                self.leave_let(frame);
                 kids[0]
             }
             Form::Quant(..) if frame != 0 => {

@@ -24,6 +24,7 @@
 
 mod defs;
 mod expand;
+mod range;
 mod scope;
 
 use std::collections::{BTreeMap, HashMap};
@@ -77,7 +78,11 @@ pub fn check_source_timed(text: &str, decimals: u8) -> Result<(Checked, u8), Vec
 /// On failure the result holds every error found, sorted by position (the
 /// warnings are left out: they are in [`Checked::warnings`] on success).
 pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
-    let Spec { defs, mut arena } = spec;
+    let Spec {
+        defs,
+        mut arena,
+        mfotl,
+    } = spec;
     let mut diags = Vec::new();
     let mut table = defs::collect(&defs, &mut diags);
 
@@ -144,6 +149,11 @@ pub fn check(spec: Spec) -> Result<Checked, Vec<Diagnostic>> {
         }
     }
     let out = ex.finish();
+    if !diags.iter().any(Diagnostic::is_error) {
+        for p in &mut props {
+            range::arrange(&mut arena, p, mfotl, &mut diags);
+        }
+    }
 
     check_event_arities(&table, &out.uses, &mut diags);
     let mut warnings = Vec::new();

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::syntax::walk::{self, Fold, Kids, Step};
-use crate::syntax::{Arena, Diagnostic, Form, FormId, Ident, Span, Term};
+use crate::syntax::{Aggregation, Arena, Diagnostic, Form, FormId, Ident, Span, Term};
 
 /// What a body belongs to, for the messages.
 #[derive(Clone, Copy)]
@@ -19,6 +19,8 @@ pub(crate) enum Owner<'s> {
     Rule(&'s str),
     /// The body of the named macro.
     Macro(&'s str),
+    /// The definition of the named `LET`.
+    Let(&'s str),
 }
 
 struct Binder<'a> {
@@ -42,7 +44,86 @@ struct Walk<'a, 'd> {
     s: Scopes<'a>,
     /// The binders of the quantifiers around the current node, innermost last.
     open: Vec<usize>,
+    /// Per aggregation around the current node: how many binders it opened.
+    agg_marks: Vec<usize>,
     diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a> Walk<'a, '_> {
+    /// Opens a binder for `v` (named `what` in the message if it hides an
+    /// outer variable of the same name); `used` for one that is used by
+    /// construction.
+    fn open_binder(&mut self, v: &'a Ident, what: &str, used: bool) {
+        let s = &mut self.s;
+        let slot = s.in_scope.entry(&v.name).or_default();
+        if let Some(&outer) = slot.last() {
+            let outer = &s.binders[outer];
+            let kind = if outer.param { "parameter" } else { "variable" };
+            self.diags.push(
+                Diagnostic::error(
+                    v.span,
+                    format!(
+                        "{what} hides the outer {kind} `{}` of the same name; give one of them another name",
+                        v.name
+                    ),
+                )
+                .with_note(outer.span, format!("the outer `{}` is introduced here", v.name)),
+            );
+        }
+        slot.push(s.binders.len());
+        self.open.push(s.binders.len());
+        s.binders.push(Binder {
+            name: &v.name,
+            span: v.span,
+            used,
+            param: false,
+        });
+    }
+
+    /// Checks the variables of aggregation `g` over `body`; returns the
+    /// variables it binds: those of the operand other than the group.
+    fn aggregation(&mut self, g: &'a Aggregation, body: FormId) -> Vec<&'a Ident> {
+        let free = self.arena.free_occurrences(body);
+        let diags = &mut *self.diags;
+        let is_free = |v: &Ident| free.iter().any(|f| f.name == v.name);
+        if !is_free(&g.of) {
+            diags.push(Diagnostic::error(
+                g.of.span,
+                format!(
+                    "the aggregated variable `{}` does not occur free in the aggregation's operand",
+                    g.of.name
+                ),
+            ));
+        }
+        for (i, v) in g.group.iter().enumerate() {
+            if g.group[..i].iter().any(|w| w.name == v.name) {
+                diags.push(Diagnostic::error(
+                    v.span,
+                    format!("group variable `{}` is listed twice", v.name),
+                ));
+            } else if !is_free(v) {
+                diags.push(Diagnostic::error(
+                    v.span,
+                    format!(
+                        "group variable `{}` does not occur free in the aggregation's operand",
+                        v.name
+                    ),
+                ));
+            }
+        }
+        if g.group.iter().any(|w| w.name == g.result.name) {
+            diags.push(Diagnostic::error(
+                g.result.span,
+                format!(
+                    "the result variable `{}` of the aggregation is also a group variable",
+                    g.result.name
+                ),
+            ));
+        }
+        free.into_iter()
+            .filter(|f| !g.group.iter().any(|w| w.name == f.name))
+            .collect()
+    }
 }
 
 impl<'a> Fold for Walk<'a, '_> {
@@ -62,44 +143,38 @@ impl<'a> Fold for Walk<'a, '_> {
                 }
                 Step::Done(())
             }
-            Form::Cmp { left, right, .. } => {
-                s.use_var(left, diags);
-                if let Term::Var(v) = right {
+            Form::Cmp { .. } | Form::Rel { .. } => {
+                for v in form.used_vars() {
                     s.use_var(v, diags);
                 }
                 Step::Done(())
             }
             Form::Quant(q, v, _) => {
-                let slot = s.in_scope.entry(&v.name).or_default();
-                if let Some(&outer) = slot.last() {
-                    let outer = &s.binders[outer];
-                    let what = if outer.param { "parameter" } else { "variable" };
-                    diags.push(
-                        Diagnostic::error(
-                            v.span,
-                            format!(
-                                "`{} {}` hides the outer {what} `{}` of the same name; give one of them another name",
-                                q.keyword(),
-                                v.name,
-                                v.name
-                            ),
-                        )
-                        .with_note(outer.span, format!("the outer `{}` is introduced here", v.name)),
-                    );
-                }
-                slot.push(s.binders.len());
-                self.open.push(s.binders.len());
-                s.binders.push(Binder {
-                    name: &v.name,
-                    span: v.span,
-                    used: false,
-                    param: false,
-                });
+                let what = format!("`{} {}`", q.keyword(), v.name);
+                self.open_binder(v, &what, false);
                 Step::Into(Kids::of(form), ())
+            }
+            Form::Agg(g, body) => {
+                for v in form.used_vars() {
+                    self.s.use_var(v, self.diags);
+                }
+                let locals = self.aggregation(g, *body);
+                for v in &locals {
+                    let what = format!("the variable `{}` of this aggregation", v.name);
+                    self.open_binder(v, &what, true);
+                }
+                self.agg_marks.push(locals.len());
+                Step::Into(Kids::of(form), ())
+            }
+            Form::Let(d, def, body) => {
+                // The definition is a body of its own, over its parameters.
+                let owner = Owner::Let(&d.name.name);
+                check(self.arena, *def, &d.params, owner, self.diags);
+                Step::Into(Kids::one(*body), ())
             }
             form => {
                 if let Some(d) = unbounded_future(form, self.arena.span(id)) {
-                    diags.push(d);
+                    self.diags.push(d);
                 }
                 Step::Into(Kids::of(form), ())
             }
@@ -107,6 +182,17 @@ impl<'a> Fold for Walk<'a, '_> {
     }
 
     fn leave(&mut self, id: FormId, _: &(), _: [(); 2]) {
+        if let Form::Agg(..) = self.arena.form(id) {
+            for _ in 0..self.agg_marks.pop().unwrap_or_default() {
+                if let Some(b) = self.open.pop() {
+                    let name = self.s.binders[b].name;
+                    if let Some(slot) = self.s.in_scope.get_mut(name) {
+                        slot.pop();
+                    }
+                }
+            }
+            return;
+        }
         if !matches!(self.arena.form(id), Form::Quant(..)) {
             return;
         }
@@ -186,6 +272,7 @@ pub(crate) fn check(
         arena,
         s,
         open: Vec::new(),
+        agg_marks: Vec::new(),
         diags,
     };
     walk::fold(&mut s, body, ());
@@ -194,6 +281,7 @@ pub(crate) fn check(
         let whose = match owner {
             Owner::Rule(r) => format!("rule `{r}`"),
             Owner::Macro(m) => format!("macro `{m}`"),
+            Owner::Let(m) => format!("`LET {m}`"),
             Owner::Prop(p) => format!("property `{p}`"),
         };
         diags.push(Diagnostic::error(
@@ -226,6 +314,9 @@ impl<'a> Scopes<'a> {
             ),
             Owner::Macro(m) => format!(
                 "it is not a parameter of macro `{m}` and no quantifier around it introduces it"
+            ),
+            Owner::Let(m) => format!(
+                "it is not a parameter of `LET {m}` and no quantifier around it introduces it"
             ),
         };
         diags.push(Diagnostic::error(

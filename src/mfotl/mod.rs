@@ -15,10 +15,12 @@
 //! fragment (future operators, aggregations, `LET`, regular expressions,
 //! arithmetic) is an error naming the construct and its place.
 
+mod binders;
 pub mod lex;
 pub mod parse;
 mod rename;
 pub mod sig;
+mod terms;
 mod types;
 pub mod typing;
 pub mod values;
@@ -26,9 +28,8 @@ pub mod values;
 use std::collections::{HashMap, HashSet};
 
 use crate::syntax::show;
-use crate::syntax::walk::{self, Fold, Kids, Step};
 use crate::syntax::{
-    Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Term, Warnings,
+    Def, Diagnostic, EventDecl, Form, FormId, Ident, Quant, Spec, SpecError, Warnings,
 };
 
 /// An error in the formula or in the signature file.
@@ -132,7 +133,7 @@ pub fn translate(
             .map(|(v, (ty, _))| (v, ty))
             .collect();
     let mut arena = std::mem::take(&mut parser.arena);
-    let free = free_vars(&arena, phi);
+    let free = arena.free_vars(phi);
     let names: Vec<String> = free.iter().map(|v| v.name.clone()).collect();
     let (phi, renamed) = rename::unshadow(&mut arena, phi, &names);
     let mut var_types: std::collections::HashMap<String, sig::Type> = var_types;
@@ -187,6 +188,7 @@ pub fn translate(
         arena.show_renamed(body, &renamed)
     ));
     let spec = Spec {
+        mfotl: true,
         defs: vec![
             Def::Events(decls),
             Def::Prop {
@@ -219,9 +221,16 @@ pub fn compile(
     let checks = |e| MfotlError::Checks(SpecError::from(e));
     let checked = crate::check::check(t.spec.clone()).map_err(checks)?;
     let mut plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
-    // Strings order as text, also those that look like numbers.
+    // Strings order as text, also those that look like numbers; ints and
+    // floats compute as their types say.
     for var in plan.props.iter_mut().flat_map(|p| &mut p.vars) {
-        var.text_order = t.var_types.get(&var.name) == Some(&sig::Type::Str);
+        let ty = t.var_types.get(&var.name);
+        var.text_order = ty == Some(&sig::Type::Str);
+        var.numeric = match ty {
+            Some(sig::Type::Int) => crate::plan::Numeric::Int,
+            Some(sig::Type::Float) => crate::plan::Numeric::Float,
+            _ => crate::plan::Numeric::Text,
+        };
     }
     Ok((plan, t, checked.warnings))
 }
@@ -265,18 +274,12 @@ fn plain_renaming(arena: &crate::syntax::Arena) -> HashMap<String, String> {
     let mut vars: Vec<&str> = Vec::new();
     for i in 0..arena.len() {
         let id = FormId(u32::try_from(i).unwrap_or(u32::MAX));
-        match arena.form(id) {
+        let form = arena.form(id);
+        vars.extend(form.used_vars().into_iter().map(|v| v.name.as_str()));
+        match form {
             Form::Quant(_, v, _) => vars.push(&v.name),
-            Form::Call { args, .. } => vars.extend(args.iter().filter_map(|a| match a {
-                Term::Var(v) => Some(v.name.as_str()),
-                Term::Const(_) => None,
-            })),
-            Form::Cmp { left, right, .. } => {
-                vars.push(&left.name);
-                if let Term::Var(v) = right {
-                    vars.push(&v.name);
-                }
-            }
+            Form::Agg(g, _) => vars.push(&g.of.name),
+            Form::Let(d, ..) => vars.extend(d.params.iter().map(|p| p.name.as_str())),
             _ => {}
         }
     }
@@ -288,68 +291,6 @@ fn plain_renaming(arena: &crate::syntax::Arena) -> HashMap<String, String> {
         .filter(|(v, p)| **v != p.as_str())
         .map(|(v, p)| (v.to_string(), p))
         .collect()
-}
-
-/// The free variables of `f`, in order of first occurrence (with the place
-/// of that occurrence).
-fn free_vars(arena: &crate::syntax::Arena, f: FormId) -> Vec<Ident> {
-    /// The walk: the quantified names around the current node, and the
-    /// free variables met so far.
-    struct Free<'a> {
-        arena: &'a crate::syntax::Arena,
-        bound: Vec<&'a str>,
-        out: Vec<Ident>,
-    }
-    impl<'a> Free<'a> {
-        fn see(&mut self, v: &Ident) {
-            if !self.bound.contains(&v.name.as_str()) && !self.out.iter().any(|o| o.name == v.name)
-            {
-                self.out.push(v.clone());
-            }
-        }
-    }
-    impl<'a> Fold for Free<'a> {
-        type Node = FormId;
-        type Ctx = ();
-        type Out = ();
-        fn enter(&mut self, id: FormId, _: &()) -> Step<FormId, (), ()> {
-            let form: &'a Form = self.arena.form(id);
-            match form {
-                Form::Call { args, .. } => {
-                    for a in args {
-                        if let Term::Var(v) = a {
-                            self.see(v);
-                        }
-                    }
-                    Step::Done(())
-                }
-                Form::Cmp { left, right, .. } => {
-                    self.see(left);
-                    if let Term::Var(v) = right {
-                        self.see(v);
-                    }
-                    Step::Done(())
-                }
-                Form::Quant(_, v, _) => {
-                    self.bound.push(&v.name);
-                    Step::Into(Kids::of(form), ())
-                }
-                form => Step::Into(Kids::of(form), ()),
-            }
-        }
-        fn leave(&mut self, id: FormId, _: &(), _: [(); 2]) {
-            if let Form::Quant(..) = self.arena.form(id) {
-                self.bound.pop();
-            }
-        }
-    }
-    let mut free = Free {
-        arena,
-        bound: Vec::new(),
-        out: Vec::new(),
-    };
-    walk::fold(&mut free, f, ());
-    free.out
 }
 
 #[cfg(test)]

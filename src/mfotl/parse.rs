@@ -34,7 +34,13 @@ pub struct Parser<'a> {
     pub var_types: HashMap<String, (Type, Span)>,
     /// Comparisons of two variables of types not known when they were read.
     pub(super) pending: Vec<(Ident, Ident)>,
-    fresh: usize,
+    /// Variables of arithmetic (numbers) whose type was not known when read.
+    pub(super) numeric: Vec<Ident>,
+    /// The types of the number and string constants of terms, by place.
+    pub(super) const_types: HashMap<Span, Type>,
+    /// The `LET` definitions in scope, innermost last.
+    pub(super) lets: Vec<super::binders::LetScope>,
+    pub(super) fresh: usize,
 }
 
 pub(super) type Parsed<T> = Result<T, Diagnostic>;
@@ -64,7 +70,7 @@ fn outside(span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         span,
         format!(
-            "{what} is outside the fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS NEXT ONCE EVENTUALLY PAST_ALWAYS ALWAYS SINCE UNTIL with intervals, equality and orderings)"
+            "{what} is outside the fragment of MFOTL that hindsight reads (NOT AND OR IMPLIES EQUIV, EXISTS FORALL, PREVIOUS NEXT ONCE EVENTUALLY PAST_ALWAYS ALWAYS SINCE UNTIL with intervals, comparisons, arithmetic, aggregations and LET)"
         ),
     )
 }
@@ -97,32 +103,35 @@ impl<'a> Parser<'a> {
             used: Vec::new(),
             var_types: HashMap::new(),
             pending: Vec::new(),
+            numeric: Vec::new(),
+            const_types: HashMap::new(),
+            lets: Vec::new(),
             fresh: 0,
         }
     }
 
-    fn peek(&self) -> Option<&Tok> {
+    pub(super) fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos).map(|(t, _)| t)
     }
 
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
+    pub(super) fn peek_at(&self, k: usize) -> Option<&Tok> {
         self.toks.get(self.pos + k).map(|(t, _)| t)
     }
 
-    fn span(&self) -> Span {
+    pub(super) fn span(&self) -> Span {
         self.toks
             .get(self.pos)
             .map_or(Span::new(self.end, self.end), |(_, s)| *s)
     }
 
-    fn last_end(&self) -> usize {
+    pub(super) fn last_end(&self) -> usize {
         self.pos
             .checked_sub(1)
             .and_then(|p| self.toks.get(p))
             .map_or(0, |(_, s)| s.end)
     }
 
-    fn expected(&self, what: &str) -> Diagnostic {
+    pub(super) fn expected(&self, what: &str) -> Diagnostic {
         match self.peek() {
             Some(t) => Diagnostic::error(
                 self.span(),
@@ -135,7 +144,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn eat(&mut self, p: &str) -> bool {
+    pub(super) fn eat(&mut self, p: &str) -> bool {
         if matches!(self.peek(), Some(Tok::Punct(q)) if *q == p) {
             self.pos += 1;
             true
@@ -144,7 +153,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, p: &str) -> Parsed<()> {
+    pub(super) fn expect(&mut self, p: &str) -> Parsed<()> {
         if self.eat(p) {
             Ok(())
         } else {
@@ -152,7 +161,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn mk(&mut self, form: Form, start: usize) -> FormId {
+    pub(super) fn mk(&mut self, form: Form, start: usize) -> FormId {
         let end = self.last_end();
         self.arena.push(form, Span::new(start, end.max(start)))
     }
@@ -170,7 +179,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expr(&mut self, min: u8) -> Parsed<FormId> {
+    pub(super) fn expr(&mut self, min: u8) -> Parsed<FormId> {
         stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.expr_inner(min))
     }
 
@@ -205,13 +214,29 @@ impl<'a> Parser<'a> {
             let form = match (op, bound) {
                 (Some(op), _) => Form::Bin(op, lhs, rhs),
                 // No time stamp difference is in the interval: never.
-                (None, Interval::Empty) => Form::False,
+                (None, Interval::Empty) => {
+                    let both = self.mk(Form::Bin(BinOp::And, lhs, rhs), start);
+                    self.never(both)
+                }
                 (None, b) if until => Form::Until(b.bound(), lhs, rhs),
                 (None, b) => Form::Since(b.bound(), lhs, rhs),
             };
             lhs = self.mk(form, start);
         }
         Ok(lhs)
+    }
+
+    /// A formula that never holds in place of `f`: `false`, or `false & f`
+    /// when `f` has free variables (they stay free, as in MonPoly: an
+    /// aggregation may count over them).
+    fn never(&mut self, f: FormId) -> Form {
+        if self.arena.free_vars(f).is_empty() {
+            Form::False
+        } else {
+            let span = self.arena.span(f);
+            let no = self.arena.push(Form::False, span);
+            Form::Bin(BinOp::And, no, f)
+        }
     }
 
     fn prefix(&mut self) -> Parsed<FormId> {
@@ -240,7 +265,7 @@ impl<'a> Parser<'a> {
                     // NEXT, ONCE and EVENTUALLY never hold, PAST_ALWAYS
                     // and ALWAYS always do.
                     ("PAST_ALWAYS" | "ALWAYS", Interval::Empty) => Form::True,
-                    (_, Interval::Empty) => Form::False,
+                    (_, Interval::Empty) => self.never(a),
                     ("PREVIOUS", Interval::Within(t)) => Form::PrevIn(t, a),
                     ("PREVIOUS", Interval::Any) => Form::Prev(a),
                     ("ONCE", b) => Form::Once(b.bound(), a),
@@ -289,24 +314,39 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(self.mk(Form::False, start))
             }
-            Tok::Keyword(k @ ("LET" | "LETPAST")) => Err(outside(span, &format!("`{k}`"))),
+            Tok::Keyword("LET") => self.let_in(start),
+            Tok::Keyword("LETPAST") => Err(outside(span, "`LETPAST`")),
             Tok::Keyword(k @ ("CNT" | "MIN" | "MAX" | "SUM" | "AVG" | "MED")) => {
-                Err(outside(span, &format!("the aggregation `{k}`")))
+                Err(Diagnostic::error(
+                    span,
+                    format!("`{k}` needs a result variable: write `y <- {k} x; g1, ..., gk φ`"),
+                ))
             }
             Tok::Keyword(k @ ("MATCHF" | "MATCHP")) | Tok::Punct(k @ ("|>" | "<|")) => Err(
                 outside(span, &format!("the regular expression operator `{k}`")),
             ),
             Tok::Punct("(") => {
+                let at = self.pos;
                 self.pos += 1;
-                let f = self.expr(0)?;
-                self.expect(")")?;
-                Ok(f)
+                let formula = self.expr(0).and_then(|f| self.expect(")").map(|()| f));
+                match formula {
+                    Ok(f) => Ok(f),
+                    // A term in parentheses: `(x + 1) * 2 > y`.
+                    Err(e) => {
+                        let after = self.pos;
+                        self.pos = at;
+                        self.comparison().map_err(|_| {
+                            self.pos = after;
+                            e
+                        })
+                    }
+                }
             }
             Tok::Ident(name) if matches!(self.peek_at(1), Some(Tok::Punct("("))) => {
                 self.predicate(name, span)
             }
             Tok::Ident(_) if matches!(self.peek_at(1), Some(Tok::Punct("<-"))) => {
-                Err(outside(span, "an aggregation (`<-`)"))
+                self.aggregation(start)
             }
             _ => self.comparison(),
         }
@@ -385,7 +425,9 @@ impl<'a> Parser<'a> {
     }
 
     fn predicate(&mut self, name: String, span: Span) -> Parsed<FormId> {
-        let start = span.start;
+        if let Some(k) = self.lets.iter().rposition(|l| l.name == name) {
+            return self.let_call(k, name, span);
+        }
         let Some(p) = self.sig.iter().position(|p| p.name == name) else {
             return Err(Diagnostic::error(
                 span,
@@ -395,13 +437,28 @@ impl<'a> Parser<'a> {
         if !self.used.iter().any(|&(q, _)| q == p) {
             self.used.push((p, span));
         }
+        let types: Vec<Option<Type>> = self.sig[p].params.iter().map(|(_, t)| Some(*t)).collect();
+        self.call(name, span, &types, "predicate", "in the signature")
+    }
+
+    /// The call `name(args)` (the name read, `(` next) of something with
+    /// arguments of types `types` (`None`: any): a predicate, or a `LET`.
+    pub(super) fn call(
+        &mut self,
+        name: String,
+        span: Span,
+        types: &[Option<Type>],
+        what: &str,
+        where_: &str,
+    ) -> Parsed<FormId> {
+        let start = span.start;
         self.pos += 2;
         let mut args = Vec::new();
         let mut anonymous = Vec::new();
         if !self.eat(")") {
             loop {
                 let arg_span = self.span();
-                let ty = self.sig[p].params.get(args.len()).map(|(_, t)| *t);
+                let ty = types.get(args.len()).copied().flatten();
                 let term = if self.eat("_") {
                     self.fresh += 1;
                     let v = Ident {
@@ -426,12 +483,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let arity = self.sig[p].params.len();
+        let arity = types.len();
         if args.len() != arity {
             return Err(Diagnostic::error(
                 Span::new(start, self.last_end()),
                 format!(
-                    "predicate `{name}` has {arity} argument{} in the signature, not {}",
+                    "{what} `{name}` has {arity} argument{} {where_}, not {}",
                     if arity == 1 { "" } else { "s" },
                     args.len()
                 ),
@@ -467,7 +524,12 @@ impl<'a> Parser<'a> {
         if let Some(Tok::Punct(op @ ("+" | "-" | "*" | "/"))) | Some(Tok::Keyword(op @ "MOD")) =
             self.peek()
         {
-            return Err(outside(self.span(), &format!("arithmetic (`{op}`)")));
+            return Err(Diagnostic::error(
+                self.span(),
+                format!(
+                    "arithmetic (`{op}`) in an argument of a predicate is not monitorable (as in MonPoly): bind a variable and compute with it, as in `p(y) AND x = y {op} 1`"
+                ),
+            ));
         }
         Ok(term)
     }
@@ -476,11 +538,11 @@ impl<'a> Parser<'a> {
         let start = self.span().start;
         if !matches!(
             self.peek(),
-            Some(Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_))
+            Some(Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Punct("-" | "("))
         ) {
             return Err(self.expected("a formula"));
         }
-        let left = self.term()?;
+        let left = self.expr_term()?;
         let op_span = self.span();
         let op = match self.peek() {
             Some(Tok::Punct("=")) => RelOp::Eq,
@@ -498,9 +560,12 @@ impl<'a> Parser<'a> {
             }
         };
         self.pos += 1;
-        let mut right = self.term()?;
-        let mut left = left;
-        self.type_comparison(&mut left, &mut right)?;
-        Ok(self.mk(Form::compare(op, left, right), start))
+        let right = self.expr_term()?;
+        let (Some(mut l), Some(mut r)) = (left.as_term(), right.as_term()) else {
+            self.type_arithmetic(&left, &right)?;
+            return Ok(self.mk(Form::relate(op, left, right), start));
+        };
+        self.type_comparison(&mut l, &mut r)?;
+        Ok(self.mk(Form::compare(op, l, r), start))
     }
 }

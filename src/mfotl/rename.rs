@@ -35,26 +35,21 @@ pub(super) fn unshadow(
 fn collect_names(arena: &Arena, f: FormId, out: &mut HashSet<String>) {
     let mut stack = vec![f];
     while let Some(f) = stack.pop() {
-        match arena.form(f) {
-            Form::Call { args, .. } => {
-                for a in args {
-                    if let Term::Var(v) = a {
-                        out.insert(v.name.clone());
-                    }
-                }
-            }
-            Form::Cmp { left, right, .. } => {
-                out.insert(left.name.clone());
-                if let Term::Var(v) = right {
-                    out.insert(v.name.clone());
-                }
-            }
+        let form = arena.form(f);
+        for v in form.used_vars() {
+            out.insert(v.name.clone());
+        }
+        match form {
             Form::Quant(_, v, _) => {
                 out.insert(v.name.clone());
             }
+            Form::Agg(g, _) => {
+                out.insert(g.of.name.clone());
+            }
+            Form::Let(d, ..) => out.extend(d.params.iter().map(|p| p.name.clone())),
             _ => {}
         }
-        stack.extend(arena.form(f).children());
+        stack.extend(form.children());
     }
 }
 
@@ -73,6 +68,20 @@ impl Rename {
     }
 
     fn needed_at(&mut self, arena: &Arena, f: FormId) -> bool {
+        if let Form::Agg(g, body) = arena.form(f) {
+            let locals = locals(arena, g, *body);
+            if locals
+                .iter()
+                .any(|v| self.free.contains(v) || self.scope.contains(v))
+            {
+                return true;
+            }
+            let n = self.scope.len();
+            self.scope.extend(locals);
+            let found = self.needed(arena, *body);
+            self.scope.truncate(n);
+            return found;
+        }
         if let Form::Quant(_, v, body) = arena.form(f) {
             if self.free.contains(&v.name) || self.scope.contains(&v.name) {
                 return true;
@@ -84,6 +93,26 @@ impl Rename {
         }
         let kids: Vec<FormId> = arena.form(f).children().collect();
         kids.into_iter().any(|k| self.needed(arena, k))
+    }
+
+    /// Binds `name` for a body (pushed on the scope): renamed, in `map`,
+    /// when it hides another variable. Returns the name it gets.
+    fn bind(&mut self, name: &str, map: &mut HashMap<String, String>) -> String {
+        let hides = self.free.contains(name) || self.scope.iter().any(|s| s == name);
+        let fresh = if hides {
+            let fresh = (2..)
+                .map(|k| format!("{name}_{k}"))
+                .find(|n| !self.taken.contains(n))
+                .unwrap_or_else(|| name.to_string());
+            self.taken.insert(fresh.clone());
+            self.renamed.push((fresh.clone(), name.to_string()));
+            fresh
+        } else {
+            name.to_string()
+        };
+        map.insert(name.to_string(), fresh.clone());
+        self.scope.push(name.to_string());
+        fresh
     }
 
     /// A copy of `f` with the names of `map` replaced.
@@ -109,21 +138,8 @@ impl Rename {
                     right: term(&right),
                 },
                 Form::Quant(q, v, body) => {
-                    let hides = self.free.contains(&v.name) || self.scope.contains(&v.name);
                     let mut inner = map.clone();
-                    let fresh = if hides {
-                        let fresh = (2..)
-                            .map(|k| format!("{}_{k}", v.name))
-                            .find(|n| !self.taken.contains(n))
-                            .unwrap_or_else(|| v.name.clone());
-                        self.taken.insert(fresh.clone());
-                        self.renamed.push((fresh.clone(), v.name.clone()));
-                        fresh
-                    } else {
-                        v.name.clone()
-                    };
-                    inner.insert(v.name.clone(), fresh.clone());
-                    self.scope.push(v.name.clone());
+                    let fresh = self.bind(&v.name, &mut inner);
                     let body = self.copy(arena, body, &inner);
                     self.scope.pop();
                     Form::Quant(
@@ -134,6 +150,46 @@ impl Rename {
                         },
                         body,
                     )
+                }
+                Form::Rel { op, left, right } => Form::Rel {
+                    op,
+                    left: left.map_vars(|v| Term::Var(name(v))),
+                    right: right.map_vars(|v| Term::Var(name(v))),
+                },
+                Form::Agg(g, body) => {
+                    let mut inner = map.clone();
+                    let locals = locals(arena, &g, body);
+                    for v in &locals {
+                        self.bind(v, &mut inner);
+                    }
+                    let body = self.copy(arena, body, &inner);
+                    self.scope.truncate(self.scope.len() - locals.len());
+                    let inner_name = |v: &Ident| Ident {
+                        name: inner
+                            .get(&v.name)
+                            .cloned()
+                            .unwrap_or_else(|| v.name.clone()),
+                        span: v.span,
+                    };
+                    let g = crate::syntax::Aggregation {
+                        op: g.op,
+                        result: name(&g.result),
+                        of: inner_name(&g.of),
+                        group: g.group.iter().map(name).collect(),
+                    };
+                    Form::Agg(Box::new(g), body)
+                }
+                Form::Let(d, def, body) => {
+                    // The definition's variables are its parameters.
+                    let mut inner = HashMap::new();
+                    let n = self.scope.len();
+                    self.scope.extend(d.params.iter().map(|p| p.name.clone()));
+                    for p in &d.params {
+                        inner.insert(p.name.clone(), p.name.clone());
+                    }
+                    let def = self.copy(arena, def, &inner);
+                    self.scope.truncate(n);
+                    Form::Let(d, def, self.copy(arena, body, map))
                 }
                 Form::Not(a) => Form::Not(self.copy(arena, a, map)),
                 Form::Prev(a) => Form::Prev(self.copy(arena, a, map)),
@@ -168,6 +224,17 @@ impl Rename {
             arena.push(form, span)
         })
     }
+}
+
+/// The variables aggregation `g` over `body` binds: those of the operand
+/// other than the group.
+fn locals(arena: &Arena, g: &crate::syntax::Aggregation, body: FormId) -> Vec<String> {
+    arena
+        .free_vars(body)
+        .into_iter()
+        .map(|v| v.name)
+        .filter(|n| !g.group.iter().any(|w| w.name == *n))
+        .collect()
 }
 
 #[cfg(test)]

@@ -91,16 +91,12 @@ fn constants_comparisons_and_anonymous_variables() {
 
 #[test]
 fn outside_the_fragment_is_named_with_its_place() {
-    for (formula, at, what) in [
-        ("LET a() = r() IN a()", 0, "`LET`"),
-        ("n <- CNT x p(x)", 0, "aggregation"),
-        ("FORALL y . q(\"a\", y + 1)", 20, "arithmetic (`+`)"),
-    ] {
-        let d = error(formula);
-        assert_eq!(d.span.start, at, "{formula}: {}", d.message);
-        assert!(d.message.contains(what), "{formula}: {}", d.message);
-        assert!(d.message.contains("outside the fragment"), "{}", d.message);
-    }
+    let d = error("LETPAST a() = r() IN a()");
+    assert_eq!(d.span.start, 0, "{}", d.message);
+    assert!(d.message.contains("`LETPAST`"), "{}", d.message);
+    assert!(d.message.contains("outside the fragment"), "{}", d.message);
+    let d = error("q(\"a\", y) AND z = f2i(y)");
+    assert!(d.message.contains("the function `f2i`"), "{}", d.message);
 }
 
 #[test]
@@ -132,6 +128,64 @@ fn future_operators_are_read_and_need_a_finite_bound() {
     ] {
         let d = error(formula);
         assert_eq!(d.span.start, at, "{formula}: {}", d.message);
+        assert!(d.message.contains(what), "{formula}: {}", d.message);
+    }
+}
+
+#[test]
+fn aggregations_arithmetic_and_let_translate() {
+    assert_eq!(
+        prop("(c <- CNT y; x ONCE[0,5] q(x, y)) AND c > 3"),
+        "prop t : Forall c . Forall x . ((c <- CNT y; x . P[<=5] q(x,y)) & c > \"3\")"
+    );
+    // The aggregated formula extends as far right as possible.
+    assert_eq!(
+        prop("m <- MAX y q(x, y) AND y > 1"),
+        "prop t : Forall m . (m <- MAX y . (q(x,y) & y > \"1\"))"
+    );
+    assert_eq!(
+        prop("q(x, y) AND z = y * 2 + 1 AND z MOD 3 > 0"),
+        "prop t : Forall x . Forall y . Forall z . ((q(x,y) & z = y * 2 + 1) & z % 3 > 0)"
+    );
+    assert_eq!(
+        prop("LET big(a) = EXISTS b . q(a, b) AND b > 10 IN big(x) AND NOT big(\"k\")"),
+        "prop t : Forall x . (LET big(a) = Exists b . (q(a,b) & b > \"10\") IN (big(x) & !big(\"k\")))"
+    );
+    let t = translate(
+        "(s <- AVG v; x q(x, v)) AND s > 1.5",
+        SIG,
+        "t",
+        Reading::Violations,
+    )
+    .expect("typed");
+    assert_eq!(t.var_types.get("s"), Some(&sig::Type::Float));
+    assert_eq!(t.free, vec!["s".to_string(), "x".to_string()]);
+}
+
+#[test]
+fn arithmetic_is_typed_as_monpoly_types_it() {
+    for (formula, what) in [
+        (
+            "q(x, y) AND z = y + 1.5",
+            "MonPoly does not mix ints and floats",
+        ),
+        ("p(x) AND z = x + 1", "arithmetic takes numbers"),
+        ("s(v) AND w = v MOD 2", "MonPoly does not mix"),
+        ("c <- SUM x p(x)", "`SUM` takes numbers"),
+        (
+            "FORALL y . q(\"a\", y + 1)",
+            "in an argument of a predicate is not monitorable",
+        ),
+        (
+            "LET a(x) = q(x, y) IN a(\"k\")",
+            "is not one of its parameters",
+        ),
+        (
+            "c <- CNT x q(x, c)",
+            "also occurs in the aggregated formula",
+        ),
+    ] {
+        let d = error(formula);
         assert!(d.message.contains(what), "{formula}: {}", d.message);
     }
 }

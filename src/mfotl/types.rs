@@ -44,7 +44,7 @@ impl Parser<'_> {
     }
 
     /// Gives variable `v` the type `ty`, or checks that it has it.
-    fn typed_var(&mut self, v: &Ident, ty: Type) -> Parsed<()> {
+    pub(super) fn typed_var(&mut self, v: &Ident, ty: Type) -> Parsed<()> {
         match self.var_types.get(&v.name) {
             Some(&(other, at)) if other != ty => Err(Diagnostic::error(
                 v.span,
@@ -111,7 +111,7 @@ impl Parser<'_> {
     }
 
     /// The type of constant `c` by the token it was read from.
-    fn literal_type_of(&self, c: &Const) -> Type {
+    pub(super) fn literal_type_of(&self, c: &Const) -> Type {
         match self.toks.iter().find(|(_, s)| *s == c.span).map(|(t, _)| t) {
             Some(Tok::Int(_)) => Type::Int,
             Some(Tok::Float(_)) => Type::Float,
@@ -142,6 +142,26 @@ impl Parser<'_> {
             }
             if !changed {
                 break;
+            }
+        }
+        // Variables of arithmetic that nothing types are floats, as in
+        // MonPoly; the others strings.
+        for v in std::mem::take(&mut self.numeric) {
+            match self.var_types.get(&v.name) {
+                Some(&(Type::Str, at)) => {
+                    return Err(Diagnostic::error(
+                        v.span,
+                        format!("arithmetic takes numbers, but `{}` is a string", v.name),
+                    )
+                    .with_note(at, "a string here"));
+                }
+                Some(_) => {}
+                None => {
+                    self.typed_var(&v, Type::Float)?;
+                    if !self.pending.is_empty() {
+                        return self.resolve_pending();
+                    }
+                }
             }
         }
         for (a, b) in std::mem::take(&mut self.pending) {

@@ -5,8 +5,8 @@
 //! undeclared predicate and a value of the wrong type in a predicate the
 //! formula uses (the others it does not look into; neither does hindsight).
 
+use hashbrown::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::Translation;
 use super::sig::Type;
@@ -20,6 +20,31 @@ struct Declared {
     attrs: Vec<(String, Type)>,
     /// Whether the formula uses it (its values are then typed).
     used: bool,
+}
+
+impl Declared {
+    /// The misfit of `arg`, argument `index`, for the reason `why`.
+    fn misfit(&self, index: usize, arg: &[u8], why: &str) -> Misfit {
+        let (attr, ty) = match self.attrs.get(index) {
+            Some((attr, ty)) => (attr.as_str(), *ty),
+            None => ("?", Type::Str),
+        };
+        Misfit::Value {
+            index,
+            message: format!(
+                "the value `{}` of attribute `{attr}` of `{}` (argument {} of {}, {}) {why}",
+                String::from_utf8_lossy(arg),
+                self.name,
+                index + 1,
+                self.attrs.len(),
+                match ty {
+                    Type::Int => "an int",
+                    Type::Float => "a float",
+                    Type::Str => "a string",
+                }
+            ),
+        }
+    }
 }
 
 /// The signature of an MFOTL specification, as a trace is read against it;
@@ -83,24 +108,37 @@ impl Typing {
         args.iter()
             .enumerate()
             .map(|(index, &arg)| match p.attrs.get(index) {
-                Some(&(ref attr, ty)) => values::canonical(ty, arg).map_err(|why| Misfit::Value {
-                    index,
-                    message: format!(
-                        "the value `{}` of attribute `{attr}` of `{}` (argument {} of {}, {}) {why}",
-                        String::from_utf8_lossy(arg),
-                        p.name,
-                        index + 1,
-                        p.attrs.len(),
-                        match ty {
-                            Type::Int => "an int",
-                            Type::Float => "a float",
-                            Type::Str => "a string",
-                        }
-                    ),
-                }),
+                Some(&(_, ty)) => {
+                    values::canonical(ty, arg).map_err(|why| p.misfit(index, arg, &why))
+                }
                 None => Ok(Cow::Borrowed(arg)),
             })
             .collect()
+    }
+
+    /// [`Typing::read`] into buffers: appends the canonical arguments of
+    /// `name(args)` to `bytes`, each followed by its end in `ends`.
+    pub fn read_into<'a>(
+        &self,
+        name: &[u8],
+        args: impl Iterator<Item = &'a [u8]>,
+        bytes: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<(), Misfit> {
+        let Some(p) = self.preds.get(name) else {
+            return Err(Misfit::Undeclared);
+        };
+        for (index, arg) in args.enumerate() {
+            match p.attrs.get(index) {
+                Some(&(_, ty)) if p.used => match values::canonical(ty, arg) {
+                    Ok(v) => bytes.extend_from_slice(&v),
+                    Err(why) => return Err(p.misfit(index, arg, &why)),
+                },
+                _ => bytes.extend_from_slice(arg),
+            }
+            ends.push(bytes.len());
+        }
+        Ok(())
     }
 
     /// The names of the declared predicates, sorted (for messages).

@@ -205,7 +205,7 @@ fn hex_float(s: &str) -> Option<f64> {
 }
 
 /// The canonical text of the double `x` (not NaN).
-fn float_text(x: f64) -> String {
+pub(crate) fn float_text(x: f64) -> String {
     if x.is_infinite() {
         let inf = infinity();
         return if x < 0.0 { format!("-{inf}") } else { inf };
@@ -219,7 +219,7 @@ fn float_text(x: f64) -> String {
 }
 
 /// The double that a canonical float text stands for.
-fn float_value(text: &[u8]) -> f64 {
+pub(crate) fn float_value(text: &[u8]) -> f64 {
     std::str::from_utf8(text)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())

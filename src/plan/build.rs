@@ -48,9 +48,9 @@ pub fn compile(checked: &Checked) -> Result<Plan, Diagnostic> {
     })
 }
 
-struct Builder<'a> {
-    arena: &'a Arena,
-    ops: Vec<(Op, Span)>,
+pub(super) struct Builder<'a> {
+    pub(super) arena: &'a Arena,
+    pub(super) ops: Vec<(Op, Span)>,
     memo: HashMap<Op, NodeIx>,
     vars: Vec<(String, VarKind)>,
     /// The variables in scope, by name, innermost last. Every binding
@@ -61,6 +61,11 @@ struct Builder<'a> {
     rule_ix: HashMap<String, usize>,
     /// The variables of the quantifiers around the formula being translated.
     quants: Vec<VarIx>,
+    /// The variables of the aggregations around the formula being
+    /// translated, innermost last.
+    pub(super) agg_locals: Vec<Vec<(String, VarIx)>>,
+    /// Per op made so far: its free variables (sorted).
+    pub(super) free: Vec<Vec<VarIx>>,
 }
 
 fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> {
@@ -77,6 +82,8 @@ fn compile_prop(arena: &Arena, prop: &Property) -> Result<PropPlan, Diagnostic> 
             .map(|(i, r)| (r.name.name.clone(), i))
             .collect(),
         quants: Vec::new(),
+        agg_locals: Vec::new(),
+        free: Vec::new(),
     };
     let mut rule_params = Vec::new();
     for (r, rule) in prop.rules.iter().enumerate() {
@@ -213,7 +220,7 @@ impl Builder<'_> {
     /// A new variable for a binding occurrence of `name` (the name as the
     /// checker left it: a macro's quantified variable is `name'n`, shown as
     /// `name`).
-    fn var(&mut self, scope: Option<usize>, name: &str, kind: VarKind) -> VarIx {
+    pub(super) fn var(&mut self, scope: Option<usize>, name: &str, kind: VarKind) -> VarIx {
         let name = user_name(name);
         let shown = match scope {
             Some(r) => format!("{}.{name}", self.rule_name(r)),
@@ -228,11 +235,11 @@ impl Builder<'_> {
     }
 
     /// Makes `name` refer to `v` until the matching [`Builder::unbind`].
-    fn bind(&mut self, name: &str, v: VarIx) {
+    pub(super) fn bind(&mut self, name: &str, v: VarIx) {
         self.in_scope.entry(name.to_string()).or_default().push(v);
     }
 
-    fn unbind(&mut self, name: &str) {
+    pub(super) fn unbind(&mut self, name: &str) {
         if let Some(slot) = self.in_scope.get_mut(name) {
             slot.pop();
         }
@@ -246,7 +253,7 @@ impl Builder<'_> {
             .unwrap_or_default()
     }
 
-    fn lookup(&mut self, scope: Option<usize>, name: &str) -> VarIx {
+    pub(super) fn lookup(&mut self, scope: Option<usize>, name: &str) -> VarIx {
         match self.in_scope_var(name) {
             Some(&v) => v,
             // The checker guarantees every variable is bound; should one not
@@ -259,7 +266,7 @@ impl Builder<'_> {
         }
     }
 
-    fn mk(&mut self, op: Op, span: Span) -> NodeIx {
+    pub(super) fn mk(&mut self, op: Op, span: Span) -> NodeIx {
         let op = match op {
             Op::Not(a) => match self.ops[a].0 {
                 Op::Not(inner) => return inner,
@@ -272,6 +279,8 @@ impl Builder<'_> {
         if let Some(&n) = self.memo.get(&op) {
             return n;
         }
+        let f = free_vars(&op, &self.free);
+        self.free.push(f);
         self.ops.push((op.clone(), span));
         let n = self.ops.len() - 1;
         self.memo.insert(op, n);
@@ -332,6 +341,20 @@ impl Fold for Builder<'_> {
                     right,
                 }
             }
+            Form::Rel { .. } => Op::False,
+            Form::Bin(BinOp::And, a, b) if self.constraint(*b).is_some() => {
+                return Step::Into(Kids::one(*a), scope);
+            }
+            Form::Agg(g, body) => {
+                self.enter_aggregation(scope, g, *body);
+                // Over `P[..] ψ`: over the window of ψ's assignments.
+                let inner = match arena.form(*body) {
+                    Form::Once(_, psi) => *psi,
+                    _ => *body,
+                };
+                return Step::Into(Kids::one(inner), scope);
+            }
+            Form::Let(_, _, body) => return Step::Into(Kids::one(*body), scope),
             form => {
                 if let Form::Quant(q, v, _) = form {
                     let var = self.var(scope, &v.name, VarKind::Quantified(*q));
@@ -344,10 +367,15 @@ impl Fold for Builder<'_> {
         Step::Done(self.mk(op, arena.span(f)))
     }
 
-    fn leave(&mut self, f: FormId, _: &Option<usize>, [a, b]: [NodeIx; 2]) -> NodeIx {
+    fn leave(&mut self, f: FormId, &scope: &Option<usize>, [a, b]: [NodeIx; 2]) -> NodeIx {
         let arena = self.arena;
         let span = arena.span(f);
         let op = match arena.form(f) {
+            Form::Bin(BinOp::And, _, c) if let Some(c) = self.constraint(*c) => {
+                self.constrained(scope, a, c)
+            }
+            Form::Agg(g, operand) => self.leave_aggregation(scope, g, *operand, a),
+            Form::Let(..) => return a,
             Form::Not(_) => Op::Not(a),
             Form::Prev(_) => Op::Prev(a),
             Form::PrevIn(t, _) => {
@@ -400,7 +428,9 @@ impl Fold for Builder<'_> {
                 Op::Quant(*q, var, a)
             }
             // Answered in `enter`.
-            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => return a,
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } | Form::Rel { .. } => {
+                return a;
+            }
         };
         self.mk(op, span)
     }
@@ -467,7 +497,12 @@ fn topological_order(ops: &[(Op, Span)], rule_roots: &[NodeIx]) -> Option<Vec<No
         cycle: false,
     };
     let mut walker = Walker::new();
-    for start in 0..ops.len() {
+    // The nodes that compute values for a variable come first (inner ones
+    // first), so that a comparison of the variable, which sees the values
+    // computed at an event, comes after them, unless it is part of them.
+    let computing =
+        (0..ops.len()).filter(|&n| matches!(ops[n].0, Op::Agg { .. } | Op::Assign { .. }));
+    for start in computing.chain(0..ops.len()) {
         if topo.state[start] == 0 {
             walker.fold(&mut topo, start, ());
             if topo.cycle {
@@ -536,6 +571,30 @@ fn modulus_bound(t: &TimeBound) -> u64 {
 
 pub(super) fn remap(op: &Op, ix: &[NodeIx]) -> Op {
     match op.clone() {
+        Op::Assign { body, target, term } => Op::Assign {
+            body: ix[body],
+            target,
+            term,
+        },
+        Op::Filter { body, cond } => Op::Filter {
+            body: ix[body],
+            cond,
+        },
+        Op::Agg {
+            op,
+            result,
+            of,
+            group,
+            once,
+            body,
+        } => Op::Agg {
+            op,
+            result,
+            of,
+            group,
+            once,
+            body: ix[body],
+        },
         Op::Not(a) => Op::Not(ix[a]),
         Op::Prev(a) => Op::Prev(ix[a]),
         Op::And(a, b) => Op::And(ix[a], ix[b]),
@@ -558,7 +617,7 @@ pub(super) fn remap(op: &Op, ix: &[NodeIx]) -> Op {
     }
 }
 
-fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
+pub(super) fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
     let mut out: Vec<VarIx> = match op {
         Op::True | Op::False => Vec::new(),
         Op::Atom { args, .. } | Op::RuleCall { args, .. } => args
@@ -573,6 +632,15 @@ fn free_vars(op: &Op, free: &[Vec<VarIx>]) -> Vec<VarIx> {
             v
         }
         Op::Quant(_, v, a) => free[*a].iter().copied().filter(|x| x != v).collect(),
+        Op::Assign { body, target, .. } => {
+            let mut v = free[*body].clone();
+            v.push(*target);
+            v
+        }
+        Op::Filter { body, .. } => free[*body].clone(),
+        Op::Agg { result, group, .. } => std::iter::once(*result)
+            .chain(group.iter().copied())
+            .collect(),
         Op::Prev(a) => free[*a].clone(),
         other => other
             .same_step_children()

@@ -11,6 +11,8 @@
 //! (b) rule relations, (c) rule-body subformulas under `@`, (d) the statement.
 
 mod build;
+pub mod compute;
+mod constrain;
 mod dot;
 pub mod future;
 mod layout;
@@ -25,7 +27,7 @@ pub use build::{compile, compile_source, compile_source_timed};
 use std::collections::BTreeMap;
 
 use crate::syntax::walk::Kids;
-use crate::syntax::{Quant, RelOp, Span, TimeBound};
+use crate::syntax::{AggOp, Quant, RelOp, Span, TimeBound};
 
 /// Index of a subformula in [`PropPlan::nodes`].
 pub type NodeIx = usize;
@@ -105,6 +107,43 @@ pub enum Op {
         /// One argument per parameter.
         args: Vec<Arg>,
     },
+    /// `φ & z = t`: φ's assignments, each with `z` the value of the term
+    /// `t` on it (the checker makes sure φ binds the variables of `t`).
+    Assign {
+        /// φ.
+        body: NodeIx,
+        /// `z`.
+        target: VarIx,
+        /// `t`.
+        term: compute::Term,
+    },
+    /// `φ & C`: φ's assignments that satisfy the combination of
+    /// comparisons `C` (whose variables φ binds).
+    Filter {
+        /// φ.
+        body: NodeIx,
+        /// `C`.
+        cond: compute::Cond,
+    },
+    /// `y <- OP x; g . φ`: for each assignment of the group variables `g`
+    /// (none: one), `y` is `OP` of the values of `x` over φ's satisfying
+    /// assignments with those group values. With `once`, the operand is
+    /// `P[once] body` (computed over the window of `body`'s assignments, as
+    /// MonPoly does, rather than as a set).
+    Agg {
+        /// The operator.
+        op: AggOp,
+        /// `y`.
+        result: VarIx,
+        /// `x`.
+        of: VarIx,
+        /// `g`.
+        group: Vec<VarIx>,
+        /// The interval of the `P` around `body`, if the operand is one.
+        once: Option<TimeBound>,
+        /// φ (or the operand of `P[once]`).
+        body: NodeIx,
+    },
 }
 
 impl Op {
@@ -117,6 +156,9 @@ impl Op {
     pub fn same_step_kids(&self) -> Kids<NodeIx> {
         match *self {
             Op::Not(a) | Op::Quant(_, _, a) | Op::Next(_, a) => Kids::one(a),
+            Op::Assign { body, .. } | Op::Filter { body, .. } | Op::Agg { body, .. } => {
+                Kids::one(body)
+            }
             Op::And(a, b)
             | Op::Or(a, b)
             | Op::Implies(a, b)
@@ -198,8 +240,24 @@ pub struct Var {
     /// when they are numerals: an MFOTL `string` attribute (set by
     /// [`crate::mfotl::compile`]; QTL compares numerals as numbers).
     pub text_order: bool,
+    /// How arithmetic and aggregations read its values: as their text
+    /// says (QTL), or as the ints or floats of an MFOTL attribute (set by
+    /// [`crate::mfotl::compile`]).
+    pub numeric: Numeric,
     /// Its BDD bits, most significant first.
     pub bits: Vec<crate::bdd::BddVar>,
+}
+
+/// How arithmetic reads a variable's values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Numeric {
+    /// By their text: an integer numeral is an int, one with a point a float.
+    #[default]
+    Text,
+    /// Ints (an MFOTL `int` attribute).
+    Int,
+    /// Floats (an MFOTL `float` attribute).
+    Float,
 }
 
 /// A rule of a property.

@@ -40,6 +40,39 @@ impl PropPlan {
             Op::Until(t, a, b) => format!("n{a} U{t} n{b}"),
             Op::Quant(q, v, a) => format!("{} {} . n{a}", q.keyword(), var(*v)),
             Op::RuleCall { rule, args: a } => format!("{}{}", self.rules[*rule].name, args(a)),
+            Op::Assign { body, target, term } => {
+                let term = super::compute::show_term(term, &var);
+                format!("n{body} & {} = {term}", var(*target))
+            }
+            Op::Filter { body, cond } => {
+                format!("n{body} & {}", super::compute::show_cond(cond, &var))
+            }
+            Op::Agg {
+                op,
+                result,
+                of,
+                group,
+                once,
+                body,
+            } => {
+                let group: Vec<String> = group.iter().map(|&g| var(g)).collect();
+                let group = if group.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", group.join(", "))
+                };
+                let once = match once {
+                    Some(t) if t.is_trivial() => "P ".to_string(),
+                    Some(t) => format!("P{t} "),
+                    None => String::new(),
+                };
+                format!(
+                    "{} <- {} {}{group} . {once}n{body}",
+                    var(*result),
+                    op.keyword(),
+                    var(*of)
+                )
+            }
         }
     }
 

@@ -86,6 +86,13 @@ impl PropPlan {
                         self.vars[v].name
                     ),
                 )),
+                Op::Agg { .. } | Op::Assign { .. } | Op::Filter { .. } => refused.push((
+                    None,
+                    format!(
+                        "`{}` computes values from the values of every slice",
+                        self.describe(n)
+                    ),
+                )),
                 _ => {}
             }
         }

@@ -68,6 +68,13 @@ impl PropPlan {
         if self.nodes.iter().any(|n| matches!(n.op, Op::Cmp { .. })) {
             return Err("its comparisons depend on the values seen by every atom".into());
         }
+        if (self.nodes.iter())
+            .any(|n| matches!(n.op, Op::Agg { .. } | Op::Assign { .. } | Op::Filter { .. }))
+        {
+            return Err(
+                "its aggregations and arithmetic compute values its parts would share".into(),
+            );
+        }
         if let Some(v) = self.vars.iter().find(|v| v.needs_seen) {
             return Err(format!(
                 "`exists`/`forall` over {} depends on the values seen by every atom",

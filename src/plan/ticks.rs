@@ -156,6 +156,9 @@ impl PropPlan {
                     return Err("its future operators are decided at later steps".into());
                 }
                 Op::RuleCall { .. } => return Err("its rules are evaluated at every step".into()),
+                Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => {
+                    return Err("it computes values (arithmetic or aggregations)".into());
+                }
             };
             at_tick.push(value);
             stable.push(is_stable);

@@ -173,6 +173,7 @@ fn eligible(op: &Op) -> bool {
         | Op::RuleCall { .. }
         | Op::Next(..)
         | Op::Until(..) => false,
+        Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => false,
     }
 }
 

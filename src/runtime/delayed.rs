@@ -39,17 +39,20 @@ pub struct StepViolation {
 /// The decisions of the steps not every property has decided yet.
 #[derive(Debug, Default)]
 pub(super) struct Table {
-    /// The step of `rows[0]`.
+    /// The step of the first row.
     base: u64,
-    /// Per step from `base`: per property, its decision if given.
-    rows: VecDeque<Vec<Option<StepViolationOr>>>,
+    /// The number of properties: the cells of a row.
+    props: usize,
+    /// Row after row (step after step from `base`), a cell per property:
+    /// its decision there if given.
+    cells: VecDeque<Option<Cell>>,
     /// Steps every property decided, not taken yet.
     pub ready: Vec<DecidedStep>,
 }
 
 /// A property's decision at a step: held, or violated with explanations.
 #[derive(Debug)]
-pub(super) enum StepViolationOr {
+enum Cell {
     Held,
     Violated(StepViolation),
 }
@@ -57,57 +60,59 @@ pub(super) enum StepViolationOr {
 impl Table {
     /// Opens the row of step `step` (and any before it), for `props` properties.
     pub fn open(&mut self, props: usize, step: u64) {
+        self.props = props;
         let Some(i) = step.checked_sub(self.base) else {
             return;
         };
-        while self.rows.len() as u64 <= i {
-            self.rows.push_back((0..props).map(|_| None).collect());
+        let cells = (i as usize + 1) * props;
+        while self.cells.len() < cells {
+            self.cells.push_back(None);
         }
     }
 
-    /// Records the decisions `decided` of property `property` (each for a
-    /// step not decided before; `name` turns a decision's explanations into
-    /// named ones), then moves the steps every one of `props` properties
-    /// has decided to [`Table::ready`].
+    /// Records the decision `d` of property `property` (for a step not
+    /// decided before; `name` turns a violation's explanations into named
+    /// ones). With one property, a decision of the first open step goes to
+    /// [`Table::ready`] at once.
     pub fn record(
         &mut self,
-        props: usize,
         property: usize,
-        decided: impl IntoIterator<Item = Decision>,
-        name: impl Fn(&Decision) -> StepViolation,
+        d: Decision,
+        name: impl FnOnce(Decision) -> StepViolation,
     ) {
-        for d in decided {
-            let Some(i) = d.position.checked_sub(self.base) else {
-                continue;
-            };
-            let i = i as usize;
-            while self.rows.len() <= i {
-                self.rows.push_back((0..props).map(|_| None).collect());
-            }
-            self.rows[i][property] = Some(if d.holds {
-                StepViolationOr::Held
-            } else {
-                StepViolationOr::Violated(name(&d))
-            });
+        let Some(i) = d.position.checked_sub(self.base) else {
+            return;
+        };
+        if self.props == 1 && i == 0 {
+            let step = d.position;
+            let violations = if d.holds { Vec::new() } else { vec![name(d)] };
+            self.cells.pop_front();
+            self.ready.push(DecidedStep { step, violations });
+            self.base += 1;
+            return;
         }
+        let at = i as usize * self.props + property;
+        while self.cells.len() <= at {
+            self.cells.push_back(None);
+        }
+        self.cells[at] = Some(if d.holds {
+            Cell::Held
+        } else {
+            Cell::Violated(name(d))
+        });
     }
 
     /// Moves the steps every property has decided to [`Table::ready`].
     pub fn flush(&mut self) {
-        while self
-            .rows
-            .front()
-            .is_some_and(|r| r.iter().all(Option::is_some))
-        {
-            let Some(row) = self.rows.pop_front() else {
-                break;
-            };
-            let violations = row
-                .into_iter()
+        let n = self.props.max(1);
+        while self.cells.len() >= n && self.cells.iter().take(n).all(Option::is_some) {
+            let violations = self
+                .cells
+                .drain(..n)
                 .flatten()
-                .filter_map(|d| match d {
-                    StepViolationOr::Held => None,
-                    StepViolationOr::Violated(v) => Some(v),
+                .filter_map(|c| match c {
+                    Cell::Held => None,
+                    Cell::Violated(v) => Some(v),
                 })
                 .collect();
             self.ready.push(DecidedStep {
@@ -125,7 +130,7 @@ impl Table {
 
     /// Goes on at step `step` (after [`Table::finish`]).
     pub fn restart_at(&mut self, step: u64) {
-        self.rows.clear();
+        self.cells.clear();
         self.base = step;
     }
 
@@ -133,27 +138,28 @@ impl Table {
     /// undecided one (to [`Table::ready`], in order), and the undecided
     /// steps, each with the properties that did not decide it.
     pub fn finish(&mut self) -> Vec<(u64, Vec<usize>)> {
+        let n = self.props.max(1);
         let mut undecided = Vec::new();
-        let rows = std::mem::take(&mut self.rows);
-        for (i, row) in rows.into_iter().enumerate() {
+        let cells: Vec<Option<Cell>> = self.cells.drain(..).collect();
+        for (i, row) in cells.chunks(n).enumerate() {
             let step = self.base + i as u64;
             let open: Vec<usize> = (row.iter().enumerate())
                 .filter(|(_, d)| d.is_none())
                 .map(|(p, _)| p)
                 .collect();
-            if open.is_empty() {
-                let violations = row
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|d| match d {
-                        StepViolationOr::Held => None,
-                        StepViolationOr::Violated(v) => Some(v),
-                    })
-                    .collect();
-                self.ready.push(DecidedStep { step, violations });
-            } else {
+            if !open.is_empty() {
                 undecided.push((step, open));
+                continue;
             }
+            let violations = row
+                .iter()
+                .flatten()
+                .filter_map(|c| match c {
+                    Cell::Held => None,
+                    Cell::Violated(v) => Some(v.clone()),
+                })
+                .collect();
+            self.ready.push(DecidedStep { step, violations });
         }
         undecided
     }
@@ -278,8 +284,8 @@ impl Monitor {
     /// [`evaluate_all`](Monitor::evaluate_all)'s part after the properties
     /// evaluated a step, with a future operator: every property's decisions
     /// go to the table, which hands out the steps all of them decided.
-    /// `held[i]` is property i's verdict at the step (an immediate one).
-    pub(super) fn record_decisions(&mut self, held: &[bool]) {
+    /// `violated` holds the immediate properties violated at the step.
+    pub(super) fn record_decisions(&mut self) {
         let Some(table) = &mut self.delayed else {
             return;
         };
@@ -287,13 +293,18 @@ impl Monitor {
         let position = self.events;
         table.open(n, position);
         for (i, p) in self.props.iter_mut().enumerate() {
-            let decided = if p.is_delayed() {
-                p.take_decisions()
+            if p.is_delayed() {
+                let mut decided = p.take_decisions();
+                for d in decided.drain(..) {
+                    table.record(i, d, |d| p.named(i, d));
+                }
+                p.recycle_decisions(decided);
             } else {
-                vec![p.immediate_decision(position, held.get(i).copied().unwrap_or(true))]
-            };
-            table.record(n, i, decided, |d| p.named(i, d));
+                let d = p.immediate_decision(position, !self.violated.contains(&i));
+                table.record(i, d, |d| p.named(i, d));
+            }
         }
+        self.violated.clear();
         table.flush();
     }
 }

@@ -8,18 +8,18 @@
 //! own state and the monitor lists the other properties' (see
 //! `prop/eval.rs`).
 
-use super::Monitor;
 use super::kept::KeptSummary;
 use super::time::Tick;
+use super::{Monitor, StepError};
 use crate::bdd::{BddSpace, Roots};
 
 impl Monitor {
     /// Evaluates the bound step in every property, then offers the space
     /// a collection (a safe point: every BDD the monitor holds is in its
-    /// properties).
-    pub(super) fn evaluate_all(&mut self, tick: Tick) {
+    /// properties). A computation that fails stops the monitor
+    /// ([`StepError::Eval`]).
+    pub(super) fn evaluate_all(&mut self, tick: Tick) -> Result<(), StepError> {
         self.violated.clear();
-        let mut held = Vec::new();
         for i in 0..self.props.len() {
             let (before, rest) = self.props.split_at_mut(i);
             let Some((p, after)) = rest.split_first_mut() else {
@@ -31,16 +31,13 @@ impl Monitor {
                     q.keep_roots(roots);
                 }
             };
-            let holds = p.evaluate_bound(&mut self.space, tick, &mut outside);
-            if self.delayed.is_some() {
-                held.push(holds);
-            } else if !holds {
+            if !p.evaluate_bound(&mut self.space, tick, &mut outside) {
                 self.violated.push(i);
             }
         }
         if self.delayed.is_some() {
-            // Delayed verdicts: `violated` stays empty.
-            self.record_decisions(&held);
+            // Delayed verdicts: `violated` is left empty.
+            self.record_decisions();
         }
         let props = &mut self.props;
         self.space.collect_if_due(|roots| {
@@ -48,6 +45,15 @@ impl Monitor {
                 p.keep_roots(roots);
             }
         });
+        match self.failure() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The error that stopped the monitor, if a computation failed.
+    pub(super) fn failure(&self) -> Option<StepError> {
+        self.props.iter().find_map(|p| p.failure()).cloned()
     }
 
     /// The number of BDD nodes of kept summary `summary` of property

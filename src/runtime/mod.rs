@@ -14,6 +14,7 @@
 
 pub mod delayed;
 mod enumeration;
+mod error;
 mod evaluate;
 pub mod ids;
 pub mod kept;
@@ -24,6 +25,7 @@ pub mod witness;
 
 pub use delayed::{DecidedStep, StepViolation};
 pub use enumeration::Enumeration;
+pub use error::StepError;
 pub use prop::{CompiledProp, GcPolicy, PropMonitor};
 pub use witness::WitnessValue;
 
@@ -81,79 +83,6 @@ impl Default for MonitorOptions {
         }
     }
 }
-
-/// Why an event was refused (see [`Monitor::step`]; a refused event changes
-/// nothing). Also why a monitor could not be built (the constants of a
-/// specification need more codes than [`MonitorOptions::max_code_bits`] hold).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cluster", derive(serde::Serialize, serde::Deserialize))]
-pub enum StepError {
-    /// The event has a different number of arguments than the specification uses.
-    Arity {
-        /// Event name.
-        event: String,
-        /// Arity in the specification.
-        expected: usize,
-        /// Arity of the event.
-        found: usize,
-    },
-    /// The time went backwards.
-    TimeBackwards {
-        /// Previous event's time.
-        previous: u64,
-        /// This event's time.
-        time: u64,
-    },
-    /// More distinct live values of one class than codes of the widest width.
-    OutOfCodes {
-        /// The property.
-        property: String,
-        /// The widest codes of the property, in bits.
-        bits: usize,
-    },
-}
-
-impl StepError {
-    /// Codes of `bits` bits ran out in `plan`.
-    pub(crate) fn out_of_codes(plan: &crate::plan::PropPlan, bits: usize) -> StepError {
-        StepError::OutOfCodes {
-            property: plan.name.clone(),
-            bits,
-        }
-    }
-}
-
-impl std::fmt::Display for StepError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StepError::Arity {
-                event,
-                expected,
-                found,
-            } => write!(
-                f,
-                "event `{event}` has {found} argument{}, but the specification uses it with {expected}",
-                if *found == 1 { "" } else { "s" }
-            ),
-            StepError::TimeBackwards { previous, time } => {
-                write!(
-                    f,
-                    "time stamp {time} is smaller than the previous one, {previous}"
-                )
-            }
-            StepError::OutOfCodes { property, bits } => {
-                let most = (1u64 << bits) - 1;
-                write!(
-                    f,
-                    "property `{property}` has more distinct live values than {bits}-bit codes \
-                     can hold (at most {most} per class)"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for StepError {}
 
 /// A monitor for all properties of a specification.
 ///
@@ -427,8 +356,13 @@ impl Monitor {
     /// All or nothing: a refused event (wrong arity, time going back with
     /// strict time, value codes running out in some property) changes
     /// nothing, in any property, and is not counted in [`Monitor::events`]:
-    /// the monitor goes on exactly as if it had not been offered.
+    /// the monitor goes on exactly as if it had not been offered. The
+    /// exception is [`StepError::Eval`], a computation without a value
+    /// (division by zero, ...): it stops the monitor.
     pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], StepError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
         // A repeated event passed the arity check already.
         if !repeat {
@@ -444,7 +378,7 @@ impl Monitor {
                 self.last_event.extend_from_slice(field);
             }
         }
-        self.evaluate_all(tick);
+        self.evaluate_all(tick)?;
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
@@ -565,6 +499,9 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
         for (name, args) in events {
             self.check_arity(name, args)?;
         }
@@ -572,7 +509,7 @@ impl Monitor {
         self.bind_all(|p| p.bind_set(events))?;
         // The next single event is never a repeat of a set.
         self.last_event.clear();
-        self.evaluate_all(tick);
+        self.evaluate_all(tick)?;
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }

@@ -242,6 +242,8 @@ pub struct Session {
     typing: Option<Typing>,
     /// With a future operator: the steps whose verdicts are not known yet.
     held: delayed::Held,
+    /// The typed events of the last time-point (a buffer kept for the next).
+    point_buf: points::PointBuf,
 }
 
 impl Session {
@@ -288,6 +290,7 @@ impl Session {
             tail: Vec::new(),
             warnings: Vec::new(),
             held: delayed::Held::default(),
+            point_buf: points::PointBuf::default(),
             typing: None,
         })
     }

@@ -4,7 +4,6 @@
 //! event of the time-point that the violation is due to: see
 //! [`crate::runtime::Monitor::culprit`].
 
-use std::borrow::Cow;
 use std::ops::ControlFlow;
 
 use super::step::{Step, misfit};
@@ -19,18 +18,27 @@ impl Session {
         point: &TimePoint<'_>,
         out: &mut P,
     ) -> ControlFlow<()> {
-        let mut typed: Vec<Vec<Cow<'_, [u8]>>> = Vec::with_capacity(point.len());
+        // The events' fields, typed, copied into the session's buffer (kept
+        // from one time-point to the next).
+        let mut buf = std::mem::take(&mut self.point_buf);
+        buf.clear();
         for e in point.events() {
-            let raw: Vec<&[u8]> = e.args().collect();
-            let args = match &self.typing {
-                None => raw.into_iter().map(Cow::Borrowed).collect(),
-                Some(typing) => match typing.read(e.name, &raw) {
-                    Ok(args) => args
-                        .into_iter()
-                        .map(|a| Cow::Owned(a.into_owned()))
-                        .collect(),
-                    Err(m) => {
+            buf.bytes.extend_from_slice(e.name);
+            buf.ends.push(buf.bytes.len());
+            let first = buf.ends.len();
+            match &self.typing {
+                None => {
+                    for a in e.args() {
+                        buf.bytes.extend_from_slice(a);
+                        buf.ends.push(buf.bytes.len());
+                    }
+                }
+                Some(typing) => {
+                    if let Err(m) =
+                        typing.read_into(e.name, e.args(), &mut buf.bytes, &mut buf.ends)
+                    {
                         let error = misfit(typing, &e, m);
+                        self.point_buf = buf;
                         if self.skip() {
                             // The whole time-point is left out.
                             self.bad.skip(error.line, || error.to_string());
@@ -39,18 +47,25 @@ impl Session {
                         self.error = Some(RunError::Trace(error));
                         return ControlFlow::Break(());
                     }
-                },
-            };
-            typed.push(args);
+                }
+            }
+            buf.events.push((first - 1, buf.ends.len() - first, e.line));
         }
-        let args: Vec<Vec<&[u8]>> = typed
-            .iter()
-            .map(|a| a.iter().map(|c| &**c).collect())
-            .collect();
-        let events: Vec<(&[u8], &[&[u8]])> = point
-            .events()
-            .zip(&args)
-            .map(|(e, args)| (e.name, &args[..]))
+        let flow = self.step_point(point, &buf, out);
+        self.point_buf = buf;
+        flow
+    }
+
+    /// Steps the time-point `point` whose typed events are in `buf`.
+    fn step_point<P: Report + ?Sized>(
+        &mut self,
+        point: &TimePoint<'_>,
+        buf: &PointBuf,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        let fields: Vec<&[u8]> = (0..buf.ends.len()).map(|i| buf.field(i)).collect();
+        let events: Vec<(&[u8], &[&[u8]])> = (buf.events.iter())
+            .map(|&(name, n, _)| (fields[name], &fields[name + 1..name + 1 + n]))
             .collect();
         if let Err(e) = self.monitor.step_set(&events, point.time) {
             self.error = Some(RunError::step(point.line, e, false, None));
@@ -68,7 +83,7 @@ impl Session {
         } else {
             point.number
         };
-        let lines: Vec<u64> = point.events().map(|e| e.line).collect();
+        let lines: Vec<u64> = buf.events.iter().map(|e| e.2).collect();
         if self.monitor.has_future() {
             let at = (point.time, point.timed, point.line);
             return self.hold_point(&events, &lines, point.number, ts, at, out);
@@ -95,5 +110,29 @@ impl Session {
             self.report_one(out, property, &ev, point.number, ts, true)?;
         }
         self.after_report()
+    }
+}
+
+/// The typed events of a time-point: their fields (names and arguments)
+/// one after the other in `bytes`, each field's end in `ends`, and per
+/// event its name's field, its number of arguments and its line.
+#[derive(Debug, Default)]
+pub(super) struct PointBuf {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    events: Vec<(usize, usize, u64)>,
+}
+
+impl PointBuf {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.events.clear();
+    }
+
+    /// Field `i`.
+    fn field(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
     }
 }

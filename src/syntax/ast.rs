@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::expr::{AggOp, Expr};
 use super::show::Show;
 use super::span::Span;
 
@@ -282,6 +283,47 @@ pub enum Form {
     Until(Option<TimeBound>, FormId, FormId),
     /// A quantified formula.
     Quant(Quant, Ident, FormId),
+    /// `t1 op t2` where a side is an arithmetic term with an operator
+    /// (`x + 1 > y`); a comparison of plain terms is [`Form::Cmp`].
+    Rel {
+        /// The operator.
+        op: RelOp,
+        /// The left term.
+        left: Expr,
+        /// The right term.
+        right: Expr,
+    },
+    /// `y <- OP x; g1, ..., gk . φ`: `y` is `OP` of the values of `x` over
+    /// the assignments of φ's free variables that satisfy it, for each
+    /// assignment of the group variables `g` (the other free variables of
+    /// φ are bound here).
+    Agg(Box<Aggregation>, FormId),
+    /// `LET p(x1, ..., xn) = φ IN ψ`: ψ, where a call `p(t1, ..., tn)` is φ
+    /// with the terms for the parameters (expanded by the checker).
+    Let(Box<LetDef>, FormId, FormId),
+}
+
+/// What an aggregation computes (its operand is the node's subformula).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aggregation {
+    /// The operator.
+    pub op: AggOp,
+    /// The result variable `y`.
+    pub result: Ident,
+    /// The aggregated variable `x`.
+    pub of: Ident,
+    /// The group variables.
+    pub group: Vec<Ident>,
+}
+
+/// The defined name of a `LET` (its definition and body are the node's
+/// subformulas).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LetDef {
+    /// The name defined.
+    pub name: Ident,
+    /// Its parameters.
+    pub params: Vec<Ident>,
 }
 
 /// A formula node with its source span.
@@ -377,10 +419,46 @@ impl Form {
         }
     }
 
+    /// The comparison `left op right` of two terms: [`Form::compare`] when
+    /// both are plain variables or constants, else [`Form::Rel`].
+    pub fn relate(op: RelOp, left: Expr, right: Expr) -> Form {
+        match (left.as_term(), right.as_term()) {
+            (Some(a), Some(b)) => Form::compare(op, a, b),
+            _ => Form::Rel { op, left, right },
+        }
+    }
+
+    /// The variables this node itself uses (not those of its subformulas):
+    /// the arguments of a call, the sides of a comparison, the result and
+    /// group variables of an aggregation.
+    pub fn used_vars(&self) -> Vec<&Ident> {
+        match self {
+            Form::Call { args, .. } => args
+                .iter()
+                .filter_map(|a| match a {
+                    Term::Var(v) => Some(v),
+                    Term::Const(_) => None,
+                })
+                .collect(),
+            Form::Cmp { left, right, .. } => {
+                let mut out = vec![left];
+                if let Term::Var(v) = right {
+                    out.push(v);
+                }
+                out
+            }
+            Form::Rel { left, right, .. } => left.vars().chain(right.vars()).collect(),
+            Form::Agg(g, _) => std::iter::once(&g.result).chain(&g.group).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The direct subformulas, left to right.
     pub fn children(&self) -> impl Iterator<Item = FormId> + '_ {
         let (a, b) = match *self {
-            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => (None, None),
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } | Form::Rel { .. } => {
+                (None, None)
+            }
             Form::Not(a)
             | Form::Prev(a)
             | Form::PrevIn(_, a)
@@ -389,7 +467,8 @@ impl Form {
             | Form::Next(_, a)
             | Form::Eventually(_, a)
             | Form::Always(_, a) => (Some(a), None),
-            Form::Quant(_, _, a) => (Some(a), None),
+            Form::Quant(_, _, a) | Form::Agg(_, a) => (Some(a), None),
+            Form::Let(_, a, b) => (Some(a), Some(b)),
             Form::Bin(_, a, b)
             | Form::Since(_, a, b)
             | Form::Zince(_, a, b)
@@ -452,4 +531,8 @@ pub struct Spec {
     pub defs: Vec<Def>,
     /// The formula nodes.
     pub arena: Arena,
+    /// Whether equalities are read as MonPoly reads them: `φ & y = t`,
+    /// where φ does not bind `y`, gives `y` the value of `t` (set by the
+    /// MFOTL front end; see `check::range`).
+    pub mfotl: bool,
 }

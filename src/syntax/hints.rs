@@ -1,4 +1,4 @@
-//! Hints for a syntax error caused by another language's spelling: `!=`,
+//! Hints for a syntax error caused by another language's spelling: `!==`,
 //! `&&`, `not`, `AND`, `IMPLIES`, `G`, ... as written in C, Python, MonPoly
 //! (MFOTL) or LTL tools. [`for_error`] finds such a spelling at (or just
 //! before) the place of a parse error and names what QTL writes instead.
@@ -6,7 +6,8 @@
 //! The table is [`SPELLINGS`], one row per spelling: when QTL comes to
 //! accept a spelling, its row goes.
 
-const NOT_EQUAL: &str = "write \"x differs from y\" as `!(x = y)`";
+const NOT_EQUAL: &str = "write \"x differs from y\" as `x != y`";
+const MOD: &str = "write the remainder of a division as `%`: `x % 3`";
 const EQUAL: &str = "equality is one `=`: `x = y`";
 const IMPLIES: &str = "write implication as `->`: `a(x) -> b(x)`";
 const IFF: &str = "write equivalence as `<->`: `a(x) <-> b(x)`";
@@ -30,7 +31,7 @@ const NEXT: &str =
 const UNTIL: &str = "write \"until\" as `U` with a bound: `a(x) U[<=5] b(x)` (and `a(x) S b(x)` for \
      \"since\")";
 const WEAK_UNTIL: &str = "QTL has no weak until: write `a(x) U[<=5] b(x) | G[<=5] a(x)`";
-const DIAMOND: &str = "for \"not equal\" write `!(x = y)`; for \"eventually\" (Spin's `<>`) \
+const DIAMOND: &str = "for \"not equal\" write `x != y`; for \"eventually\" (Spin's `<>`) \
      write `F` with a bound: `F[<=5] a(x)`";
 
 /// Other languages' spellings and the hint for each. A spelling comes before
@@ -39,7 +40,6 @@ const DIAMOND: &str = "for \"not equal\" write `!(x = y)`; for \"eventually\" (S
 pub const SPELLINGS: &[(&str, &str)] = &[
     // Not equal: C, Python, Haskell, SQL, JavaScript, mathematics.
     ("!==", NOT_EQUAL),
-    ("!=", NOT_EQUAL),
     ("/=", NOT_EQUAL),
     ("≠", NOT_EQUAL),
     // Equality.
@@ -76,6 +76,7 @@ pub const SPELLINGS: &[(&str, &str)] = &[
     ("EQUIV", IFF),
     ("EXISTS", EXISTS),
     ("FORALL", FORALL),
+    ("MOD", MOD),
     // Past-time operators: MonPoly, LTL tools.
     ("ONCE", ONCE),
     ("once", ONCE),
@@ -230,8 +231,10 @@ mod tests {
         // The parser stops at the second `&` of `&&`, at the `!` of `!=`.
         let h = at("a(x) && b(x)", "& b").unwrap_or_default();
         assert_eq!(h, format!("`&&` is not QTL: {AND}"));
-        let h = at("x != y", "!").unwrap_or_default();
-        assert_eq!(h, format!("`!=` is not QTL: {NOT_EQUAL}"));
+        let h = at("x !== y", "= ").unwrap_or_default();
+        assert_eq!(h, format!("`!==` is not QTL: {NOT_EQUAL}"));
+        // `!=` is QTL.
+        assert_eq!(at("x != y", "!"), None);
         // The longest spelling: `<=>` and not `=>`, `!==` and not `!=`.
         assert!(at("a <=> b", ">").is_some_and(|h| h.starts_with("`<=>`")));
         assert!(at("x !== y", "!").is_some_and(|h| h.starts_with("`!==`")));

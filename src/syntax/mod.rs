@@ -4,6 +4,8 @@
 pub mod ast;
 pub mod diag;
 pub mod error;
+pub mod expr;
+mod free;
 pub mod hints;
 pub mod parse;
 pub mod show;
@@ -13,5 +15,6 @@ pub mod walk;
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
 pub use error::{SpecError, Warnings};
+pub use expr::{AggOp, ArithOp, Expr, Item};
 pub use parse::{parse, parse_formula, parse_timed};
 pub use span::{LineIndex, Span};

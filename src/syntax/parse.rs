@@ -4,8 +4,9 @@ use std::cell::{Cell, RefCell};
 
 use lalrpop_util::ParseError;
 
-use super::ast::{Arena, Form, FormId, Spec};
+use super::ast::{Arena, Const, Form, FormId, Spec, Term};
 use super::diag::Diagnostic;
+use super::expr::{ArithOp, Expr};
 use super::span::Span;
 
 lalrpop_util::lalrpop_mod!(
@@ -26,6 +27,43 @@ pub struct SyntaxIssue {
 /// Stores a node in the arena; called from the grammar actions.
 pub(crate) fn mk(arena: &RefCell<Arena>, form: Form, l: usize, r: usize) -> FormId {
     arena.borrow_mut().push(form, Span::new(l, r))
+}
+
+/// `a - n` for the number token `n` read right after the term `a`: the
+/// lexer reads `x-1` as `x` and `-1`. A number without its `-` there is
+/// an error (two terms side by side).
+pub(crate) fn minus_number<T>(
+    a: Expr,
+    n: &str,
+    l: usize,
+    nl: usize,
+    r: usize,
+) -> Result<Expr, ParseError<usize, T, SyntaxIssue>> {
+    match n.strip_prefix('-') {
+        Some(digits) => {
+            let b = Expr::term(Term::Const(Const {
+                text: digits.to_string(),
+                span: Span::new(nl + 1, r),
+            }));
+            Ok(Expr::bin(ArithOp::Sub, a, b, Span::new(l, r)))
+        }
+        None => Err(ParseError::User {
+            error: SyntaxIssue {
+                span: Span::new(nl, r),
+                message: format!(
+                    "unexpected number `{n}` after a term; expected an operator (`+ - * / %`) between them"
+                ),
+            },
+        }),
+    }
+}
+
+/// The right side of `x<-5`, read as `x < -5`: the constant after `<`.
+pub(crate) fn less_than_negative(token: &str, l: usize, r: usize) -> Expr {
+    Expr::term(Term::Const(Const {
+        text: token[1..].to_string(),
+        span: Span::new(l + 1, r),
+    }))
 }
 
 /// The value of a string literal token: quotes removed, `\"` and `\\` unescaped.
@@ -164,6 +202,7 @@ fn parse_defs(text: &str, decimals: u8, fixed: bool) -> Result<(Spec, u8), Diagn
             .parse(&arena, scale, text)
             .map_err(|e| to_diagnostic(text, e))?;
         Ok(Spec {
+            mfotl: false,
             defs,
             arena: arena.into_inner(),
         })
@@ -205,6 +244,24 @@ fn to_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
 }
 
 fn lalrpop_diagnostic(text: &str, err: LalrError<'_>) -> Diagnostic {
+    // `/*` without its `*/` lexes as `/` and `*` (operators of terms): the
+    // error then comes at or after it.
+    let at = match &err {
+        ParseError::UnrecognizedToken { token: (l, ..), .. }
+        | ParseError::ExtraToken { token: (l, ..) } => Some(*l),
+        ParseError::UnrecognizedEof { location, .. } => Some(*location),
+        _ => None,
+    };
+    if let Some(at) = at
+        && let Some(open) = text.rfind("/*")
+        && open <= at
+        && !text[open..].contains("*/")
+    {
+        return Diagnostic::error(
+            Span::new(open, open + 2),
+            "this comment is never closed: `/*` needs a matching `*/`",
+        );
+    }
     match err {
         ParseError::InvalidToken { location } => {
             let rest = &text[location..];
@@ -256,6 +313,7 @@ fn expected_list(expected: &[String]) -> String {
             "IDENT" => "a name".to_string(),
             "INT" => "an integer".to_string(),
             "DEC" => "a decimal number".to_string(),
+            "LTNEG" => "`<`".to_string(),
             "STR" => "a string".to_string(),
             other => format!("`{}`", other.trim_matches('"')),
         })

@@ -15,7 +15,8 @@ use super::walk::{Fold, Kids, Step};
 /// The words of QTL (`grammar/qtl.lalrpop`), which are not names.
 pub const KEYWORDS: &[&str] = &[
     "pred", "preds", "event", "events", "prop", "where", "true", "false", "exists", "forall",
-    "Exists", "Forall", "S", "Z", "P", "H", "U", "X", "F", "G",
+    "Exists", "Forall", "S", "Z", "P", "H", "U", "X", "F", "G", "CNT", "SUM", "MIN", "MAX", "AVG",
+    "MED", "LET", "IN",
 ];
 
 /// Whether `name` is a QTL name as it is: an identifier, not a keyword.
@@ -107,6 +108,18 @@ impl Fold for Show<'_> {
                 op.symbol(),
                 term(right)
             )),
+            Form::Rel { op, left, right } => {
+                let side = |e: &super::Expr| {
+                    e.map_vars(|v| {
+                        Term::Var(super::ast::Ident {
+                            name: self.var(&v.name).to_string(),
+                            span: v.span,
+                        })
+                    })
+                    .show(true)
+                };
+                done(format!("{} {} {}", side(left), op.symbol(), side(right)))
+            }
             form => Step::Into(Kids::of(form), ()),
         }
     }
@@ -145,8 +158,33 @@ impl Fold for Show<'_> {
                 text: format!("{} {} . {}", q.keyword(), self.var(&v.name), a.text),
                 open: true,
             },
+            Form::Agg(g, _) => {
+                let group: Vec<&str> = g.group.iter().map(|v| self.var(&v.name)).collect();
+                let group = if group.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", group.join(", "))
+                };
+                closed(format!(
+                    "({} <- {} {}{group} . {})",
+                    self.var(&g.result.name),
+                    g.op.keyword(),
+                    self.var(&g.of.name),
+                    a.text
+                ))
+            }
+            Form::Let(d, ..) => {
+                let params: Vec<&str> = d.params.iter().map(|v| v.name.as_str()).collect();
+                closed(format!(
+                    "(LET {}({}) = {} IN {})",
+                    event_name(&d.name.name),
+                    params.join(", "),
+                    a.text,
+                    b.text
+                ))
+            }
             // Leaves are answered in `enter`.
-            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => a,
+            Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } | Form::Rel { .. } => a,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! of the product.
 
 // `gen` is a reserved keyword in edition 2024, so the module has another name.
+pub mod gen_agg;
 pub mod reference;
 pub mod rewrite;
 #[path = "gen.rs"]

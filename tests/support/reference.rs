@@ -22,6 +22,9 @@
 //!   an inner quantifier of the same name. So two sibling quantifiers over
 //!   `x` have their own seen values, by construction.
 
+#[path = "reference_agg.rs"]
+mod agg;
+
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -78,6 +81,7 @@ pub fn violations_clocked(
     let mut out = BTreeSet::new();
     for (pi, prop) in spec.props.iter().enumerate() {
         let mut eval = Evaluator::new(&spec.arena, prop, trace);
+        eval.close_domain();
         for i in 1..=trace.len() {
             if !eval.eval(STATEMENT, prop.body, i, &Env::new()) {
                 out.insert((pi, i));
@@ -131,6 +135,9 @@ struct Evaluator<'a> {
     /// (binder, i) → seen values.
     seen: HashMap<(Binder, usize), BTreeSet<String>>,
     memo: HashMap<(Ctx, FormId, usize, Vec<Bound>), bool>,
+    /// (binder, name) → the values computed for the variable, with the
+    /// events they are computed at (see `agg`).
+    computed: HashMap<(Binder, String), BTreeSet<(usize, String)>>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -189,6 +196,7 @@ impl<'a> Evaluator<'a> {
             atoms: HashMap::new(),
             seen: HashMap::new(),
             memo: HashMap::new(),
+            computed: HashMap::new(),
         }
     }
 
@@ -216,6 +224,9 @@ impl<'a> Evaluator<'a> {
                 let body = *body;
                 vars.extend(self.free_vars(body));
                 vars.remove(&x.name);
+            }
+            form @ (Form::Rel { .. } | Form::Agg(..)) => {
+                vars.extend(form.used_vars().into_iter().map(|v| v.name.clone()));
             }
             form => {
                 let kids: Vec<FormId> = form.children().collect();
@@ -315,6 +326,14 @@ impl<'a> Evaluator<'a> {
             })
             .collect();
         set.extend(found);
+        if let Some(computed) = self.computed.get(&(binder, x.to_string())) {
+            set.extend(
+                computed
+                    .iter()
+                    .filter(|(j, _)| *j == i)
+                    .map(|(_, v)| v.clone()),
+            );
+        }
         self.seen.insert(key, set.clone());
         set
     }
@@ -472,6 +491,12 @@ impl<'a> Evaluator<'a> {
                     RelOp::Ge => ord != Ordering::Less,
                 }
             }
+            Form::Rel { op, left, right } => Self::rel_holds(env, *op, left, right),
+            Form::Agg(g, _) => {
+                let y = env[&g.result.name].value.clone();
+                self.agg_value(ctx, id, i, env) == Some(y)
+            }
+            Form::Let(..) => panic!("LET is expanded by the checker"),
             Form::Not(a) => !self.eval(ctx, *a, i, env),
             Form::Prev(a) => i > 1 && self.eval(ctx, *a, i - 1, env),
             // @[a,b] φ: φ at i-1, and the time since then in [a,b].
@@ -479,6 +504,12 @@ impl<'a> Evaluator<'a> {
                 i > 1
                     && t.contains(self.clock[i] - self.clock[i - 1])
                     && self.eval(ctx, *a, i - 1, env)
+            }
+            // A constraint is evaluated only where the formula it is a
+            // conjunct of holds (it may compute with nothing else).
+            Form::Bin(BinOp::And, a, b) => {
+                let (a, b) = (*a, *b);
+                self.eval(ctx, a, i, env) && self.eval(ctx, b, i, env)
             }
             Form::Bin(op, a, b) => {
                 let (a, b) = (*a, *b);

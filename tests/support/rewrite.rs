@@ -340,7 +340,72 @@ impl<'r> Rewriter<'r> {
                 scope.taken.pop();
                 format!("({} {new} . {body})", q.keyword())
             }
+            Form::Rel { op, left, right } => {
+                let l = Self::expr(&left, scope);
+                let r = Self::expr(&right, scope);
+                format!("({l} {} {r})", op.symbol())
+            }
+            Form::Agg(g, body) => {
+                let y = Self::term(&Term::Var(g.result.clone()), scope);
+                let group: Vec<String> = (g.group.iter())
+                    .map(|v| Self::term(&Term::Var(v.clone()), scope))
+                    .collect();
+                // The operand's other variables are bound here.
+                let locals: Vec<String> = (self.spec.arena.free_vars(body).into_iter())
+                    .map(|v| v.name)
+                    .filter(|n| !g.group.iter().any(|w| w.name == *n))
+                    .collect();
+                for l in &locals {
+                    let new = self.binder(l, scope);
+                    scope.names.push((l.clone(), new.clone()));
+                    scope.taken.push(new);
+                }
+                let x = Self::term(&Term::Var(g.of.clone()), scope);
+                let body = self.form(body, scope);
+                for _ in &locals {
+                    scope.names.pop();
+                    scope.taken.pop();
+                }
+                let group = if group.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", group.join(", "))
+                };
+                format!("({y} <- {} {x}{group} . {body})", g.op.keyword())
+            }
+            Form::Let(d, def, body) => {
+                let saved = std::mem::take(&mut scope.names);
+                scope.names = d
+                    .params
+                    .iter()
+                    .map(|p| (p.name.clone(), p.name.clone()))
+                    .collect();
+                let def = self.form(def, scope);
+                scope.names = saved;
+                let params: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
+                let body = self.form(body, scope);
+                format!("(LET {}{} = {def} IN {body})", d.name.name, list(&params))
+            }
         }
+    }
+
+    /// An arithmetic term with the names of `scope`.
+    fn expr(e: &hindsight::syntax::Expr, scope: &Scope) -> String {
+        e.map_vars(|v| {
+            let printed = Self::term(&Term::Var(v.clone()), scope);
+            if is_const(&printed) {
+                Term::Const(hindsight::syntax::Const {
+                    text: unquote(&printed),
+                    span: v.span,
+                })
+            } else {
+                Term::Var(Ident {
+                    name: printed,
+                    span: v.span,
+                })
+            }
+        })
+        .show(true)
     }
 
     fn call(&mut self, name: &str, args: &[Term], scope: &mut Scope) -> String {

@@ -146,6 +146,56 @@ impl Manager {
 
     /// The values of `vars` in the lexicographically first satisfying
     /// valuation of `f`, or `None` if `f` is false.
+    /// The satisfying paths of `f` as cubes, false branch first, appended
+    /// to `lits` with their ends in `ends`; `false` past `limit` of them.
+    pub(super) fn cubes(
+        &mut self,
+        f: Id,
+        limit: usize,
+        lits: &mut Vec<(BddVar, bool)>,
+        ends: &mut Vec<usize>,
+    ) -> bool {
+        lits.clear();
+        ends.clear();
+        // Depth-first, the false branch first, with one path of literals:
+        // a node is entered with the path's length at its parent.
+        let mut path = std::mem::take(&mut self.cube_path);
+        let mut stack = std::mem::take(&mut self.cube_stack);
+        path.clear();
+        stack.clear();
+        stack.push((f, 0, false));
+        let mut complete = true;
+        while let Some((n, depth, value)) = stack.pop() {
+            path.truncate(depth);
+            if depth > 0
+                && let Some(last) = path.last_mut()
+            {
+                last.1 = value;
+            }
+            match n {
+                FALSE => {}
+                TRUE => {
+                    if ends.len() == limit {
+                        complete = false;
+                        break;
+                    }
+                    lits.extend_from_slice(&path);
+                    ends.push(lits.len());
+                }
+                _ => {
+                    let node = self.node(n);
+                    path.push((BddVar(node.var), false));
+                    let d = path.len();
+                    stack.push((node.hi, d, true));
+                    stack.push((node.lo, d, false));
+                }
+            }
+        }
+        self.cube_path = path;
+        self.cube_stack = stack;
+        complete
+    }
+
     pub(super) fn pick(&self, mut f: Id, vars: &[BddVar]) -> Option<Vec<bool>> {
         if f == FALSE {
             return None;

@@ -271,4 +271,15 @@ impl BddSpace for Space {
     fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>> {
         self.m.pick(self.id(f), vars)
     }
+
+    fn cubes(
+        &mut self,
+        f: Bdd,
+        limit: usize,
+        lits: &mut Vec<(BddVar, bool)>,
+        ends: &mut Vec<usize>,
+    ) -> bool {
+        let id = self.id(f);
+        self.m.cubes(id, limit, lits, ends)
+    }
 }

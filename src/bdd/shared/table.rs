@@ -44,6 +44,9 @@ pub(super) struct Manager {
     pub(super) stamp: u32,
     /// Scratch for traversals: a stack kept from one walk to the next.
     pub(super) stack: Vec<Id>,
+    /// Scratch for the enumeration of cubes: the path, and the nodes to visit.
+    pub(super) cube_path: Vec<(crate::bdd::BddVar, bool)>,
+    pub(super) cube_stack: Vec<(Id, usize, bool)>,
     pub(super) collections: u64,
 }
 
@@ -83,6 +86,8 @@ impl Manager {
             visited: vec![0, 0],
             stamp: 0,
             stack: Vec::new(),
+            cube_path: Vec::new(),
+            cube_stack: Vec::new(),
             collections: 0,
         }
     }

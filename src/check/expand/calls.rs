@@ -31,12 +31,9 @@ impl<'s> Expander<'_, 's> {
     }
 
     /// A note pointing at the macro call being expanded, if any.
-    fn in_macro(&self, frame: usize, d: Diagnostic) -> Diagnostic {
-        match self.frames[frame].call {
-            Some((span, mi)) => d.with_note(
-                span,
-                format!("in this use of macro `{}`", self.table.macros[mi].name.name),
-            ),
+    pub(super) fn in_macro(&self, frame: usize, d: Diagnostic) -> Diagnostic {
+        match &self.frames[frame].call {
+            Some((span, what)) => d.with_note(*span, format!("in this use of {what}")),
             None => d,
         }
     }
@@ -71,6 +68,9 @@ impl<'s> Expander<'_, 's> {
         let args: Vec<Term> = args.iter().map(|a| self.subst_term(frame, a)).collect();
         let name = name.clone();
         let n = name.name.as_str();
+        if let Some(step) = self.let_call(&name, &args, span, frame, under_prev) {
+            return step;
+        }
 
         let rule = ctx.prop.and_then(|p| {
             let p = &table.props[p];
@@ -121,7 +121,8 @@ impl<'s> Expander<'_, 's> {
             }
             self.frames.push(Frame {
                 subst,
-                call: Some((span, mi)),
+                call: Some((span, format!("macro `{}`", m.name.name))),
+                lets_top: None,
             });
             let at = At {
                 frame: self.frames.len() - 1,

@@ -101,12 +101,19 @@ impl PropMonitor {
 
     /// Widens class `class` by one bit: the new top bit was ignored so far; from
     /// now on codes with it set stand for unseen values, like the old reserved code.
-    fn grow(&mut self, space: &mut Space, class: usize, width: usize) {
+    pub(super) fn grow(&mut self, space: &mut Space, class: usize, width: usize) {
         for cubes in &mut self.scratch.code_cubes {
             cubes.clear();
         }
-        let per_var: Vec<(Bdd, Vec<(BddVar, bool)>)> = self
-            .compiled
+        let per_var = self.widening(space, class, width);
+        self.state
+            .for_each_kept(|b: &mut Bdd| widen(space, &per_var, b));
+    }
+
+    /// Per variable of class `class`, now `width` bits wide: its new top
+    /// bit, and its old low bits all set (the old code of unseen values).
+    pub(super) fn widening(&self, space: &mut Space, class: usize, width: usize) -> Widening {
+        self.compiled
             .plan
             .vars
             .iter()
@@ -117,16 +124,7 @@ impl PropMonitor {
                 let old_low = v.bits[len - width + 1..].iter().map(|&x| (x, true));
                 (top, old_low.collect())
             })
-            .collect();
-        self.state.for_each_kept(|b: &mut Bdd| {
-            for (top, old_low) in &per_var {
-                if old_low.iter().all(|&(x, _)| !space.depends_on(*b, x)) {
-                    continue;
-                }
-                let unseen = space.restrict(*b, old_low);
-                *b = space.ite(*top, unseen, *b);
-            }
-        });
+            .collect()
     }
 
     /// The cube `v = code` over the current width of `v`'s class.
@@ -233,6 +231,21 @@ impl PropMonitor {
         self.scratch.cube_lits = lits;
         self.scratch.code_cubes[v][slot] = Some((code, cube));
         cube
+    }
+}
+
+/// See [`PropMonitor::widening`].
+pub(super) type Widening = Vec<(Bdd, Vec<(BddVar, bool)>)>;
+
+/// `b` widened: a code with the new top bit set stands for unseen values,
+/// as the old code of unseen values did.
+pub(super) fn widen(space: &mut Space, per_var: &Widening, b: &mut Bdd) {
+    for (top, old_low) in per_var {
+        if old_low.iter().all(|&(x, _)| !space.depends_on(*b, x)) {
+            continue;
+        }
+        let unseen = space.restrict(*b, old_low);
+        *b = space.ite(*top, unseen, *b);
     }
 }
 

@@ -43,6 +43,9 @@ pub struct CompiledProp {
     pub(super) cube_owner: Vec<VarIx>,
     /// Whether no operator of the property reads time stamps.
     pub(super) untimed: bool,
+    /// Whether the property has computing nodes (assignments, filters,
+    /// aggregations), whose state a repeated event may change.
+    pub(super) computes: bool,
     /// The statement's point form and the nodes computed as sets.
     pub(super) point: point::Analysis,
     /// Per node: whether it is a negation fused into the sinces that read
@@ -97,6 +100,7 @@ impl CompiledProp {
         let mut untimed = true;
         let delays = plan.delays();
         let future = delays.delayed.get(plan.root).copied().unwrap_or(false);
+        let mut computes = false;
         for (i, node) in plan.nodes.iter().enumerate() {
             if delays.delayed[i] {
                 // Kept by `future`, position by position.
@@ -104,6 +108,11 @@ impl CompiledProp {
                 continue;
             }
             match &node.op {
+                Op::Agg { once: Some(t), .. } if !t.is_trivial() => {
+                    computes = true;
+                    untimed = false;
+                }
+                Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => computes = true,
                 Op::Prev(a) => keeps_pre[*a] = true,
                 Op::Since(..) => keeps_pre[i] = true,
                 Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => untimed = false,
@@ -184,6 +193,7 @@ impl CompiledProp {
             plain_atom,
             cube_owner: cube_owners(&plan),
             untimed,
+            computes,
             point_steps,
             twins,
             all_steps: (0..n)

@@ -64,7 +64,10 @@ impl PropMonitor {
                 s.pre[n] = Some(s.now[n]);
             }
         }
-        s.fixed = !recompute_all && !kept_changed && self.scratch.binding.newly_seen.is_empty();
+        s.fixed = !recompute_all
+            && !kept_changed
+            && !self.compiled.computes
+            && self.scratch.binding.newly_seen.is_empty();
         s.last_holds = holds;
         s.first = false;
         s.all_dirty = false;
@@ -77,30 +80,37 @@ impl PropMonitor {
 
     fn update_comparisons(&mut self, space: &mut Space) {
         let newly = std::mem::take(&mut self.scratch.binding.newly_seen);
-        let plan = &self.compiled.plan;
         for &(v, code) in &newly {
-            if self.state.seen[v].as_ref().is_none_or(|s| s.contains(code)) {
-                continue;
-            }
-            let mut lits = Vec::new();
-            self.code_cube(v, code, &mut lits);
-            let cube = space.cube(&lits);
-            for n in 0..plan.nodes.len() {
-                let Op::Cmp { op, left, right } = &plan.nodes[n].op else {
-                    continue;
-                };
-                let add = self.comparison_delta(space, *op, *left, right, v, code);
-                if let (Some(add), Some(rel)) = (add, self.state.cmp[n]) {
-                    self.state.cmp[n] = Some(space.or(rel, add));
-                    self.state.cmp_dirty[n] = true;
-                }
-            }
-            if let Some(s) = &mut self.state.seen[v] {
-                s.insert(space, code, cube);
-                self.state.seen_dirty[v] = true;
-            }
+            self.see(space, v, code);
         }
         self.scratch.binding.newly_seen = newly;
+    }
+
+    /// Adds `code` to the values seen for `v` (if they are tracked and it
+    /// is new), and the pairs it makes true to the comparisons.
+    pub(super) fn see(&mut self, space: &mut Space, v: VarIx, code: Code) {
+        if self.state.seen[v].as_ref().is_none_or(|s| s.contains(code)) {
+            return;
+        }
+        let plan = &self.compiled.plan;
+        let mut lits = Vec::new();
+        self.code_cube(v, code, &mut lits);
+        let cube = space.cube(&lits);
+        for n in 0..plan.nodes.len() {
+            let Op::Cmp { op, left, right } = &plan.nodes[n].op else {
+                continue;
+            };
+            let add = self.comparison_delta(space, *op, *left, right, v, code);
+            if let (Some(add), Some(rel)) = (add, self.state.cmp[n]) {
+                self.state.cmp[n] = Some(space.or(rel, add));
+                self.state.cmp_dirty[n] = true;
+            }
+        }
+        if let Some(s) = &mut self.state.seen[v] {
+            s.insert(space, code, cube);
+            self.state.seen_dirty[v] = true;
+        }
+        self.state.computed_seen = true;
     }
 
     /// The pairs a comparison gains when `code` becomes seen for `v`.
@@ -203,7 +213,10 @@ impl PropMonitor {
             self.state.changed[n] = all || self.state.now[n] != old;
         }
         self.scratch.atom_previous = previous;
-        let compiled = &*self.compiled;
+        // Computing nodes need the monitor mutably: the compiled property is
+        // held by a handle of its own.
+        let compiled = std::sync::Arc::clone(&self.compiled);
+        let compiled = &*compiled;
         let plan = &compiled.plan;
         let steps = if self.point_on {
             &compiled.point_steps
@@ -268,12 +281,24 @@ impl PropMonitor {
                     Op::RuleCall { rule, .. } => c[plan.rules[*rule].body],
                     // Delayed: computed by `future`, never here.
                     Op::Next(..) | Op::Until(..) => continue,
+                    // The window moves with time.
+                    Op::Agg { once: Some(_), .. } => true,
+                    Op::Assign { body, .. } | Op::Filter { body, .. } | Op::Agg { body, .. } => {
+                        c[*body]
+                    }
                 };
             if !dirty {
                 s.changed[n] = false;
                 continue;
             }
             s.cmp_dirty[n] = false;
+            if let Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } = &plan.nodes[n].op {
+                let value = self.compute_node(space, n, tick);
+                let s = &mut self.state;
+                s.changed[n] = all || value != s.now[n];
+                s.now[n] = value;
+                continue;
+            }
             let now = &s.now;
             let value = match &plan.nodes[n].op {
                 Op::Atom { .. } => continue,
@@ -317,6 +342,8 @@ impl PropMonitor {
                 Op::Quant(q, v, a) => self.quant_value(space, n, *q, *v, *a),
                 Op::RuleCall { rule, args } => self.rule_call(space, n, *rule, args),
                 Op::Next(..) | Op::Until(..) => continue,
+                // Computed above.
+                Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => continue,
             };
             let s = &mut self.state;
             s.changed[n] = all || value != s.now[n];

@@ -31,6 +31,13 @@ pub(super) struct Explain {
 }
 
 impl Explain {
+    /// With satisfying tuples on: how many leading `Forall` variables they
+    /// have (`usize::MAX`: all).
+    pub(super) fn tuple_width(&self) -> Option<usize> {
+        self.tuples_on
+            .then(|| self.tuple_width.unwrap_or(usize::MAX))
+    }
+
     /// Whether any explanation is asked for.
     pub fn any(&self) -> bool {
         self.witness_on || self.tuples_on || self.all_limit.is_some()
@@ -108,7 +115,7 @@ impl PropMonitor {
 
     /// A violation's decision, its variables named as in
     /// [`witness`](Self::witness) and [`all_witnesses`](Self::all_witnesses).
-    pub(crate) fn named(&self, property: usize, d: &Decision) -> StepViolation {
+    pub(crate) fn named(&self, property: usize, d: Decision) -> StepViolation {
         StepViolation {
             property,
             witness: if self.explain.witness_on {
@@ -120,8 +127,8 @@ impl PropMonitor {
                 Some(limit) => (self.name_tuples(&d.found, limit), d.found.total),
                 None => (Vec::new(), 0),
             },
-            tuples: d.tuples.clone(),
-            found: d.found.clone(),
+            tuples: d.tuples,
+            found: d.found,
         }
     }
 

@@ -26,8 +26,10 @@
 //! the roots of this property and, through an [`Outside`], those of the
 //! others; the monitor offers one after each event.
 
+mod aggregate;
 mod bind;
 pub mod compiled;
+mod compute;
 mod eval;
 mod explain;
 mod fuse;
@@ -39,6 +41,7 @@ mod scratch;
 pub mod snapshot;
 mod state;
 mod twins;
+mod window;
 
 use std::sync::Arc;
 
@@ -70,6 +73,9 @@ pub struct PropMonitor {
     point_on: bool,
     /// The widest value codes, in bits.
     max_bits: usize,
+    /// The error that stopped the evaluation of a computing node (see
+    /// [`StepError::Eval`]): the monitor is stopped.
+    failed: Option<StepError>,
 }
 
 /// How a property's monitor starts: the part of the
@@ -102,6 +108,7 @@ impl PropMonitor {
             explain: explain::Explain::default(),
             point_on: !compiled.future,
             max_bits,
+            failed: None,
             compiled,
         })
     }
@@ -208,10 +215,21 @@ impl PropMonitor {
 
     /// The verdicts found since the last call, for a delayed statement:
     /// positions in increasing order.
+    /// (Give the emptied vector back with
+    /// [`recycle_decisions`](Self::recycle_decisions), to keep its room.)
     pub(crate) fn take_decisions(&mut self) -> Vec<future::Decision> {
         match &mut self.state.future {
             Some(f) => std::mem::take(&mut f.decided),
             None => Vec::new(),
+        }
+    }
+
+    /// Gives back the vector of [`take_decisions`](Self::take_decisions),
+    /// emptied.
+    pub(crate) fn recycle_decisions(&mut self, mut v: Vec<future::Decision>) {
+        if let Some(f) = &mut self.state.future {
+            v.clear();
+            f.decided = v;
         }
     }
 
@@ -245,6 +263,12 @@ impl PropMonitor {
                 f.next_gap = gap;
             }
         }
+    }
+
+    /// The error that stopped the monitor, if a computation failed (see
+    /// [`StepError::Eval`]).
+    pub fn failure(&self) -> Option<&StepError> {
+        self.failed.as_ref()
     }
 
     /// Number of garbage collections so far, and codes released by them.

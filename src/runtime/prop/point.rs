@@ -107,6 +107,10 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
         match node.op {
             Op::Prev(x) => a.mark(x),
             Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) => a.mark(i),
+            // Computing nodes keep a state of their own (one over the
+            // window of an event reads its matches, not its set).
+            _ if super::window::reads_matches(plan, i) => a.needs_set[i] = true,
+            Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => a.mark(i),
             _ => {}
         }
     }
@@ -569,7 +573,7 @@ impl PropMonitor {
     }
 
     /// The bits of `v` within its class's current width, most significant first.
-    fn low_bits(&self, v: VarIx) -> &[BddVar] {
+    pub(super) fn low_bits(&self, v: VarIx) -> &[BddVar] {
         let var = &self.compiled.plan.vars[v];
         let width = self.state.classes[var.class].width().min(var.bits.len());
         &var.bits[var.bits.len() - width..]

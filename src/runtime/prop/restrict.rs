@@ -122,6 +122,7 @@ pub(super) fn analyse(
             Op::Cmp { .. } | Op::Since(..) | Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => {
                 true
             }
+            Op::Assign { .. } | Op::Filter { .. } | Op::Agg { .. } => true,
             Op::RuleCall { .. } => false,
             _ => keeps_pre[k],
         };

@@ -45,6 +45,7 @@ impl PropMonitor {
         let plain = self.compiled.untimed
             && s.seen.iter().all(Option::is_none)
             && s.cmp.iter().all(Option::is_none)
+            && !self.compiled.computes
             && s.timed.iter().all(Option::is_none);
         if !plain {
             return None;

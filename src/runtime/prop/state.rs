@@ -28,6 +28,8 @@ pub(super) struct State {
     pub timed: Vec<Option<TimedState>>,
     /// Per comparison node: the pairs of seen values that satisfy it.
     pub cmp: Vec<Option<Bdd>>,
+    /// Per assignment, filter and aggregation node: what it keeps.
+    pub computed: Vec<Option<super::compute::Computed>>,
     /// Per rule call: the codes of its constant arguments.
     pub call_consts: Vec<Vec<Option<Code>>>,
     /// Whether no event was evaluated yet.
@@ -42,6 +44,8 @@ pub(super) struct State {
     pub cmp_dirty: Vec<bool>,
     /// Per variable: whether a value was seen for it for the first time at this event.
     pub seen_dirty: Vec<bool>,
+    /// Whether a computing node saw a value for the first time at this event.
+    pub computed_seen: bool,
     /// Recompute every node at the next event (after widths grew or codes were released).
     pub all_dirty: bool,
     /// Whether the previous event left every kept summary as it was: then
@@ -95,6 +99,7 @@ impl State {
                 })
                 .collect(),
             cmp: per_node(&|op| matches!(op, Op::Cmp { .. }).then_some(ff)),
+            computed: plan.nodes.iter().map(|_| None).collect(),
             call_consts,
             first: true,
             changed: vec![true; n],
@@ -102,6 +107,7 @@ impl State {
             atom_active: vec![false; n],
             cmp_dirty: vec![false; n],
             seen_dirty: vec![false; plan.vars.len()],
+            computed_seen: false,
             all_dirty: true,
             fixed: false,
             last_holds: true,
@@ -110,7 +116,8 @@ impl State {
         })
     }
 
-    /// Applies `f` to every BDD kept from one event to the next.
+    /// Applies `f` to every BDD kept from one event to the next (also
+    /// those of the computing nodes, see [`super::compute`]).
     pub fn for_each_kept(&mut self, mut f: impl FnMut(&mut Bdd)) {
         for b in self.pre.iter_mut().flatten() {
             f(b);
@@ -127,6 +134,9 @@ impl State {
         if let Some(future) = &mut self.future {
             future.for_each_bdd(&mut f);
         }
+        for c in self.computed.iter_mut().flatten() {
+            c.for_each_bdd(&mut f);
+        }
     }
 
     /// The BDDs kept from one event to the next other than previous
@@ -139,6 +149,7 @@ impl State {
             .chain(self.seen.iter().flatten().map(|s| s.set))
             .chain(self.cmp.iter().flatten().copied())
             .chain(self.future.iter().flat_map(Future::bdds))
+            .chain(self.computed.iter().flatten().flat_map(|c| c.bdds()))
     }
 
     /// Lists every BDD of the state for a collection: the kept ones and

@@ -1,0 +1,318 @@
+//! The point mode of the delayed layer, for a statement with a
+//! [`PointForm`](crate::plan::future::PointForm): `Forall x̄ . guard -> body`
+//! or `Forall x̄ . !(guard & body)`, where the guard is an event pattern
+//! over `x̄` and the body is made of connectives, `X`, `U` and immediate
+//! subformulas.
+//!
+//! The statement is false at a position only at the tuples of the guard
+//! there: those of the position's events, a handful. So nothing delayed is
+//! computed as a set. At each step the immediate parts' sets are queued (as
+//! in set mode), and the first undecided position is decided once the body
+//! has a definite value at every tuple of its guard: the body is evaluated
+//! at a tuple by walking down the queued sets along the tuple's codes (no
+//! new BDD), in three-valued logic where a future operator whose window
+//! reaches past the known positions is *unknown* unless its known part
+//! decides it (`ψ` found for `U`, `φ` failing before). Positions are
+//! decided in order; the queues keep the positions from the first
+//! undecided one on.
+
+use super::{Decision, Future};
+use crate::bdd::{BddSpace, BddVar, Space};
+use crate::plan::{NodeIx, Op};
+use crate::runtime::ids::Code;
+use crate::runtime::prop::PropMonitor;
+use crate::runtime::witness::{Falsified, WitnessValue};
+
+/// The most tuples of a guard at one position that are evaluated one by
+/// one; beyond, the guard's codes are too many for this to pay, and they
+/// are evaluated all the same (a bound only on the paths walked).
+const MAX_PATHS: usize = 1 << 16;
+
+/// The buffers of [`PropMonitor::decide_point`], kept from one position to
+/// the next.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// The guard's cubes, one after the other, and their ends.
+    lits: Vec<(BddVar, bool)>,
+    ends: Vec<usize>,
+    /// A valuation of every BDD variable.
+    values: Vec<bool>,
+    /// The bits of the variables' codes, most significant first, one
+    /// variable after the other, and each variable's number of bits.
+    bits: Vec<BddVar>,
+    widths: Vec<usize>,
+    /// The bits of the tuple's codes that a cube leaves free.
+    free: Vec<BddVar>,
+    /// The codes of the tuples at which the statement is false, one tuple
+    /// after the other, and how many tuples.
+    bad: Vec<u64>,
+    bad_tuples: usize,
+}
+
+/// Kleene's three-valued conjunction.
+fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+/// Kleene's three-valued disjunction.
+fn or3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    and3(a.map(|x| !x), b.map(|x| !x)).map(|x| !x)
+}
+
+/// Whether position `p` may be decided now: its guard holds at no tuple,
+/// or the known positions reach past the body's horizon in time (or the
+/// horizon is not bounded in time: then every step may decide it).
+fn ripe(f: &Future, p: u64) -> bool {
+    let Some(form) = &f.point else {
+        return false;
+    };
+    let Some(reach) = form.reach else {
+        return true;
+    };
+    let later = f.time(f.end - 1).saturating_add(f.next_gap);
+    later - f.time(p) > reach || f.val(form.guard, p).is_false()
+}
+
+impl PropMonitor {
+    /// Decides the undecided positions in order, as long as they can be,
+    /// and cuts the queues to the first undecided one.
+    pub(super) fn advance_point(&mut self, space: &mut Space, f: &mut Future) {
+        while f.point_next < f.end {
+            if !ripe(f, f.point_next) {
+                break;
+            }
+            let next = f.point_next;
+            let Some(decision) = self.decide_point(space, f, next) else {
+                break;
+            };
+            f.decided.push(decision);
+            f.point_next += 1;
+        }
+        let keep = f.point_next;
+        for k in 0..f.vals.len() {
+            let drop = keep.saturating_sub(f.first[k]).min(f.vals[k].len() as u64);
+            f.vals[k].drain(..drop as usize);
+            f.first[k] += drop;
+        }
+        let drop = keep.saturating_sub(f.base).min(f.times.len() as u64);
+        f.times.drain(..drop as usize);
+        f.base += drop;
+    }
+
+    /// The verdict at position `p`, if every tuple of the guard there has
+    /// a definite value of the body.
+    fn decide_point(&self, space: &mut Space, f: &mut Future, p: u64) -> Option<Decision> {
+        let form = f.point.as_ref()?;
+        let guard = f.val(form.guard, p);
+        let mut decision = Decision {
+            position: p,
+            holds: true,
+            found: Falsified::default(),
+            tuples: Vec::new(),
+        };
+        if guard.is_false() {
+            return Some(decision);
+        }
+        let plan = &self.compiled.plan;
+        let mut sc = std::mem::take(&mut f.scratch);
+        sc.bits.clear();
+        sc.widths.clear();
+        for &v in &form.vars {
+            let var = &plan.vars[v];
+            let width = self.state.classes[var.class].width().min(var.bits.len());
+            sc.bits
+                .extend_from_slice(&var.bits[var.bits.len() - width..]);
+            sc.widths.push(width);
+        }
+        sc.values.clear();
+        sc.values.resize(plan.bdd_vars, false);
+        sc.bad.clear();
+        sc.bad_tuples = 0;
+        let complete = space.cubes(guard, MAX_PATHS, &mut sc.lits, &mut sc.ends);
+        let known = complete && self.bad_tuples(space, f, p, &mut sc);
+        let form = f.point.as_ref()?;
+        let n = form.vars.len();
+        let result = known.then(|| {
+            if sc.bad_tuples == 0 {
+                return decision;
+            }
+            let mut codes: Vec<&[u64]> = if n == 0 {
+                vec![&[]]
+            } else {
+                sc.bad.chunks(n).collect()
+            };
+            codes.sort_unstable();
+            codes.dedup();
+            decision.holds = false;
+            let values: Vec<Vec<WitnessValue>> = (codes.iter())
+                .map(|t| {
+                    (t.iter().zip(&form.vars))
+                        .map(|(&c, &v)| self.decode(v, c))
+                        .collect()
+                })
+                .collect();
+            if let Some(width) = self.explain.tuple_width() {
+                let mut tuples: Vec<Vec<WitnessValue>> = (values.iter())
+                    .map(|t| t[..t.len().min(width)].to_vec())
+                    .collect();
+                tuples.dedup();
+                decision.tuples = tuples;
+            }
+            decision.found = Falsified {
+                vars: form.vars.clone(),
+                total: values.len() as u64,
+                tuples: values,
+                atoms: form.atoms.clone(),
+            };
+            decision
+        });
+        f.scratch = sc;
+        result
+    }
+
+    /// Evaluates the body at every tuple of the guard's cubes in `sc` at
+    /// position `p`, appending the codes of those where the statement is
+    /// false to `sc.bad`; `false` when some value is not known yet.
+    fn bad_tuples(&self, space: &Space, f: &Future, p: u64, sc: &mut Scratch) -> bool {
+        let Some(form) = &f.point else {
+            return false;
+        };
+        let mut start = 0;
+        for &end in &sc.ends {
+            // The codes of the path: its free bits in every combination.
+            sc.free.clear();
+            for &b in &sc.bits {
+                match sc.lits[start..end].iter().find(|(c, _)| *c == b) {
+                    Some(&(_, value)) => sc.values[usize::from(b.0)] = value,
+                    None => sc.free.push(b),
+                }
+            }
+            start = end;
+            if sc.free.len() > 16 {
+                return false;
+            }
+            for mask in 0..1u64 << sc.free.len() {
+                for (i, b) in sc.free.iter().enumerate() {
+                    sc.values[usize::from(b.0)] = mask >> i & 1 == 1;
+                }
+                match self.body_at(space, f, form.body, p, &sc.values) {
+                    None => return false,
+                    Some(value) if value == form.bad => {
+                        sc.bad_tuples += 1;
+                        let mut at = 0;
+                        for &w in &sc.widths {
+                            let code = (sc.bits[at..at + w].iter()).fold(0u64, |c, b| {
+                                (c << 1) | u64::from(sc.values[usize::from(b.0)])
+                            });
+                            sc.bad.push(code);
+                            at += w;
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        true
+    }
+
+    /// The value of variable `v`'s code `code`.
+    fn decode(&self, v: usize, code: u64) -> WitnessValue {
+        let class = &self.state.classes[self.compiled.plan.vars[v].class];
+        match u32::try_from(code) {
+            Ok(c) if code != class.unseen() => class
+                .decode(Code(c))
+                .map_or(WitnessValue::Unseen, |b| WitnessValue::Value(b.into())),
+            _ => WitnessValue::Unseen,
+        }
+    }
+
+    /// The value of node `n` at position `p` under the codes set in
+    /// `values` (a valuation of every BDD variable), or
+    /// `None` while it depends on positions not known yet.
+    fn body_at(
+        &self,
+        space: &Space,
+        f: &Future,
+        n: NodeIx,
+        p: u64,
+        values: &[bool],
+    ) -> Option<bool> {
+        let at = |k: NodeIx, q: u64| self.body_at(space, f, k, q, values);
+        match self.compiled.plan.nodes[n].op {
+            // An immediate node: its queued set at the codes.
+            _ if f.first[n] <= p && p < f.next(n) => Some(space.eval_bits(f.val(n, p), values)),
+            Op::Not(a) => at(a, p).map(|x| !x),
+            Op::And(a, b) => match at(a, p) {
+                Some(false) => Some(false),
+                x => and3(x, at(b, p)),
+            },
+            Op::Or(a, b) => match at(a, p) {
+                Some(true) => Some(true),
+                x => or3(x, at(b, p)),
+            },
+            Op::Implies(a, b) => match at(a, p) {
+                Some(false) => Some(true),
+                x => or3(x.map(|v| !v), at(b, p)),
+            },
+            Op::Iff(a, b) => {
+                let (x, y) = (at(a, p)?, at(b, p)?);
+                Some(x == y)
+            }
+            Op::Next(t, a) => {
+                if p + 1 < f.end {
+                    if t.contains(f.time(p + 1) - f.time(p)) {
+                        at(a, p + 1)
+                    } else {
+                        Some(false)
+                    }
+                } else if t.hi.is_some_and(|h| f.next_gap > h) {
+                    // The next step comes later than the interval allows.
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+            Op::Until(t, a, b) => {
+                let hi = t.hi.unwrap_or(u64::MAX);
+                let start = f.time(p);
+                let mut result = Some(false);
+                let mut prefix = Some(true);
+                let mut k = p;
+                loop {
+                    if k >= f.end {
+                        // Past the known positions: closed if the next step
+                        // must come too late.
+                        let later = f.time(f.end - 1).saturating_add(f.next_gap);
+                        return if later - start > hi {
+                            result
+                        } else {
+                            or3(result, None)
+                        };
+                    }
+                    let gap = f.time(k) - start;
+                    if gap > hi {
+                        return result;
+                    }
+                    if gap >= t.lo {
+                        result = or3(result, and3(prefix, at(b, k)));
+                        if result == Some(true) {
+                            return result;
+                        }
+                    }
+                    prefix = and3(prefix, at(a, k));
+                    if prefix == Some(false) {
+                        return result;
+                    }
+                    k += 1;
+                }
+            }
+            // Not a pointwise node (the point form has none), or an
+            // immediate node without its value: not known.
+            _ => None,
+        }
+    }
+}
