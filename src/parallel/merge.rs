@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::block::{Block, Ev};
-use super::worker::Found;
+use super::worker::{Found, Work};
 use super::{EventView, Outcome, Sink, Stop};
 use crate::runtime::StepError;
 
@@ -30,6 +30,7 @@ struct Answered {
     open: Vec<(u64, usize)>,
     finished: bool,
     gc: (u64, u64),
+    work: Work,
 }
 
 /// The merge of the workers' answers, block after block.
@@ -112,6 +113,7 @@ impl Merger {
             a.decided = a.decided.max(found.decided);
             a.finished |= found.finished;
             a.gc = found.gc;
+            a.work = found.work;
             a.open = found.open;
             if found.finished {
                 a.undecided = found.undecided;
@@ -120,6 +122,7 @@ impl Merger {
             self.violations.extend(fresh);
         }
         self.outcome.gc = (self.workers.iter()).fold((0, 0), |(a, b), w| (a + w.gc.0, b + w.gc.1));
+        self.outcome.work = (self.workers.iter()).fold(Work::default(), |a, w| a.plus(w.work));
         let end = block.end.clone();
         let ends = block.last;
         self.held.push_back(block);

@@ -53,7 +53,7 @@ use crate::trace::{Format, TraceError};
 pub use block::{Args, Block, Ev};
 pub use merge::Merger;
 pub use planner::{Options, Segments, can_gain, run, run_file};
-pub use worker::{Found, Unit, Worker};
+pub use worker::{Found, Unit, Work, Worker};
 
 /// One event as the merger hands it on, with the properties violated at it.
 #[derive(Clone, Copy, Debug)]
@@ -157,6 +157,9 @@ pub struct Outcome {
     pub stopped: Option<Stop>,
     /// Garbage collections and codes released, summed over all monitors.
     pub gc: (u64, u64),
+    /// What the monitors did with the events, summed over the workers of
+    /// the layout the run ended on (see [`Work`]).
+    pub work: Work,
     /// Whether the layout the run started with was replaced by the one
     /// the sample of the trace suggests (see [`pipeline`]).
     pub revised: bool,

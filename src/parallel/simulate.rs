@@ -209,7 +209,8 @@ pub fn step_worker(routed: &Routed, options: &MonitorOptions) -> Result<WorkerSt
             0 => Ok(()),
             _ => step_repeats(route, m, entry.delivered, &fields, ev, |_, _| {
                 violations += 1
-            }),
+            })
+            .map(|_| ()),
         })
         .map_err(SimError::Monitor)?;
         stats.violations += violations;

@@ -48,6 +48,8 @@ pub struct Found {
     pub error: Option<(u64, u64, StepError)>,
     /// Garbage collections and codes released so far, over its monitors.
     pub gc: (u64, u64),
+    /// What its monitors did with the events so far.
+    pub work: Work,
     /// Whether the worker is done (the trace ended, or it stopped at
     /// `error`): every step its units could decide is among the violations
     /// given so far, or in `undecided`.
@@ -71,9 +73,49 @@ impl Found {
         self.decided = later.decided;
         self.error = self.error.take().or(later.error);
         self.gc = later.gc;
+        self.work = later.work;
         self.finished = later.finished;
         self.undecided = later.undecided;
         self.open = later.open;
+    }
+}
+
+/// What a worker's monitors did with the events, summed over its units:
+/// the work tick skipping and runs of repeats save shows here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cluster", derive(Serialize, Deserialize))]
+pub struct Work {
+    /// Events stepped as they are (repeats stepped one by one included).
+    pub delivered: u64,
+    /// Events stepped as ticks (idem).
+    pub ticks: u64,
+    /// Ticks not stepped at all, by tick-invariant units (with their
+    /// repeats).
+    pub skipped: u64,
+    /// Repeats that cost no step: a run of repeats taken at once
+    /// ([`Monitor::step_repeats`]).
+    pub at_once: u64,
+}
+
+impl Work {
+    /// The sum of `self` and `other`.
+    pub fn plus(self, other: Work) -> Work {
+        Work {
+            delivered: self.delivered + other.delivered,
+            ticks: self.ticks + other.ticks,
+            skipped: self.skipped + other.skipped,
+            at_once: self.at_once + other.at_once,
+        }
+    }
+
+    /// One event's step (and those of `repeats` repeats, when they are
+    /// stepped one by one), as `delivered` or a tick.
+    fn stepped(&mut self, delivered: bool, steps: u64) {
+        if delivered {
+            self.delivered += steps;
+        } else {
+            self.ticks += steps;
+        }
     }
 }
 
@@ -117,7 +159,7 @@ struct Running {
 impl Running {
     /// Steps the event `ev` (its `fields`: name, then arguments), with its
     /// repeats, as `delivered` or a tick; the violations of the steps
-    /// decided go to `out`.
+    /// decided go to `out`, the work done to `work`.
     #[inline]
     fn step(
         &mut self,
@@ -125,6 +167,7 @@ impl Running {
         fields: &[&[u8]],
         ev: &Ev,
         out: &mut Vec<(u64, usize)>,
+        work: &mut Work,
     ) -> Result<(), StepError> {
         let Running {
             monitor,
@@ -133,16 +176,28 @@ impl Running {
             pending,
         } = self;
         if let Some(pending) = pending {
+            work.stepped(delivered, 1 + ev.repeats);
             return step_delayed(monitor, global, pending, delivered, fields, ev, out);
         }
         let number = ev.number;
+        let skipped = !delivered && route.skips(monitor);
         step_once(route, monitor, delivered, fields, ev.time, |i| {
             out.push((number, global[i]));
         })?;
+        if skipped {
+            work.skipped += 1;
+        } else {
+            work.stepped(delivered, 1);
+        }
         if ev.repeats > 0 {
-            step_repeats(route, monitor, delivered, fields, ev, |k, i| {
+            let at_once = step_repeats(route, monitor, delivered, fields, ev, |k, i| {
                 out.push((number + k, global[i]));
             })?;
+            match (skipped, at_once) {
+                (true, _) => work.skipped += ev.repeats,
+                (false, true) => work.at_once += ev.repeats,
+                (false, false) => work.stepped(delivered, ev.repeats),
+            }
         }
         Ok(())
     }
@@ -194,7 +249,8 @@ pub(super) fn step_once(
 /// repeats (the same record, at the same time), at once when a repeat is
 /// a no-op ([`Monitor::step_repeats`]). Calls `violated` with `k` (1 to
 /// `ev.repeats`: the `k`-th repeat) and a property's index for each
-/// violation.
+/// violation. True when the repeats cost no step (skipped, or taken at
+/// once).
 pub(super) fn step_repeats(
     route: &Route,
     monitor: &mut Monitor,
@@ -202,7 +258,7 @@ pub(super) fn step_repeats(
     fields: &[&[u8]],
     ev: &Ev,
     mut violated: impl FnMut(u64, usize),
-) -> Result<(), StepError> {
+) -> Result<bool, StepError> {
     let n = ev.repeats;
     let skipped = !delivered && route.skips(monitor);
     if skipped || monitor.step_repeats(n) {
@@ -212,14 +268,14 @@ pub(super) fn step_repeats(
                 (1..=n).for_each(|k| violated(k, i));
             }
         }
-        return Ok(());
+        return Ok(true);
     }
     for k in 1..=n {
         step_once(route, monitor, delivered, fields, ev.time, |i| {
             violated(k, i)
         })?;
     }
-    Ok(())
+    Ok(false)
 }
 
 /// [`Running::step`] of a unit with future operators: every repeat on its
@@ -257,6 +313,8 @@ pub struct Worker {
     last: u64,
     /// Whether [`Worker::finish`] was called.
     finished: bool,
+    /// What its monitors did so far.
+    work: Work,
 }
 
 impl Worker {
@@ -281,6 +339,7 @@ impl Worker {
             units: running,
             last: 0,
             finished: false,
+            work: Work::default(),
         })
     }
 
@@ -300,6 +359,11 @@ impl Worker {
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
+    /// What its monitors did so far.
+    pub fn work(&self) -> Work {
+        self.work
+    }
+
     /// Steps every monitor through `block`: its answer.
     pub fn process(&mut self, block: &Block) -> Found {
         self.process_where(block, |_| true)
@@ -314,6 +378,7 @@ impl Worker {
             found.finished = true;
             found.decided = self.last;
             found.gc = self.gc();
+            found.work = self.work;
             return found;
         }
         let mut fields: Vec<&[u8]> = Vec::new();
@@ -325,12 +390,14 @@ impl Worker {
                 let delivered = route.delivers_named(ev.name, |k| block.arg(ev, k));
                 if !delivered && route.skips(&unit.monitor) && unit.monitor.violated().is_empty() {
                     // A skipped tick with nothing to report.
+                    self.work.skipped += 1 + ev.repeats;
                     continue;
                 }
                 if fields.is_empty() {
                     block.fields_of(ev, &mut fields);
                 }
-                if let Err(e) = unit.step(delivered, &fields, ev, &mut found.violations) {
+                let (out, work) = (&mut found.violations, &mut self.work);
+                if let Err(e) = unit.step(delivered, &fields, ev, out, work) {
                     found.error = Some((ev.number, ev.line, e));
                     break 'events;
                 }
@@ -393,6 +460,7 @@ impl Worker {
         let first = found.undecided.first().map(|(n, _)| n - 1);
         found.decided = first.map_or(self.last, |n| n.min(self.last));
         found.gc = self.gc();
+        found.work = self.work;
     }
 
     /// Fills in how far `found` decided every step, the open properties,
@@ -408,5 +476,6 @@ impl Worker {
             found.open.extend(u.global.iter().map(|&g| (decided, g)));
         }
         found.gc = self.gc();
+        found.work = self.work;
     }
 }

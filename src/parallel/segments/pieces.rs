@@ -145,6 +145,7 @@ impl Merge {
                 if let Some(w) = truth {
                     let (c, r) = w.gc();
                     self.outcome.gc = (self.outcome.gc.0 + c, self.outcome.gc.1 + r);
+                    self.outcome.work = self.outcome.work.plus(w.work());
                 }
                 self.outcome.stopped = stopped.map(|s| s.shifted(lines));
                 self.outcome.stopped.is_none()
