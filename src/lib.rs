@@ -28,6 +28,7 @@ pub mod report;
 pub mod runtime;
 pub mod session;
 pub mod syntax;
+mod ticks;
 pub mod trace;
 pub mod value;
 

@@ -16,9 +16,11 @@
 //!   that waiting for data can be interrupted, and the output is flushed
 //!   whenever the monitor has caught up with its input: verdicts show up as
 //!   soon as they are found, also behind a pipe.
-//! - [`args`]: the arguments; [`commands`]: `check`, `compile` and the
-//!   loading of a specification; [`run`]: `hindsight run` on the library's
-//!   session, with the command line's reporter; [`progress`]: the progress
+//! - [`args`]: the arguments (with [`mfotl`]'s and `cluster`'s);
+//!   [`commands`]: `check` and `compile`; [`spec`]: the loading of a
+//!   specification that every subcommand shares; [`run`]: `hindsight run`
+//!   on the library's session (sequential, parallel, or in cluster mode),
+//!   with the command line's report; [`progress`]: the progress
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
 //!   mistakes; [`report_to`]: the report's format, file and colours;
 //!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
@@ -39,37 +41,8 @@ pub mod resolve;
 pub mod run;
 pub mod run_parts;
 mod size;
+pub mod spec;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::{parse_percent, parse_size};
-
-use std::path::Path;
-use std::process::ExitCode;
-
-/// Reads the specification at `path` (`-`: standard input) as UTF-8 text;
-/// on failure, prints the error and gives exit status 2.
-pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
-    let read = if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
-    } else {
-        std::fs::read(path)
-    };
-    read
-        .map_err(|e| {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            ExitCode::from(2)
-        })
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = hindsight::syntax::span::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
-                eprintln!(
-                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                );
-                ExitCode::from(2)
-            })
-        })
-}

@@ -16,36 +16,7 @@ fn host_files_name_one_address_per_process() {
     assert!(bad.contains("`node1` is not an address"), "{bad}");
 }
 
-/// What a run hands on, event by event: the violated properties of each
-/// decided event, the properties that left an event undecided, and where
-/// the end of the trace came.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Handed {
-    violated: Vec<(u64, usize)>,
-    undecided: Vec<(u64, Vec<usize>)>,
-    events: u64,
-    ended_at: Option<u64>,
-}
-
-impl crate::parallel::Sink for Handed {
-    fn event(&mut self, ev: &crate::parallel::EventView<'_>, violated: &[usize]) -> bool {
-        assert_eq!(ev.number, self.events + 1, "in order, each once");
-        self.events += 1 + ev.repeats;
-        self.violated
-            .extend(violated.iter().map(|&p| (ev.number, p)));
-        true
-    }
-
-    fn ended(&mut self) {
-        self.ended_at = Some(self.events + 1);
-    }
-
-    fn undecided(&mut self, ev: &crate::parallel::EventView<'_>, properties: &[usize]) -> bool {
-        self.events += 1;
-        self.undecided.push((ev.number, properties.to_vec()));
-        true
-    }
-}
+use crate::parallel::tests::Steps as Handed;
 
 /// `trace` written to a scratch file named `name`.
 fn trace_file(name: &str, trace: &str) -> std::path::PathBuf {

@@ -58,6 +58,13 @@ pub struct Choice {
 type RoutesKey = Vec<(String, usize)>;
 
 impl Choice {
+    /// The choice that replaces this running one once the sample `kept`
+    /// is read (when the trace goes on after it), if the sample suggests
+    /// another.
+    pub fn revised(&self, plan: &Plan, jobs: usize, kept: &[Arc<Block>]) -> Option<Choice> {
+        Some(choose(plan, jobs, kept)).filter(|better| !better.same_as(self))
+    }
+
     /// Whether `self` and `other` monitor every property the same way
     /// (both choices are of one plan). The values they give slices are not
     /// compared: any assignment gives the same verdicts.
@@ -372,4 +379,12 @@ fn unit(
         global: props.iter().map(|&(i, _)| i).collect(),
         route,
     }
+}
+
+/// One worker of the whole plan, nothing sliced (a time segment's).
+pub(super) fn whole(plan: &Plan) -> Vec<Unit> {
+    choose(plan, 1, &[])
+        .layout(plan, 1)
+        .pop()
+        .unwrap_or_default()
 }

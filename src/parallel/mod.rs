@@ -182,4 +182,4 @@ pub(crate) fn for_monitors(options: &MonitorOptions, monitors: usize) -> Monitor
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -9,7 +9,7 @@
 //! A long trace starts at once, on the layout its first blocks suggest,
 //! while the reading keeps the first blocks as a sample. Once the sample
 //! is complete, the planner compares the layout the sample suggests with
-//! the running one ([`planner::revise`]); if it differs, the new layout's
+//! the running one ([`Choice::revised`]); if it differs, the new layout's
 //! workers are started,
 //! replay the sample without answering (so their summaries are those of
 //! the whole prefix), the merger takes the answers from them from the next
@@ -27,7 +27,7 @@ use super::assign::Choice;
 use super::block::Block;
 use super::read::Blocks;
 use super::worker::{Found, Unit, Worker};
-use super::{Merger, Options, Outcome, Sink, for_monitors, planner};
+use super::{Merger, Options, Outcome, Sink, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::MonitorOptions;
 
@@ -243,7 +243,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         {
             let kept = std::mem::take(&mut reading.kept);
             let better = more
-                .then(|| planner::revise(self.plan, self.jobs, &running, &kept))
+                .then(|| running.revised(self.plan, self.jobs, &kept))
                 .flatten();
             if let Some(better) = better {
                 let workers = better.layout(self.plan, self.jobs);

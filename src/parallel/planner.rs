@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::assign::{Choice, choose};
+use super::assign::choose;
 use super::block::Block;
 use super::read::{Blocks, names};
 use super::worker::{Unit, Worker};
@@ -262,24 +262,14 @@ fn segment_layout(
     segments::layout(&mut File::open(path)?, size, jobs)
 }
 
-/// The layout that replaces `running` once the sample `kept` is read
-/// (when the trace goes on after it), if the sample suggests another.
-pub(super) fn revise(
-    plan: &Plan,
-    jobs: usize,
-    running: &Choice,
-    kept: &[Arc<Block>],
-) -> Option<Choice> {
-    Some(choose(plan, jobs, kept)).filter(|better| !better.same_as(running))
-}
-
 /// The layout a run on `jobs` workers settles on for a long trace that
 /// starts with `blocks`: the one its first blocks suggest, unless its
 /// whole sample suggests monitoring some property another way.
 pub fn layout_of_long_trace(plan: &Plan, jobs: usize, blocks: &[Arc<Block>]) -> Vec<Vec<Unit>> {
     let guess = choose(plan, jobs, &blocks[..blocks.len().min(LEAD_BLOCKS)]);
     let sample = &blocks[..blocks.len().min(SAMPLE_BLOCKS)];
-    revise(plan, jobs, &guess, sample)
+    guess
+        .revised(plan, jobs, sample)
         .unwrap_or(guess)
         .layout(plan, jobs)
 }
@@ -289,11 +279,6 @@ pub fn layout_of_long_trace(plan: &Plan, jobs: usize, blocks: &[Arc<Block>]) -> 
 /// is.
 pub fn layout_without_sample(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
     choose(plan, jobs, &[]).layout(plan, jobs)
-}
-
-/// One worker of the whole plan, nothing sliced (a time segment's).
-pub(super) fn whole(plan: &Plan) -> Vec<Unit> {
-    layout_without_sample(plan, 1).pop().unwrap_or_default()
 }
 
 /// A run with one worker on a short trace (all in `first`, or nearly), on

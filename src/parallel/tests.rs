@@ -386,13 +386,14 @@ fn a_warm_up_steps_only_the_events_that_change_the_state() {
 
 /// What a run hands on: per event (by number) its violated properties, or
 /// the properties that left it undecided; and the events, counted.
+/// (Also the sink of the cluster's tests.)
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Steps {
-    violated: Vec<(u64, usize)>,
-    undecided: Vec<(u64, Vec<usize>)>,
-    events: u64,
+pub(crate) struct Steps {
+    pub(crate) violated: Vec<(u64, usize)>,
+    pub(crate) undecided: Vec<(u64, Vec<usize>)>,
+    pub(crate) events: u64,
     /// The first event handed on after the end of the trace.
-    ended_at: Option<u64>,
+    pub(crate) ended_at: Option<u64>,
 }
 
 impl Sink for Steps {

@@ -35,7 +35,7 @@ use pieces::{Merge, Piece, Pieces};
 use super::block::Block;
 use super::read::{Blocks, Names, names};
 use super::worker::Worker;
-use super::{Merger, Outcome, Sink, Stop, for_monitors, planner};
+use super::{Merger, Outcome, Sink, Stop, assign, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, Snapshot};
 use crate::trace::TraceReader;
@@ -179,7 +179,7 @@ pub fn run(
 }
 
 fn new_worker(plan: &Plan, options: &MonitorOptions) -> Result<Worker, Stop> {
-    Worker::new(planner::whole(plan), options).map_err(|error| Stop::Refused {
+    Worker::new(assign::whole(plan), options).map_err(|error| Stop::Refused {
         line: 0,
         error,
         last: None,
