@@ -11,7 +11,7 @@ use hindsight::session::{OnError, Segments};
 use hindsight::trace::Format;
 
 use super::mfotl::MfotlArgs;
-use super::report_to::Color;
+use super::target::Color;
 use super::{parse_percent, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:

@@ -3,7 +3,7 @@
 //! output that may be closed under us, a trace input that an interruption
 //! (Ctrl-C) can end even while it waits for data, and size arguments.
 //!
-//! - [`Output`]: buffered standard output shared by the reporter and the
+//! - [`Output`]: buffered standard output shared by the printer and the
 //!   input. A write that fails (the reader of a pipe went away: `| head -1`)
 //!   marks it closed; every later write fails at once, quietly, so that the run
 //!   ends at its next violation without an error message.
@@ -22,7 +22,7 @@
 //!   on the library's session (sequential, parallel, or in cluster mode),
 //!   with the command line's report; [`progress`]: the progress
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
-//!   mistakes; [`report_to`]: the report's format, file and colours;
+//!   mistakes; [`target`]: the report's format, file and colours;
 //!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
 //!   every spelling; [`run_parts`]: `--prop`.
 
@@ -36,12 +36,12 @@ pub mod mfotl;
 mod output;
 pub mod plot;
 pub mod progress;
-pub mod report_to;
 pub mod resolve;
 pub mod run;
 pub mod run_parts;
 mod size;
 pub mod spec;
+pub mod target;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;

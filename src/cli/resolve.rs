@@ -16,7 +16,7 @@ use hindsight::session::{OnError, SessionOptions};
 use hindsight::trace::{TraceOptions, timed_by_name};
 
 use super::args::RunOptions;
-use super::report_to::{self, Target};
+use super::target::{self, Target};
 
 /// The engine a run takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub fn resolve<'a>(
     let trace = trace.filter(|t| *t != Path::new("-"));
     let satisfactions = opts.mfotl.reports_satisfactions(spec);
     let timed = opts.timed || trace.is_some_and(timed_by_name);
-    let target = report_to::target(
+    let target = target::target(
         matches!(opts.report, OutputFormat::Json),
         opts.json,
         opts.output.as_deref(),

@@ -18,16 +18,16 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hindsight::mfotl::typing::Typing;
-use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
+use hindsight::report::{OutputFormat, Printer, Summary, Violation};
 use hindsight::runtime::witness::WitnessValue;
 use hindsight::session::{Outcome, Report, RunError, Session, Verdict, Warning};
 
 use super::args::RunOptions;
 use super::progress::{self, Progress};
-use super::report_to::{self, Target};
 use super::resolve::{Engine, Resolved, resolve};
 use super::run_parts::select_props;
 use super::spec::load_any;
+use super::target::{self, Target};
 use super::{Interrupt, Output as Stdout, hints, open_input};
 
 /// Runs `hindsight run`.
@@ -220,7 +220,7 @@ fn run_cluster(
 pub(super) fn report_out(target: &Target, progress: Option<&Progress>) -> Result<Stdout, ExitCode> {
     match &target.file {
         None => Ok(Stdout::new(progress::stdout(progress))),
-        Some(path) => match report_to::create(path) {
+        Some(path) => match target::create(path) {
             Ok(file) => Ok(Stdout::new(file)),
             Err(e) => {
                 eprintln!("{e}");
@@ -254,7 +254,7 @@ pub(super) fn exit_code(outcome: &Outcome) -> ExitCode {
 /// The command line's report: the printer on standard output (or the
 /// report's file), messages on standard error, the progress indicator.
 pub(super) struct CliReport<'a> {
-    printer: Reporter<Stdout>,
+    printer: Printer<Stdout>,
     progress: Option<Progress>,
     quiet: bool,
     trace_name: &'a str,
@@ -286,21 +286,16 @@ impl<'a> CliReport<'a> {
 }
 
 /// The text or JSON printer that `opts` and `target` ask for.
-fn printer(
-    out: Stdout,
-    names: Vec<String>,
-    opts: &RunOptions,
-    target: &Target,
-) -> Reporter<Stdout> {
+fn printer(out: Stdout, names: Vec<String>, opts: &RunOptions, target: &Target) -> Printer<Stdout> {
     let format = if target.json {
         OutputFormat::Json
     } else {
         OutputFormat::Text
     };
-    let mut printer = Reporter::new(out, format, names);
+    let mut printer = Printer::new(out, format, names);
     printer.quiet = opts.quiet;
     printer.max_violations = opts.max_violations;
-    printer.color = report_to::use_color(
+    printer.color = target::use_color(
         opts.color,
         target,
         std::env::var("NO_COLOR").ok().as_deref(),

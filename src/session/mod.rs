@@ -9,7 +9,7 @@
 //! one ([`Session::push`]); [`Session::finish`] ends the run and gives its
 //! [`Outcome`]. Every verdict, warning and error goes to a [`Report`] as it
 //! happens: the text and JSON printer of [`crate::report`], the command
-//! line's reporter (which adds a progress bar and messages on standard
+//! line's report (which adds a progress bar and messages on standard
 //! error) and a library caller's own type share this one loop. The library
 //! never prints: warnings are handed to the report and returned in the
 //! outcome.
@@ -62,9 +62,7 @@ use crate::profile::Profiler;
 use crate::report::EventCounts;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::syntax::Diagnostic;
-use crate::trace::{
-    DEFAULT_MAX_EVENT_SIZE, FieldNames, Format, TimePoint, TraceOptions, TraceReader, timed_by_name,
-};
+use crate::trace::{DEFAULT_MAX_EVENT_SIZE, Format, TimePoint, TraceOptions, timed_by_name};
 
 /// The one name of the runtime's step error in the driver.
 pub use crate::runtime::StepError;
@@ -173,31 +171,6 @@ impl Default for SessionOptions {
             jobs: 1,
             segments: Segments::Auto,
         }
-    }
-}
-
-/// How a session reads a trace (its options for the reader), apart from
-/// the session: a parallel run makes readers on several threads.
-#[derive(Clone, Debug)]
-struct Reading {
-    strict_time: bool,
-    max_event_size: u64,
-    skip: bool,
-    time_decimals: u8,
-    names: FieldNames,
-    time_field: Option<String>,
-}
-
-impl Reading {
-    /// A reader of `input` as `trace` says (timed or not, its format).
-    fn reader<R: Read>(&self, input: R, trace: TraceOptions) -> TraceReader<R> {
-        TraceReader::new(input, trace)
-            .allow_decreasing_time(!self.strict_time)
-            .max_event_size(self.max_event_size)
-            .skip_bad_events(self.skip)
-            .time_decimals(self.time_decimals)
-            .field_names(self.names.clone())
-            .time_field(self.time_field.as_deref())
     }
 }
 
@@ -393,23 +366,6 @@ impl Session {
     pub fn profile(&mut self, out: Box<dyn Write>, every: u64) -> std::io::Result<()> {
         self.profile = Some(Profiler::new(out, &self.monitor, Some(&self.spec), every)?);
         Ok(())
-    }
-
-    /// A reader of `input` with the session's options.
-    fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
-        self.reading().reader(input, self.options.trace)
-    }
-
-    /// How the session reads a trace, apart from the session.
-    fn reading(&self) -> Reading {
-        Reading {
-            strict_time: self.options.monitor.strict_time,
-            max_event_size: self.options.max_event_size,
-            skip: self.skip(),
-            time_decimals: self.options.time_decimals,
-            names: FieldNames::from_spec(&self.spec),
-            time_field: self.options.time_field.clone(),
-        }
     }
 
     fn skip(&self) -> bool {
