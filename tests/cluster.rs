@@ -9,7 +9,7 @@ mod common;
 use std::fmt::Write as _;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn hindsight(args: &[&str]) -> Output {
     common::bin().args(args).output().expect("the binary runs")

@@ -13,8 +13,7 @@ use common::bin;
 
 /// Writes `text` to a fresh file under the target directory.
 fn file(name: &str, text: &str) -> PathBuf {
-    let path = common::scratch_file("truth", name, text);
-    path
+    common::scratch_file("truth", name, text)
 }
 
 use common::{stderr, stdout};
