@@ -21,7 +21,7 @@
 //!   slices, how many workers, whether a file is cut into time segments),
 //!   made from the run's [`Options`] and a sample of the trace.
 //!
-//! The schedulers: [`pipeline`] (threads of one process, the workers
+//! The schedulers: `pipeline` (threads of one process, the workers
 //! reading the trace in turn), [`segments`] (a file cut into stretches
 //! monitored whole), `crate::cluster` (Timely Dataflow workers, under the
 //! `cluster` feature) and [`simulate`] (one worker of a larger run,
@@ -161,7 +161,7 @@ pub struct Outcome {
     /// the layout the run ended on (see [`Work`]).
     pub work: Work,
     /// Whether the layout the run started with was replaced by the one
-    /// the sample of the trace suggests (see [`pipeline`]).
+    /// the sample of the trace suggests (see `pipeline`).
     pub revised: bool,
     /// For a run in time segments ([`segments`]): how many segments after
     /// the first were taken from their speculative worker, and how many

@@ -1,7 +1,7 @@
 //! The planner: every decision of how a parallel run is laid out, made
 //! here from the run's [`Options`] and the start of its trace. Which
 //! properties are sliced or split and how values are spread over the
-//! slices ([`super::assign`]); how many workers a short trace gets; whether
+//! slices (`assign`); how many workers a short trace gets; whether
 //! the layout is revised on a longer sample; whether a file is cut into
 //! time segments instead ([`super::segments`]); the layout of a cluster
 //! run. The schedulers carry the decisions out.
@@ -22,7 +22,7 @@ use crate::runtime::MonitorOptions;
 use crate::trace::{Format, TraceReader};
 
 /// Blocks of the trace's start that the layout is chosen on (see
-/// [`super::assign`]), and on which a file is split into time segments or
+/// `assign`), and on which a file is split into time segments or
 /// not.
 pub const SAMPLE_BLOCKS: usize = 32;
 
@@ -105,11 +105,11 @@ pub fn can_gain(plan: &Plan) -> bool {
 /// ends before that event.
 ///
 /// The layout is chosen on the first blocks of the trace: a short trace
-/// (the first [`LEAD_BLOCKS`] blocks hold it whole) gets a worker per
-/// [`EVENTS_PER_WORKER`] events at most, on this thread when that is one;
+/// (the first `LEAD_BLOCKS` blocks hold it whole) gets a worker per
+/// `EVENTS_PER_WORKER` events at most, on this thread when that is one;
 /// a longer one starts at once on the layout its first blocks suggest, and
 /// moves to the one its whole sample suggests if that differs (see
-/// [`super::pipeline`]).
+/// `pipeline`).
 pub fn run<R: Read + Send>(
     plan: &Plan,
     mut reader: TraceReader<R>,
