@@ -1,18 +1,25 @@
 //! hindsight: a runtime-verification engine for QTL, first-order past-time
-//! temporal logic with recursive rules and timing constraints.
+//! temporal logic with recursive rules, timing constraints and bounded
+//! future operators, and for MonPoly's MFOTL.
 //!
 //! The pipeline, one module per stage:
 //! [`syntax`] (grammar, AST, diagnostics) → [`check`] (well-formedness, macro
 //! expansion) → [`plan`] (the monitor plan: subformula table, evaluation order,
 //! variable and bit layout) → [`runtime`] (BDD evaluation of `now`/`pre`
-//! summaries, value enumeration, time) ← [`trace`] (CSV readers) → [`report`].
+//! summaries, value enumeration, time, delayed verdicts) ← [`trace`] (the
+//! readers of CSV, CRV, XML, JSON and MonPoly logs, compressed or not) →
+//! [`report`]. [`mfotl`] translates MFOTL into the same plan.
 //! [`session`] drives them all: a specification and a trace in, verdicts,
-//! counts, warnings and a profile out, through a reporter of your choice.
+//! counts, warnings and a profile out, through a [`session::Report`] of
+//! your choice; [`parallel`] (and `cluster`) run the same monitors on
+//! several threads (or Timely Dataflow workers) with the same output.
 //!
 //! Cargo features: `cli` (default) builds the `hindsight` binary and its
 //! dependencies (clap, plotters, indicatif, ctrlc); without it
 //! (`default-features = false`) the library has the engine's dependencies
-//! only. `biodivine` swaps in another BDD package (see [`bdd`]).
+//! only. `cluster` adds cluster mode (Timely Dataflow). The BDD package is
+//! chosen at run time ([`bdd::Package`]: hindsight's own, or
+//! `biodivine-lib-bdd`).
 #![warn(missing_docs)]
 
 pub mod arith;
@@ -29,6 +36,7 @@ pub mod runtime;
 pub mod session;
 pub mod syntax;
 pub mod testbed;
+mod ticks;
 pub mod trace;
 pub mod value;
 pub mod why;

@@ -4,16 +4,15 @@
 //! process), the verdicts, summary and exit status of the sequential run.
 #![cfg(feature = "cluster")]
 
+mod common;
+
 use std::fmt::Write as _;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn hindsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    common::bin().args(args).output().expect("the binary runs")
 }
 
 /// Stdout without the line with the time taken (the only one that may
@@ -34,9 +33,7 @@ fn sequential(spec: &str, trace: &str) -> (String, Option<i32>) {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cluster");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir.join(name)
+    common::scratch_dir("cluster").join(name)
 }
 
 /// A longer access-control trace (many pieces, several slices per user):
@@ -150,13 +147,13 @@ fn two_processes(extra: &[&str], spec: &str, traces: [&str; 2], hosts: &str) -> 
         a.extend(["--hostfile".into(), hosts.into(), spec.into(), trace.into()]);
         a
     };
-    let other = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    let other = common::bin()
         .args(args("1", traces[1]))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("process 1 starts");
-    let first = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    let first = common::bin()
         .args(args("0", traces[0]))
         .output()
         .expect("process 0 runs");

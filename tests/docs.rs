@@ -28,12 +28,15 @@
 //!
 //! Each test reports every failing example of its page, with its line.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+/// The binary's path (its directory goes on the examples' `PATH`).
 const BIN: &str = env!("CARGO_BIN_EXE_hindsight");
 
 fn repo() -> &'static Path {
@@ -165,7 +168,7 @@ fn scratch(page: &str) -> PathBuf {
 }
 
 fn run_bin(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
+    common::bin()
         .args(args)
         .current_dir(dir)
         .env_remove("HINDSIGHT_GC")

@@ -5,14 +5,14 @@
 //! expectations give the reasoning, event by event, for the lines that matter.
 //! Events are numbered from 1, one per trace line.
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_hindsight");
 
 fn specs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")
@@ -26,15 +26,11 @@ fn example(name: &str) -> PathBuf {
 
 /// A scratch file under cargo's per-target temporary directory.
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("examples");
-    fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    fs::write(&path, contents).unwrap();
-    path
+    common::scratch_file("examples", name, contents)
 }
 
 fn hindsight(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = common::bin();
     cmd.args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,8 +1,9 @@
 //! Garbage collection of value codes: verdicts never depend on it, and it
 //! keeps the number of codes in use bounded by the live values.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 
@@ -151,7 +152,7 @@ fn examples_agree_with_and_without_collection() {
             None
         };
         let run = |gc: &str| {
-            let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+            let out = common::bin()
                 .args(["run", "--report", "json", "--gc", gc])
                 .args(&args)
                 .arg(&trace)

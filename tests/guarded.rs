@@ -7,11 +7,8 @@
 //! and off (under the same options). Specifications with twins (the same
 //! formula over other variables) exercise their computation by renaming. `HINDSIGHT_PROPTEST_CASES` sets the number of cases (default 256).
 
-#[path = "support/gen_guarded.rs"]
-mod gen_guarded;
-#[path = "support/reference.rs"]
 #[allow(dead_code)]
-mod reference;
+mod support;
 
 use std::collections::BTreeSet;
 
@@ -20,7 +17,8 @@ use hindsight::runtime::witness::format_witness;
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use proptest::prelude::*;
 
-use reference::Event;
+use support::gen_guarded;
+use support::reference::{self, Event};
 
 /// The violations (property, event number from 1) and the witness texts of
 /// the engine, with point evaluation on or off.

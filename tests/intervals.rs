@@ -5,11 +5,8 @@
 //!
 //! The number of generated cases is 256, or `HINDSIGHT_PROPTEST_CASES`.
 
-#[path = "support/gen_interval.rs"]
-mod gen_interval;
-#[path = "support/reference.rs"]
 #[allow(dead_code)]
-mod reference;
+mod support;
 
 use std::collections::BTreeSet;
 
@@ -17,7 +14,8 @@ use hindsight::check::check_source;
 use hindsight::runtime::{GcPolicy, Monitor, MonitorOptions};
 use proptest::prelude::*;
 
-use reference::Event;
+use support::gen_interval;
+use support::reference::{self, Event};
 
 /// The violations (property index, event number from 1) the engine reports.
 fn engine(spec: &str, trace: &[Event], options: MonitorOptions) -> BTreeSet<(usize, usize)> {

@@ -4,8 +4,8 @@
 //! versions on generated traces.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 mod common;
 use common::{stderr, stdout};
@@ -13,8 +13,6 @@ use common::{stderr, stdout};
 use hindsight::mfotl::{self, Reading};
 use hindsight::runtime::{Monitor, MonitorOptions};
 use proptest::prelude::*;
-
-const BIN: &str = env!("CARGO_BIN_EXE_hindsight");
 
 fn spec(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,15 +23,13 @@ fn spec(name: &str) -> String {
 }
 
 fn scratch(name: &str, contents: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mfotl");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path.display().to_string()
+    common::scratch_file("mfotl", name, contents)
+        .display()
+        .to_string()
 }
 
 fn hindsight(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("runs")
+    common::bin().args(args).output().expect("runs")
 }
 
 /// The event numbers of the violation lines of a text report.

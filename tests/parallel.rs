@@ -6,8 +6,10 @@
 //! (often), nested quantifiers of every kind, comparisons, negations,
 //! temporal operators, rules that keep or move their parameters.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use hindsight::parallel;
 use hindsight::plan::compile_source;
@@ -193,14 +195,21 @@ fn verdicts(spec: &str, trace: &str, jobs: usize, sample: bool) -> Vec<(u64, usi
         }
     } else {
         let reader = TraceReader::new(trace.as_bytes(), options).allow_decreasing_time(true);
-        let outcome = parallel::run_sampled(
+        let options = parallel::Options {
+            jobs,
+            sample: if sample {
+                parallel::planner::SAMPLE_BLOCKS
+            } else {
+                0
+            },
+            ..parallel::Options::default()
+        };
+        let outcome = parallel::run(
             &plan,
             reader,
-            &MonitorOptions::default(),
-            jobs,
-            if sample { 32 } else { 0 },
+            &options,
             &|| false,
-            |ev, violated| {
+            &mut |ev: &parallel::EventView<'_>, violated: &[usize]| {
                 out.extend(violated.iter().map(|&p| (ev.number, p)));
                 true
             },
@@ -222,7 +231,7 @@ fn run(spec: &Path, trace: &Path, jobs: usize, extra: &[&str]) -> Output {
 
 /// `run --jobs=JOBS EXTRA... SPEC TRACE` with the environment variables `env`.
 fn run_env(spec: &Path, trace: &Path, jobs: usize, extra: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    common::bin()
         .arg("run")
         .arg(format!("--jobs={jobs}"))
         .args(extra)
@@ -257,10 +266,7 @@ fn comparable_text(report: &str) -> String {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("hindsight-parallel-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir
+    common::scratch_dir(&format!("parallel-{name}"))
 }
 
 #[test]
@@ -389,7 +395,7 @@ fn options_that_end_or_shape_the_output_give_the_sequential_output() {
     ];
     same_output_with_options(&spec, &trace, &extras, &run);
     // The environment variable sets the default.
-    let o = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    let o = common::bin()
         .args(["run", "--stop-at-first"])
         .arg(&spec)
         .arg(&trace)

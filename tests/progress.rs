@@ -1,6 +1,8 @@
 //! The progress indicator of `hindsight run`: shown on a terminal, never when
 //! stderr is a pipe, with `--no-progress`, for stdin or with JSON output.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,7 +29,7 @@ fn trace() -> PathBuf {
 }
 
 fn run(args: &[&str], stdin_trace: bool) -> (String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hindsight"));
+    let mut cmd = common::bin();
     cmd.env("HINDSIGHT_PROGRESS_DELAY_MS", "0")
         .arg("run")
         .args(args)

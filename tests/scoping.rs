@@ -5,8 +5,10 @@
 //! as the specification writes them, and `hindsight compile` tells
 //! variables of the same name apart.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Writes `files` under a fresh directory and runs the binary there.
 fn run(name: &str, files: &[(&str, &str)], args: &[&str]) -> Output {
@@ -17,16 +19,14 @@ fn run(name: &str, files: &[(&str, &str)], args: &[&str]) -> Output {
     for (file, text) in files {
         std::fs::write(dir.join(file), text).expect("write");
     }
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    common::bin()
         .current_dir(&dir)
         .args(args)
         .output()
         .expect("runs")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::stdout;
 
 /// The violation lines of a run.
 fn violations(o: &Output) -> Vec<String> {

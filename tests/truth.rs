@@ -3,30 +3,20 @@
 //! with their lines and all their witnesses, numbers compared as numbers, and
 //! one command-line vocabulary.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-}
+use common::bin;
 
 /// Writes `text` to a fresh file under the target directory.
 fn file(name: &str, text: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("truth");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path
+    common::scratch_file("truth", name, text)
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{stderr, stdout};
 
 const FILES: &str = "prop p : Forall f . close(f) -> @ P open(f)\n";
 

@@ -1,8 +1,10 @@
 //! End-to-end tests of `hindsight run --witness` on the examples in `specs/`:
 //! the exact witness of every violation, in text and in JSON lines.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn spec(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -11,7 +13,7 @@ fn spec(name: &str) -> PathBuf {
 }
 
 fn run(args: &[&str], example: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    common::bin()
         .arg("run")
         .args(args)
         .arg(spec(&format!("{example}.qtl")))
@@ -201,7 +203,7 @@ fn an_unseen_value_is_spelled_out_in_text_and_null_in_json() {
     let csv = dir.join("all.csv");
     std::fs::write(&qtl, "prop everyUserLoggedIn : Forall u . P login(u)\n").expect("write");
     std::fs::write(&csv, "login,ann\n").expect("write");
-    let bin = || Command::new(env!("CARGO_BIN_EXE_hindsight"));
+    let bin = common::bin;
     let out = bin()
         .args(["run", "--witness"])
         .arg(&qtl)
@@ -247,18 +249,11 @@ fn witnesses_are_the_same_with_and_without_garbage_collection() {
 }
 
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("witness");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let path = dir.join(name);
-    std::fs::write(&path, contents).expect("scratch file");
-    path
+    common::scratch_file("witness", name, contents)
 }
 
 fn hindsight(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .output()
-        .expect("runs")
+    common::bin().args(args).output().expect("runs")
 }
 
 #[test]

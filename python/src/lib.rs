@@ -235,7 +235,7 @@ fn run(
             .collect();
         let mut gather = Gather::default();
         let outcome = match input {
-            Input::File(path) if parallel => session.run_parallel_file(&path, jobs, &mut gather),
+            Input::File(path) if parallel => session.run_parallel_file(&path, &mut gather),
             Input::File(path) => session.run_file(&path, &mut gather),
             Input::Bytes(d) => Ok(session.run(&d[..], &mut gather)),
         };

@@ -7,11 +7,11 @@ use clap::{Parser, Subcommand};
 use hindsight::bdd::Package;
 use hindsight::report::OutputFormat;
 use hindsight::runtime::GcPolicy;
-use hindsight::session::OnError;
+use hindsight::session::{OnError, Segments};
 use hindsight::trace::Format;
 
 use super::mfotl::MfotlArgs;
-use super::report_to::Color;
+use super::target::Color;
 use super::{parse_percent, parse_size};
 
 /// Runtime verification of event traces against QTL specifications:
@@ -351,6 +351,12 @@ pub struct RunOptions {
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
+    /// With more than one job, whether the trace file may be cut into time
+    /// segments, one per job (docs/PARALLEL.md): `auto` where slicing would
+    /// leave the work uneven on a long plain CSV file, `always` wherever
+    /// it can be (for tests and measurements), `never`.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub segments: Segments,
     /// `--cluster` and timely's process configuration.
     #[cfg(feature = "cluster")]
     #[command(flatten)]

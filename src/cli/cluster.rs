@@ -1,20 +1,11 @@
-//! `hindsight run --cluster` (cargo feature `cluster`): the parallel run's
-//! slices on Timely Dataflow workers, in one or several processes
-//! ([`hindsight::cluster`], docs/PARALLEL.md). Process 0 prints what the
-//! sequential run prints; the other processes print nothing on success.
+//! The options of `hindsight run --cluster` (cargo feature `cluster`): the
+//! parallel core on Timely Dataflow workers, in one or several processes
+//! ([`hindsight::cluster`], docs/PARALLEL.md), run by
+//! [`super::run`]`::run_cluster`.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::PathBuf;
 
 use hindsight::cluster::{self, InputMode};
-use hindsight::plan::Plan;
-use hindsight::session::{Collect, OnError, Session};
-
-use super::args::RunOptions;
-use super::report_to::Target;
-use super::run::{CliReport, exit_code, report_out};
-use super::{Interrupt, progress};
 
 /// Where a cluster run's trace comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -60,7 +51,8 @@ impl ClusterArgs {
         self.cluster
     }
 
-    fn config(&self) -> Result<cluster::Config, String> {
+    /// Timely's configuration of this process, as the options say.
+    pub fn config(&self) -> Result<cluster::Config, String> {
         let processes = self.processes as usize;
         if self.process >= self.processes {
             return Err(format!(
@@ -89,73 +81,5 @@ impl ClusterArgs {
                 ClusterInput::PerProcess => InputMode::PerProcess,
             },
         })
-    }
-}
-
-/// Runs `session` (of `plan`) as `opts.cluster` says, on `trace`; process 0
-/// prints what the sequential run prints and gives its exit status, the
-/// other processes print nothing on success.
-pub fn run(
-    mut session: Session,
-    plan: &Plan,
-    trace: Option<&Path>,
-    opts: &RunOptions,
-    satisfactions: bool,
-    target: &Target,
-) -> ExitCode {
-    let fail = |message: String| {
-        eprintln!("error: {message}");
-        ExitCode::from(2)
-    };
-    let config = match opts.cluster.config() {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    let u = &opts.users;
-    if u.witness
-        || u.all_witnesses
-        || u.profile.is_some()
-        || satisfactions
-        || opts.strict
-        || opts.timepoints
-        || opts.skip_bad_lines
-        || opts.on_error == OnError::Skip
-    {
-        return fail(
-            "--cluster prints violations as a run without --witness, --all-witnesses, \
-             --profile, --strict, --timepoints, --skip-bad-lines, --on-error skip or MFOTL \
-             satisfactions does"
-                .to_owned(),
-        );
-    }
-    let Some(trace) = trace else {
-        return fail("--cluster reads a trace file, not standard input".to_owned());
-    };
-    let reads = config.process == 0 || config.input == InputMode::PerProcess;
-    let trace_name = trace.display().to_string();
-    let input = if reads {
-        match File::open(trace) {
-            Ok(f) => Some((f, trace_name.clone())),
-            Err(e) => return fail(format!("cannot read {trace_name}: {e}")),
-        }
-    } else {
-        None
-    };
-    session.set_cancel(Interrupt::install().flag());
-    if config.process != 0 {
-        return match session.run_cluster(plan, input, &config, &mut Collect::default()) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(e) => fail(format!("cluster: {e}")),
-        };
-    }
-    let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
-    let stdout = match report_out(target, progress.as_ref()) {
-        Ok(out) => out,
-        Err(code) => return code,
-    };
-    let mut report = CliReport::new(stdout, &session, progress, opts, target, &trace_name);
-    match session.run_cluster(plan, input, &config, &mut report) {
-        Ok(outcome) => exit_code(&outcome),
-        Err(e) => fail(format!("cluster: {e}")),
     }
 }

@@ -1,15 +1,15 @@
-//! The subcommands `check` and `compile`, and the loading of a
-//! specification that every subcommand shares.
+//! The subcommands `check` and `compile` (the loading of a specification
+//! that every subcommand shares is [`super::spec`]), and the command line.
 
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
-use hindsight::plan::{Plan, compile_source_timed};
-use hindsight::syntax::Diagnostic;
 
 use super::args::{Cli, Command};
+use super::mfotl::MfotlArgs;
+use super::spec::{self, load_any};
 
 /// Runs the command line.
 pub fn main() -> ExitCode {
@@ -58,68 +58,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-pub fn print_diagnostics(path: &Path, text: &str, diags: &[Diagnostic]) {
-    let file = path.display().to_string();
-    let mut err = io::stderr().lock();
-    for d in diags {
-        let _ = write!(err, "{}", d.render(&file, text));
-    }
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    if errors > 0 {
-        let _ = writeln!(
-            err,
-            "{file}: {errors} error{}",
-            if errors == 1 { "" } else { "s" }
-        );
-    }
-}
-
-/// Reads and compiles a specification, printing its warnings; on errors,
-/// prints them and gives exit status 2. Compiled, not only checked: a limit
-/// of the monitor plan (such as the number of variables of a property) is
-/// found by `check` too, not only by `run`.
-/// Time bounds are read in ticks of `10^-d` time units, `d` at least
-/// `time_decimals` and enough for every bound; `d` is returned.
-fn load(path: &Path, time_decimals: u8) -> Result<(String, Plan, u8), ExitCode> {
-    let text = super::read_spec(path)?;
-    match compile_source_timed(&text, time_decimals) {
-        Ok((plan, warnings, decimals)) => {
-            print_diagnostics(path, &text, &warnings);
-            Ok((text, plan, decimals))
-        }
-        Err(diags) => {
-            print_diagnostics(path, &text, &diags);
-            Err(ExitCode::from(2))
-        }
-    }
-}
-
-/// A loaded specification: its text, plan, MFOTL translation, and the
-/// decimals of its time bounds (see [`load`]).
-pub type Loaded = (String, Plan, Option<hindsight::mfotl::Translation>, u8);
-
-/// [`load`], or for an MFOTL specification [`super::mfotl::load`] (whose
-/// time bounds are whole numbers: `time_decimals` must be 0).
-pub fn load_any(
-    path: &Path,
-    mfotl: &super::mfotl::MfotlArgs,
-    time_decimals: u8,
-) -> Result<Loaded, ExitCode> {
-    if mfotl.is_mfotl(path) {
-        if time_decimals > 0 {
-            eprintln!(
-                "error: --time-decimals is for QTL specifications: the time bounds of an \
-                 MFOTL formula, and the time stamps read with it, are whole numbers"
-            );
-            return Err(ExitCode::from(2));
-        }
-        super::mfotl::load(path, mfotl).map(|(text, plan, t)| (text, plan, Some(t), 0))
-    } else {
-        load(path, time_decimals).map(|(text, plan, d)| (text, plan, None, d))
-    }
-}
-
-fn check(path: &Path, mfotl: &super::mfotl::MfotlArgs) -> ExitCode {
+fn check(path: &Path, mfotl: &MfotlArgs) -> ExitCode {
     let plan = match load_any(path, mfotl, 0) {
         Ok((_, plan, _, _)) => plan,
         Err(code) => return code,
@@ -137,7 +76,7 @@ fn check(path: &Path, mfotl: &super::mfotl::MfotlArgs) -> ExitCode {
 
 fn compile(
     path: &Path,
-    mfotl: &super::mfotl::MfotlArgs,
+    mfotl: &MfotlArgs,
     show_qtl: bool,
     dot: Option<&Path>,
     explain: bool,
@@ -154,7 +93,7 @@ fn compile(
             );
             return ExitCode::from(2);
         };
-        let _ = write!(io::stdout(), "{}", super::mfotl::show_qtl(path, mfotl, &t));
+        let _ = write!(io::stdout(), "{}", spec::show_qtl(path, mfotl, &t));
         return ExitCode::SUCCESS;
     }
     let _ = write!(io::stdout(), "{}", plan.render(&text));

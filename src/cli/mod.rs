@@ -3,7 +3,7 @@
 //! output that may be closed under us, a trace input that an interruption
 //! (Ctrl-C) can end even while it waits for data, and size arguments.
 //!
-//! - [`Output`]: buffered standard output shared by the reporter and the
+//! - [`Output`]: buffered standard output shared by the printer and the
 //!   input. A write that fails (the reader of a pipe went away: `| head -1`)
 //!   marks it closed; every later write fails at once, quietly, so that the run
 //!   ends at its next violation without an error message.
@@ -16,11 +16,13 @@
 //!   that waiting for data can be interrupted, and the output is flushed
 //!   whenever the monitor has caught up with its input: verdicts show up as
 //!   soon as they are found, also behind a pipe.
-//! - [`args`]: the arguments; [`commands`]: `check`, `compile` and the
-//!   loading of a specification; [`run`]: `hindsight run` on the library's
-//!   session, with the command line's reporter; [`progress`]: the progress
+//! - [`args`]: the arguments (with [`mfotl`]'s and `cluster`'s);
+//!   [`commands`]: `check` and `compile`; [`spec`]: the loading of a
+//!   specification that every subcommand shares; [`run`]: `hindsight run`
+//!   on the library's session (sequential, parallel, or in cluster mode),
+//!   with the command line's report; [`progress`]: the progress
 //!   bar; [`plot`]: `hindsight plot`; [`hints`]: hints for the usual
-//!   mistakes; [`report_to`]: the report's format, file and colours;
+//!   mistakes; [`target`]: the report's format, file and colours;
 //!   [`resolve`]: a run's options resolved, and its engine chosen, alike for
 //!   every spelling; [`run_parts`]: `--prop`; [`testbed`]: `equiv` and `gen`;
 //!   [`why`]: `hindsight why`; [`serve`]: `hindsight serve`, the web page and
@@ -36,45 +38,16 @@ pub mod mfotl;
 mod output;
 pub mod plot;
 pub mod progress;
-pub mod report_to;
 pub mod resolve;
 pub mod run;
 pub mod run_parts;
 pub mod serve;
 mod size;
+pub mod spec;
+pub mod target;
 pub mod testbed;
 pub mod why;
 
 pub use input::{Interrupt, open_input};
 pub use output::Output;
 pub use size::{parse_percent, parse_size};
-
-use std::path::Path;
-use std::process::ExitCode;
-
-/// Reads the specification at `path` (`-`: standard input) as UTF-8 text;
-/// on failure, prints the error and gives exit status 2.
-pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
-    let read = if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
-    } else {
-        std::fs::read(path)
-    };
-    read
-        .map_err(|e| {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            ExitCode::from(2)
-        })
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = hindsight::syntax::span::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
-                eprintln!(
-                    "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                );
-                ExitCode::from(2)
-            })
-        })
-}

@@ -10,7 +10,7 @@ struct Inner {
 }
 
 /// Buffered, locked standard output, shared (within the main thread) by the
-/// reporter, which writes, and the input, which flushes before it waits.
+/// printer, which writes, and the input, which flushes before it waits.
 ///
 /// After the first failed write or flush it is *closed*: nothing more is
 /// written and every call fails with [`io::ErrorKind::BrokenPipe`].

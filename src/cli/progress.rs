@@ -2,7 +2,7 @@
 //! standard error for a trace file, once the run has lasted a second, with
 //! the report's lines written out of its way ([`ProgressStdout`]).
 //!
-//! It costs nothing when it is off: the reporter's progress callback does
+//! It costs nothing when it is off: the report's progress callback does
 //! one branch, and when on looks at the clock every 4096 events.
 
 use std::io::{self, IsTerminal, Write};
@@ -27,7 +27,7 @@ pub fn start(trace: Option<&Path>, no_progress: bool, json: bool) -> Option<Prog
         .map(Progress::new)
 }
 
-/// Standard output for the reporter: when a progress bar may be shown,
+/// Standard output for the printer: when a progress bar may be shown,
 /// complete lines are written with the bar out of the way.
 pub fn stdout(progress: Option<&Progress>) -> ProgressStdout {
     ProgressStdout {

@@ -16,7 +16,7 @@ use hindsight::session::{OnError, SessionOptions};
 use hindsight::trace::{TraceOptions, timed_by_name};
 
 use super::args::RunOptions;
-use super::report_to::{self, Target};
+use super::target::{self, Target};
 
 /// The engine a run takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub fn resolve<'a>(
     let trace = trace.filter(|t| *t != Path::new("-"));
     let satisfactions = opts.mfotl.reports_satisfactions(spec);
     let timed = opts.timed || trace.is_some_and(timed_by_name);
-    let target = report_to::target(
+    let target = target::target(
         matches!(opts.report, OutputFormat::Json),
         opts.json,
         opts.output.as_deref(),
@@ -114,15 +114,17 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
         satisfactions,
         stop_at_first: opts.stop_at_first,
         jobs: 1,
+        segments: opts.segments,
     }
 }
 
 /// The engine: `--cluster`; else the parallel one when more than one job
 /// is asked for (by `--jobs`, or `cores`) on a regular file and nothing
-/// needs the sequential engine: an MFOTL specification (`mfotl`: its trace
-/// is read against the signature), witnesses, a profile, `--strict`,
-/// `--timepoints`, skipping bad lines. Decided on the resolved options only,
-/// never on how they were spelled.
+/// needs the sequential engine: the options the session refuses
+/// ([`SessionOptions::sequential_only`]: witnesses, satisfactions,
+/// `--strict`, `--timepoints`, skipping bad lines), a profile, an MFOTL
+/// specification (`mfotl`: its trace is read against the signature).
+/// Decided on the resolved options only, never on how they were spelled.
 fn engine(
     trace: Option<&Path>,
     opts: &RunOptions,
@@ -138,14 +140,10 @@ fn engine(
         .jobs
         .map_or(cores, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-    let sequential_only = session.witness
-        || session.all_witnesses > 0
-        || opts.users.profile.is_some()
-        || session.satisfactions
-        || mfotl
-        || session.strict
-        || session.timepoints
-        || session.on_error == OnError::Skip;
+    // The session's own rule for its options, and what the session learns
+    // later: a profile, an MFOTL signature.
+    let sequential_only =
+        session.sequential_only().is_some() || opts.users.profile.is_some() || mfotl;
     if jobs > 1 && file && !sequential_only {
         Engine::Parallel(jobs)
     } else {

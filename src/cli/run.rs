@@ -18,16 +18,16 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hindsight::mfotl::typing::Typing;
-use hindsight::report::{OutputFormat, Reporter, Summary, Violation};
+use hindsight::report::{OutputFormat, Printer, Summary, Violation};
 use hindsight::runtime::witness::WitnessValue;
 use hindsight::session::{Outcome, Report, RunError, Session, Verdict, Warning};
 
 use super::args::RunOptions;
-use super::commands::load_any;
 use super::progress::{self, Progress};
-use super::report_to::{self, Target};
 use super::resolve::{Engine, Resolved, resolve};
 use super::run_parts::select_props;
+use super::spec::load_any;
+use super::target::{self, Target};
 use super::{Interrupt, Output as Stdout, hints, open_input};
 
 /// Runs `hindsight run`.
@@ -93,9 +93,9 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     #[cfg(feature = "cluster")]
     if let Some(plan) = cluster_plan {
         let satisfactions = session.options().satisfactions;
-        return super::cluster::run(session, &plan, trace, opts, satisfactions, &target);
+        return run_cluster(session, &plan, trace, opts, satisfactions, &target);
     }
-    if let (Engine::Parallel(jobs), Some(trace)) = (engine, trace) {
+    if let (Engine::Parallel(_), Some(trace)) = (engine, trace) {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
         let stdout = match report_out(&target, progress.as_ref()) {
@@ -103,7 +103,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Err(code) => return code,
         };
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
-        return match session.run_parallel_file(trace, jobs, &mut report) {
+        return match session.run_parallel_file(trace, &mut report) {
             Ok(outcome) => exit_code(&outcome),
             Err(e) => {
                 eprintln!("error: cannot read {trace_name}: {e}");
@@ -140,13 +140,87 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     exit_code(&session.run(input, &mut report))
 }
 
+/// Runs `session` (of `plan`) in cluster mode, as `opts.cluster` says, on `trace`; process 0
+/// prints what the sequential run prints and gives its exit status, the
+/// other processes print nothing on success.
+#[cfg(feature = "cluster")]
+fn run_cluster(
+    mut session: Session,
+    plan: &hindsight::plan::Plan,
+    trace: Option<&Path>,
+    opts: &RunOptions,
+    satisfactions: bool,
+    target: &Target,
+) -> ExitCode {
+    let fail = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let config = match opts.cluster.config() {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let u = &opts.users;
+    if u.witness
+        || u.all_witnesses
+        || u.profile.is_some()
+        || satisfactions
+        || opts.strict
+        || opts.timepoints
+        || opts.skip_bad_lines
+        || opts.on_error == hindsight::session::OnError::Skip
+    {
+        return fail(
+            "--cluster prints violations as a run without --witness, --all-witnesses, \
+             --profile, --strict, --timepoints, --skip-bad-lines, --on-error skip or MFOTL \
+             satisfactions does"
+                .to_owned(),
+        );
+    }
+    let Some(trace) = trace else {
+        return fail("--cluster reads a trace file, not standard input".to_owned());
+    };
+    let reads = config.process == 0 || config.input == hindsight::cluster::InputMode::PerProcess;
+    let trace_name = trace.display().to_string();
+    let input = if reads {
+        match File::open(trace) {
+            Ok(f) => Some((f, trace_name.clone())),
+            Err(e) => return fail(format!("cannot read {trace_name}: {e}")),
+        }
+    } else {
+        None
+    };
+    session.set_cancel(Interrupt::install().flag());
+    if config.process != 0 {
+        return match session.run_cluster(
+            plan,
+            input,
+            &config,
+            &mut hindsight::session::Collect::default(),
+        ) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => fail(format!("cluster: {e}")),
+        };
+    }
+    let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
+    let stdout = match report_out(target, progress.as_ref()) {
+        Ok(out) => out,
+        Err(code) => return code,
+    };
+    let mut report = CliReport::new(stdout, &session, progress, opts, target, &trace_name);
+    match session.run_cluster(plan, input, &config, &mut report) {
+        Ok(outcome) => exit_code(&outcome),
+        Err(e) => fail(format!("cluster: {e}")),
+    }
+}
+
 /// Where the report goes: the target's file (created), or standard output
 /// (beside the progress indicator); a message and status 2 when the file
 /// cannot be created.
 pub(super) fn report_out(target: &Target, progress: Option<&Progress>) -> Result<Stdout, ExitCode> {
     match &target.file {
         None => Ok(Stdout::new(progress::stdout(progress))),
-        Some(path) => match report_to::create(path) {
+        Some(path) => match target::create(path) {
             Ok(file) => Ok(Stdout::new(file)),
             Err(e) => {
                 eprintln!("{e}");
@@ -180,7 +254,7 @@ pub(super) fn exit_code(outcome: &Outcome) -> ExitCode {
 /// The command line's report: the printer on standard output (or the
 /// report's file), messages on standard error, the progress indicator.
 pub(super) struct CliReport<'a> {
-    printer: Reporter<Stdout>,
+    printer: Printer<Stdout>,
     progress: Option<Progress>,
     quiet: bool,
     trace_name: &'a str,
@@ -212,21 +286,16 @@ impl<'a> CliReport<'a> {
 }
 
 /// The text or JSON printer that `opts` and `target` ask for.
-fn printer(
-    out: Stdout,
-    names: Vec<String>,
-    opts: &RunOptions,
-    target: &Target,
-) -> Reporter<Stdout> {
+fn printer(out: Stdout, names: Vec<String>, opts: &RunOptions, target: &Target) -> Printer<Stdout> {
     let format = if target.json {
         OutputFormat::Json
     } else {
         OutputFormat::Text
     };
-    let mut printer = Reporter::new(out, format, names);
+    let mut printer = Printer::new(out, format, names);
     printer.quiet = opts.quiet;
     printer.max_violations = opts.max_violations;
-    printer.color = report_to::use_color(
+    printer.color = target::use_color(
         opts.color,
         target,
         std::env::var("NO_COLOR").ok().as_deref(),

@@ -10,8 +10,8 @@ use hindsight::testbed::Spec;
 use hindsight::testbed::equiv::{Answer, EquivOptions, Found};
 use hindsight::testbed::generate::{GenError, GenOptions, write_trace};
 
-use super::commands::load_any;
 use super::mfotl::MfotlArgs;
+use super::spec::load_any;
 
 /// Options of `hindsight equiv`.
 #[derive(clap::Args)]

@@ -10,8 +10,8 @@ use hindsight::trace::{TraceOptions, timed_by_name};
 use hindsight::why::{WhyError, WhyOptions, render, replay};
 
 use super::args::WhyArgs;
-use super::commands::print_diagnostics;
 use super::mfotl::MfotlArgs;
+use super::spec::print_diagnostics;
 
 /// Runs `hindsight why`.
 pub fn why(spec: &Path, trace: &Path, args: &WhyArgs) -> ExitCode {
@@ -22,12 +22,12 @@ pub fn why(spec: &Path, trace: &Path, args: &WhyArgs) -> ExitCode {
         event_steps: true,
     };
     let text = if mfotl.is_mfotl(spec) {
-        match super::mfotl::load(spec, &mfotl) {
+        match super::spec::load_mfotl(spec, &mfotl) {
             Ok((_, _, translation)) => translation.qtl,
             Err(code) => return code,
         }
     } else {
-        match super::read_spec(spec) {
+        match super::spec::read_spec(spec) {
             Ok(t) => t,
             Err(code) => return code,
         }

@@ -1,132 +1,106 @@
-//! One Timely Dataflow worker of a cluster run.
+//! One Timely Dataflow worker of a cluster run: a scheduler over the
+//! parallel core ([`crate::parallel`]).
 //!
-//! The dataflow, with pieces of the trace stamped by their position
-//! (`part << 40 | piece`):
+//! The dataflow, with blocks of the trace stamped by their position
+//! (`part << 40 | block`):
 //!
 //! ```text
-//! input ─┬─ broadcast ── Monitor (each worker: its units, pieces in time order) ─┐
+//! input ─┬─ broadcast ── Monitor (each worker: its units, blocks in time order) ─┐
 //!        └────────────────────────────────────────────────────────── concat ──── exchange to worker 0 ── Print
 //! ```
 //!
-//! The reading worker feeds the input and waits, after each piece, until
-//! the monitors are at most [`LAG`] pieces behind, so memory stays bounded.
-//! `Print` hands each piece, once complete (the frontier has passed it),
-//! with its verdicts to the main thread.
+//! The reading worker feeds the input and waits, after each block, until
+//! the monitors are at most [`LAG`] blocks behind, so memory stays bounded.
+//! `Monitor` steps the core's [`Worker`] through each block and sends its
+//! answer; `Print` hands each block, once complete (the frontier has passed
+//! it), with every worker's answer to the main thread, which merges them.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::vec::{Broadcast, Map};
 use timely::dataflow::operators::{Concat, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
-use timely::worker::Worker;
+use timely::worker::Worker as Timely;
 
-use super::piece::{Msg, Piece, read_pieces};
-use super::{Delivery, InputMode, Shared};
-use crate::parallel::worker::Route;
-use crate::parallel::{distribute, for_monitors};
-use crate::runtime::Monitor;
+use super::{Delivery, InputMode, Numbering, Shared};
+use crate::parallel::read::{Blocks, names};
+use crate::parallel::{Block, Found, Worker, for_monitors, planner};
 
-/// Pieces the reader may be ahead of the monitors.
+/// Blocks the reader may be ahead of the monitors.
 const LAG: u64 = 8;
-/// The bits of a time stamp that number the pieces of a part.
+/// The bits of a time stamp that number the blocks of a part.
 const PART_SHIFT: u32 = 40;
 
-/// The monitors of one worker.
+/// What goes to the printer (worker 0).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Msg {
+    /// A block of the trace, as read (from the reading worker).
+    Block(Block),
+    /// Worker `worker`'s answer to the block of the same time.
+    Found { worker: u32, found: Found },
+}
+
+/// The monitors of one timely worker: the core's worker of its units (or
+/// why they could not be built), and the numbering of the parts.
 struct Units {
-    monitors: Vec<(Monitor, Vec<usize>, Route)>,
-    /// Why they could not be built, or the first event they refused.
-    failed: Option<String>,
+    worker: Result<Worker, crate::runtime::StepError>,
+    numbering: Numbering,
+    close: bool,
     reported: bool,
-    worker: u32,
 }
 
 impl Units {
     fn new(shared: &Shared, worker: usize, peers: usize) -> Units {
-        let mut all = distribute(&shared.plan, peers);
-        let options = for_monitors(&shared.options, all.iter().map(Vec::len).sum());
+        let mut all = planner::layout_without_sample(&shared.plan, peers);
+        let options = for_monitors(&shared.options.monitor, all.iter().map(Vec::len).sum());
         let mine = if worker < all.len() {
             std::mem::take(&mut all[worker])
         } else {
             Vec::new()
         };
-        let mut units = Units {
-            monitors: Vec::new(),
-            failed: None,
+        Units {
+            worker: Worker::new(mine, &options),
+            numbering: Numbering::default(),
+            close: shared.options.close,
             reported: false,
-            worker: worker as u32,
-        };
-        for u in mine {
-            match Monitor::new(u.plan, options.clone()) {
-                Ok(m) => units.monitors.push((m, u.global, u.route)),
-                Err(e) => units.failed = Some(e.to_string()),
-            }
         }
-        units
     }
 
-    /// Steps every monitor through `piece`: delivered or as a tick.
-    fn step(&mut self, piece: &Piece, give: &mut impl FnMut(Msg)) {
-        if let Some(message) = &self.failed {
-            if !self.reported && !piece.events.is_empty() {
-                self.reported = true;
-                give(Msg::Refused {
-                    index: 0,
-                    message: message.clone(),
-                });
-            }
-            return;
-        }
-        let mut fields = Vec::new();
-        'events: for (index, ev) in piece.events.iter().enumerate() {
-            piece.fields_of(ev, &mut fields);
-            for (monitor, global, route) in &mut self.monitors {
-                let delivered = route.delivers(&fields);
-                let result = route.step(monitor, delivered, &fields, ev.time, |i| {
-                    give(Msg::Violated {
-                        index: index as u32,
-                        property: global[i] as u32,
-                    });
-                });
-                match result {
-                    Ok(()) => {}
-                    Err(e) => {
-                        let message = e.to_string();
-                        give(Msg::Refused {
-                            index: index as u32,
-                            message: message.clone(),
-                        });
-                        self.failed = Some(message);
-                        self.reported = true;
-                        break 'events;
-                    }
+    /// The answer to `block`, numbered through the parts.
+    fn answer(&mut self, block: &mut Block) -> Found {
+        self.numbering.apply(block, false);
+        match &mut self.worker {
+            Ok(w) => {
+                let mut found = w.process(block);
+                if block.last {
+                    w.finish(self.close && block.end.is_none(), &mut found);
                 }
+                found
             }
+            // Reported once, at the first event, as a sequential run
+            // fails before it reads any.
+            Err(e) => Found {
+                error: (!std::mem::replace(&mut self.reported, true)).then(|| (1, 0, e.clone())),
+                finished: true,
+                ..Found::default()
+            },
         }
-        let (collections, released) = self
-            .monitors
-            .iter()
-            .map(|(m, _, _)| m.gc_stats())
-            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
-        give(Msg::Gc {
-            worker: self.worker,
-            collections,
-            released,
-        });
     }
 }
 
-/// The pieces of one time, with what the monitors said about them.
+/// The block of one time, and the workers' answers to it.
 #[derive(Default)]
 struct Pending {
-    piece: Option<Piece>,
-    msgs: Vec<Msg>,
+    block: Option<Block>,
+    found: Vec<(u32, Found)>,
 }
 
 /// Runs one worker of the cluster run described by `shared`.
-pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
+pub(super) fn work(worker: &mut Timely, shared: &Arc<Shared>) {
     let index = worker.index();
     let peers = worker.peers();
     let mut units = Units::new(shared, index, peers);
@@ -135,7 +109,7 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
     } else {
         None
     };
-    let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Piece>>>::new();
+    let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Block>>>::new();
     let probe = ProbeHandle::new();
     worker.dataflow::<u64, _, _>(|scope| {
         let raw = input.to_stream(scope);
@@ -153,8 +127,8 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
                                 let queue = queues
                                     .entry(*cap.time())
                                     .or_insert_with(|| (cap, Vec::new()));
-                                for batch in data {
-                                    queue.1.append(batch);
+                                for blocks in data {
+                                    queue.1.append(blocks);
                                 }
                             }
                         });
@@ -162,10 +136,14 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
                             if frontier.less_equal(entry.key()) {
                                 break;
                             }
-                            let (cap, pieces) = entry.remove();
+                            let (cap, blocks) = entry.remove();
                             let mut session = output.session(&cap);
-                            for piece in &pieces {
-                                units.step(piece, &mut |m| session.give(m));
+                            for mut block in blocks {
+                                let found = units.answer(&mut block);
+                                session.give(Msg::Found {
+                                    worker: index as u32,
+                                    found,
+                                });
                             }
                         }
                     }
@@ -173,8 +151,7 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
             )
             .probe_with(&probe);
         let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
-        let mut gc: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
-        raw.map(Msg::Piece).concat(verdicts).sink(
+        raw.map(Msg::Block).concat(verdicts).sink(
             Exchange::new(|_: &Msg| 0),
             "Print",
             move |(input, frontier)| {
@@ -182,18 +159,11 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
                     // Every message is sent at one time.
                     let Some(&time) = cap.least() else { return };
                     let p = pending.entry(time).or_default();
-                    for batch in data {
-                        for msg in batch.drain(..) {
+                    for msgs in data {
+                        for msg in msgs.drain(..) {
                             match msg {
-                                Msg::Piece(piece) => p.piece = Some(piece),
-                                Msg::Gc {
-                                    worker,
-                                    collections,
-                                    released,
-                                } => {
-                                    gc.insert(worker, (collections, released));
-                                }
-                                other => p.msgs.push(other),
+                                Msg::Block(block) => p.block = Some(block),
+                                Msg::Found { worker, found } => p.found.push((worker, found)),
                             }
                         }
                     }
@@ -202,67 +172,54 @@ pub(super) fn work(worker: &mut Worker, shared: &Arc<Shared>) {
                     if frontier.less_equal(entry.key()) {
                         break;
                     }
-                    let done = entry.remove();
-                    let (Some(tx), Some(piece)) = (&printer, done.piece) else {
+                    let mut done = entry.remove();
+                    let (Some(tx), Some(block)) = (&printer, done.block) else {
                         continue;
                     };
-                    let mut violated = Vec::new();
-                    let mut refused = None;
-                    for msg in done.msgs {
-                        match msg {
-                            Msg::Violated { index, property } => violated.push((index, property)),
-                            Msg::Refused { index, message } => {
-                                if refused.as_ref().is_none_or(|(i, _)| index < *i) {
-                                    refused = Some((index, message));
-                                }
-                            }
-                            Msg::Piece(_) | Msg::Gc { .. } => {}
+                    done.found.sort_unstable_by_key(|(w, _)| *w);
+                    let mut found: Vec<Option<Found>> = (0..peers).map(|_| None).collect();
+                    for (w, f) in done.found {
+                        if let Some(slot) = found.get_mut(w as usize) {
+                            *slot = Some(f);
                         }
                     }
-                    violated.sort_unstable();
-                    violated.dedup();
-                    let gc = gc.values().fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
                     // A main thread that stopped listening ends nothing here:
                     // its reader stops, and the dataflow drains.
-                    let _ = tx.send(Delivery {
-                        piece,
-                        violated,
-                        refused,
-                        gc,
-                    });
+                    let _ = tx.send(Delivery { block, found });
                 }
             },
         );
     });
-    let part = match shared.config.input {
+    let config = &shared.config;
+    let part = match config.input {
         InputMode::Shared if index == 0 => Some(0u64),
-        InputMode::PerProcess if index.is_multiple_of(shared.config.workers.max(1)) => {
-            Some(shared.config.process as u64)
+        InputMode::PerProcess if index.is_multiple_of(config.workers.max(1)) => {
+            Some(config.process as u64)
         }
         _ => None,
     };
     let source = part.and_then(|_| shared.source.lock().ok().and_then(|mut s| s.take()));
     if let (Some(part), Some(source)) = (part, source) {
+        // The last block of the trace: the last part's.
+        let last_part = match config.input {
+            InputMode::Shared => 0,
+            InputMode::PerProcess => config.hosts.len().max(1) as u64 - 1,
+        };
         let base = part << PART_SHIFT;
         input.advance_to(base);
         let mut next = base;
         let stop = || (shared.stop)();
-        read_pieces(
-            source.reader,
-            &shared.arity,
-            &source.name,
-            part as u32,
-            &stop,
-            |piece| {
-                input.send(piece);
-                next += 1;
-                input.advance_to(next);
-                while probe.less_than(&next.saturating_sub(LAG).max(base)) {
-                    worker.step();
-                }
-                true
-            },
-        );
+        let names = names(&shared.plan);
+        let mut blocks = Blocks::new(source.reader, &names, &stop).part(part as u32, &source.name);
+        while let Some(mut block) = blocks.next_block() {
+            block.last &= part == last_part || block.end.is_some();
+            input.send(block);
+            next += 1;
+            input.advance_to(next);
+            while probe.less_than(&next.saturating_sub(LAG).max(base)) {
+                worker.step();
+            }
+        }
     }
     drop(input);
 }

@@ -1,15 +1,19 @@
-//! Cluster mode (cargo feature `cluster`): the slicing plan of a parallel
-//! run ([`crate::parallel`]) on Timely Dataflow workers, in one process or
-//! several (docs/PARALLEL.md).
+//! Cluster mode (cargo feature `cluster`): the parallel core
+//! ([`crate::parallel`]) scheduled on Timely Dataflow workers, in one
+//! process or several (docs/PARALLEL.md).
 //!
 //! Every worker monitors its units (slices of the sliceable properties, or
-//! whole properties: [`distribute`](crate::parallel::distribute) over all
-//! the workers of all the processes). The trace goes in pieces to every
-//! worker, stamped with their position, and each worker steps its monitors
-//! through the pieces in that order, a delivered event or a tick per event,
-//! so that every slice keeps the step structure of the whole trace. The
-//! verdicts go to worker 0 (of process 0), which hands each piece with its
-//! verdicts, in order, to the caller's callback on the main thread.
+//! whole properties, as the planner lays them out over all the workers of
+//! all the processes: [`planner::layout_without_sample`]). The trace goes
+//! in blocks to every worker, stamped with their position, and each worker
+//! steps the core's [`Worker`](crate::parallel::Worker) through the blocks
+//! in that order (a delivered event, a tick or a skipped tick per event, a
+//! run of repeats at once), so that every slice keeps the step structure
+//! of the whole trace. The answers go to worker 0 (of process 0), which
+//! hands each block with them, in order, to the main thread, where the
+//! core's [`Merger`] hands the events on.
+//!
+//! [`planner::layout_without_sample`]: crate::parallel::planner::layout_without_sample
 //!
 //! Where the trace comes from ([`InputMode`]):
 //! - [`InputMode::Shared`]: process 0 reads the whole trace;
@@ -19,7 +23,6 @@
 
 mod flow;
 mod net;
-pub mod piece;
 
 use std::any::Any;
 use std::fs::File;
@@ -27,14 +30,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use hashbrown::HashMap;
 use timely::communication::allocator::AllocatorBuilder;
 
-use crate::parallel::{Args, EventView};
+use crate::parallel::{Block, EventView, Found, Merger, Options, Outcome, Sink, Stop};
 use crate::plan::Plan;
-use crate::runtime::MonitorOptions;
 use crate::trace::TraceReader;
-pub use piece::{Fault, FaultKind, Piece};
 
 /// Where the trace comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,63 +109,74 @@ pub struct Source {
     pub name: String,
 }
 
-/// Why a cluster run ended before the end of the trace.
-#[derive(Clone, Debug)]
-pub enum Stop {
-    /// A fault in some process's input or monitors.
-    Fault(Fault),
-    /// The callback asked to stop.
-    ByCaller,
-}
-
-/// The end of a cluster run, as seen by this process.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    /// Why it ended early, if it did (process 0 only).
-    pub stopped: Option<Stop>,
-    /// Garbage collections and codes released, summed over all monitors.
-    pub gc: (u64, u64),
-    /// Whether this process printed the verdicts (process 0).
-    pub printer: bool,
-}
-
-/// A piece with its verdicts, from worker 0 to the main thread.
+/// A block with every worker's answer to it, from worker 0 to the main
+/// thread.
 struct Delivery {
-    piece: Piece,
-    /// `(event index in the piece, property)`, sorted.
-    violated: Vec<(u32, u32)>,
-    /// The first event a monitor refused, with the error.
-    refused: Option<(u32, String)>,
-    gc: (u64, u64),
+    block: Block,
+    found: Vec<Option<Found>>,
+}
+
+/// The event numbers (and lines) of the parts of the trace, made to run
+/// through the parts as in their concatenation: each block is taken in
+/// trace order, and a part's numbers follow the last of the part before.
+#[derive(Debug, Default)]
+struct Numbering {
+    part: u32,
+    numbers: u64,
+    lines: u64,
+    last: (u64, u64),
+}
+
+impl Numbering {
+    /// Numbers `block`, the next one in trace order; its lines too when
+    /// `lines`.
+    fn apply(&mut self, block: &mut Block, lines: bool) {
+        if block.part != self.part {
+            self.part = block.part;
+            (self.numbers, self.lines) = self.last;
+        }
+        block.renumber(self.numbers, if lines { self.lines } else { 0 });
+        if let Some(ev) = block.events.last() {
+            self.last = (ev.last(), ev.line + ev.repeats);
+        }
+    }
 }
 
 /// What every worker of this process shares.
 struct Shared {
     plan: Plan,
-    options: MonitorOptions,
+    options: Options,
     config: Config,
-    arity: HashMap<Box<[u8]>, usize>,
     source: Mutex<Option<Source>>,
     stop: Box<dyn Fn() -> bool + Send + Sync>,
     to_main: Mutex<Option<SyncSender<Delivery>>>,
 }
 
+/// The end of a cluster run, on process 0: the parallel run's outcome,
+/// and when it stopped at an error, the name of the input it was met in.
+#[derive(Clone, Debug, Default)]
+pub struct Ended {
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// The input of the error that stopped it (a part's file, in the
+    /// per-process mode).
+    pub source: Option<String>,
+}
+
 /// Monitors the trace against `plan` on the workers `config` describes.
 /// `source` is this process's input (process 0's in the shared mode, every
-/// process's in the per-process mode). On process 0, calls `on_event` for
-/// every event in order with the properties violated at it, as
-/// [`parallel::run`](crate::parallel::run) does; `on_event` returns false to
-/// stop. `stop` is checked by the readers before each event (Ctrl-C).
-/// Returns an error when timely cannot start (e.g. a host is unreachable)
-/// or a worker failed.
+/// process's in the per-process mode). On process 0, hands every event in
+/// order to `sink`, as [`crate::parallel::run`] does. `stop` is checked by
+/// the readers before each event (Ctrl-C). Returns an error when timely
+/// cannot start (e.g. a host is unreachable) or a worker failed.
 pub fn run(
     plan: &Plan,
     source: Option<Source>,
     config: &Config,
-    options: &MonitorOptions,
+    options: &Options,
     stop: Box<dyn Fn() -> bool + Send + Sync>,
-    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
-) -> Result<Outcome, String> {
+    sink: &mut impl Sink,
+) -> Result<Ended, String> {
     let (tx, rx) = sync_channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&cancelled);
@@ -173,88 +184,83 @@ pub fn run(
         plan: plan.clone(),
         options: options.clone(),
         config: config.clone(),
-        arity: plan
-            .events
-            .iter()
-            .map(|(e, &n)| (e.as_bytes().into(), n))
-            .collect(),
         source: Mutex::new(source),
         stop: Box::new(move || flag.load(Ordering::Relaxed) || stop()),
         to_main: Mutex::new((config.process == 0).then_some(tx)),
     });
     let (builders, others) = config.allocators()?;
+    let peers = builders.len() * config.hosts.len().max(1);
     let guards = timely::execute::execute_from(
         builders,
         others,
         timely::WorkerConfig::default(),
         move |worker| flow::work(worker, &shared),
     )?;
-    let mut outcome = Outcome {
-        printer: config.process == 0,
-        ..Outcome::default()
-    };
-    let mut number = 0u64;
-    let mut violated: Vec<usize> = Vec::new();
-    // Lines count through the parts, as in their concatenation.
-    let (mut part, mut offset, mut last_line) = (0, 0, 0);
-    'deliveries: for d in &rx {
-        if d.piece.part != part {
-            (part, offset) = (d.piece.part, offset + last_line);
+    let mut merger = Merger::new(peers);
+    let mut numbering = Numbering::default();
+    // The parts met so far: their first event number and their input.
+    let mut parts: Vec<(u64, String)> = Vec::new();
+    let mut counted = Counted { sink, last: 0 };
+    let mut ended_in = None;
+    for d in &rx {
+        let mut block = d.block;
+        numbering.apply(&mut block, true);
+        if parts.last().is_none_or(|p| p.1 != block.source) {
+            let first = block.events.first().map_or(counted.last + 1, |e| e.number);
+            parts.push((first, block.source.clone()));
         }
-        outcome.gc = d.gc;
-        let mut next = 0;
-        let mut fields: Vec<&[u8]> = Vec::new();
-        for (index, ev) in d.piece.events.iter().enumerate() {
-            let index = index as u32;
-            if let Some((at, message)) = &d.refused
-                && *at == index
-            {
-                outcome.stopped = Some(Stop::Fault(Fault {
-                    source: d.piece.source.clone(),
-                    line: ev.line,
-                    kind: FaultKind::Monitor(message.clone()),
-                }));
-                break 'deliveries;
-            }
-            violated.clear();
-            while next < d.violated.len() && d.violated[next].0 == index {
-                violated.push(d.violated[next].1 as usize);
-                next += 1;
-            }
-            number += 1;
-            last_line = ev.line;
-            d.piece.fields_of(ev, &mut fields);
-            let view = EventView {
-                number,
-                line: offset + ev.line,
-                time: ev.time,
-                name: fields[0],
-                name_index: None,
-                repeats: 0,
-                args: Args::from_fields(&fields[1..]),
-                bytes_read: d.piece.bytes_read,
-                timed: d.piece.timed,
-            };
-            if !on_event(&view, &violated) {
-                outcome.stopped = Some(Stop::ByCaller);
-                break 'deliveries;
-            }
+        if block.end.is_some() {
+            ended_in = Some(block.source.clone());
         }
-        if let Some(fault) = d.piece.fault {
-            outcome.stopped = Some(Stop::Fault(fault));
+        if !merger.block(Arc::new(block), d.found, &mut counted) {
             break;
         }
     }
-    // Stop this process's reader (when the printer stopped early), stop listening (the printer's sends fail from now
-    // on), and wait for the workers.
-    if outcome.printer {
+    let outcome = merger.outcome;
+    // An error a worker met: in the part of the event after the last one
+    // handed on.
+    let source = match &outcome.stopped {
+        Some(Stop::Trace(_) | Stop::Refused { .. }) => ended_in.or_else(|| {
+            let at = counted.last + 1;
+            (parts.iter().rev())
+                .find(|p| p.0 <= at)
+                .map(|p| p.1.clone())
+        }),
+        _ => None,
+    };
+    // Stop this process's reader (when the printer stopped early), stop
+    // listening (the printer's sends fail from now on), and wait for the
+    // workers.
+    if config.process == 0 {
         cancelled.store(true, Ordering::Relaxed);
     }
     drop(rx);
     for result in guards.join() {
         result.map_err(|e| format!("a worker failed: {e}"))?;
     }
-    Ok(outcome)
+    Ok(Ended { outcome, source })
+}
+
+/// A sink that notes the last event it was handed.
+struct Counted<'a, S: Sink> {
+    sink: &'a mut S,
+    last: u64,
+}
+
+impl<S: Sink> Sink for Counted<'_, S> {
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        self.last = ev.number + ev.repeats;
+        self.sink.event(ev, violated)
+    }
+
+    fn ended(&mut self) {
+        self.sink.ended();
+    }
+
+    fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {
+        self.last = ev.number;
+        self.sink.undecided(ev, properties)
+    }
 }
 
 #[cfg(test)]

@@ -29,8 +29,9 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 
-use super::batch::Batch;
-use super::worker::{Assigned, Hashed, Receivers, Route, Unit, value_hash};
+use super::block::Block;
+use super::route::{Assigned, Hashed, Receivers, Route, value_hash};
+use super::worker::Unit;
 use crate::plan::slice::{Parallel, Slicing};
 use crate::plan::{Plan, PropPlan};
 
@@ -57,6 +58,13 @@ pub struct Choice {
 type RoutesKey = Vec<(String, usize)>;
 
 impl Choice {
+    /// The choice that replaces this running one once the sample `kept`
+    /// is read (when the trace goes on after it), if the sample suggests
+    /// another.
+    pub fn revised(&self, plan: &Plan, jobs: usize, kept: &[Arc<Block>]) -> Option<Choice> {
+        Some(choose(plan, jobs, kept)).filter(|better| !better.same_as(self))
+    }
+
     /// Whether `self` and `other` monitor every property the same way
     /// (both choices are of one plan). The values they give slices are not
     /// compared: any assignment gives the same verdicts.
@@ -125,9 +133,9 @@ impl Choice {
 }
 
 /// How each property of `plan` is best monitored on `jobs` workers: as the
-/// steps on `sample` (the trace's first batches) suggest, or, with no
+/// steps on `sample` (the trace's first blocks) suggest, or, with no
 /// sample, as the plan alone does.
-pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Choice {
+pub fn choose(plan: &Plan, jobs: usize, sample: &[Arc<Block>]) -> Choice {
     let jobs = jobs.max(1);
     let ways: Vec<Way> = (plan.props.iter())
         .map(|p| way(plan, p, jobs, sample))
@@ -155,7 +163,7 @@ fn balance(
     plan: &Plan,
     ways: &[Way],
     jobs: usize,
-    sample: &[Arc<Batch>],
+    sample: &[Arc<Block>],
 ) -> BTreeMap<RoutesKey, Arc<Assigned>> {
     let mut out = BTreeMap::new();
     if jobs < 2 {
@@ -176,12 +184,12 @@ fn balance(
             .map(|e| key.iter().find(|(n, _)| n == e).map(|&(_, k)| k))
             .collect();
         let mut counts = Counts::with_capacity_and_hasher(1024, Default::default());
-        for batch in sample {
-            for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
+        for block in sample {
+            for ev in block.events.iter().filter(|ev| weighed(ev.number, stride)) {
                 let value = (position.get(ev.name as usize))
                     .copied()
                     .flatten()
-                    .and_then(|k| batch.arg(ev, k));
+                    .and_then(|k| block.arg(ev, k));
                 if let Some(v) = value {
                     count(&mut counts, v);
                 }
@@ -248,35 +256,8 @@ fn spread(counts: Counts, load: &mut [u64]) -> Option<Assigned> {
 /// Properties (or parts) monitored together, each with its index in the run.
 type Group = Vec<(usize, PropPlan)>;
 
-/// How the properties of `plan` are spread over `jobs` workers: per worker,
-/// its units (see [`assign`](self); no sample of the trace).
-pub fn distribute(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
-    distribute_sampled(plan, jobs, &[])
-}
-
-/// [`distribute`], choosing per property between monitoring it whole and as
-/// its parts by the steps each way takes on `sample` (the trace's first
-/// batches) when it is not empty.
-pub fn distribute_sampled(plan: &Plan, jobs: usize, sample: &[Arc<Batch>]) -> Vec<Vec<Unit>> {
-    choose(plan, jobs, sample).layout(plan, jobs)
-}
-
-/// Whether a run of `plan` on several threads can be faster than the
-/// sequential engine: it has several properties, or one that can be sliced
-/// or split into parts. (With one property that can be neither, the threads
-/// could only read the trace ahead of the one monitor.)
-pub fn can_gain(plan: &Plan) -> bool {
-    match plan.props.as_slice() {
-        [p] => match p.parallel() {
-            Parallel::Whole(a) => a.chosen.is_some(),
-            Parallel::Split(_) => true,
-        },
-        props => props.len() > 1,
-    }
-}
-
 /// How property `p` is monitored with `jobs` workers.
-fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Batch>]) -> Way {
+fn way(plan: &Plan, p: &PropPlan, jobs: usize, sample: &[Arc<Block>]) -> Way {
     let unsliced = || vec![(p.clone(), None)];
     if jobs == 1 {
         return unsliced();
@@ -317,7 +298,7 @@ const WEIGHED: u64 = 4_096;
 /// One event in how many of `sample` is weighed: a long sample is weighed
 /// on about [`WEIGHED`] of its events, picked by a hash of their numbers (a
 /// trace with a period cannot fool it).
-fn stride(sample: &[Arc<Batch>]) -> u64 {
+fn stride(sample: &[Arc<Block>]) -> u64 {
     let events: u64 = sample.iter().map(|b| b.events.len() as u64).sum();
     (events / WEIGHED).max(1)
 }
@@ -332,7 +313,7 @@ fn weighed(number: u64, stride: u64) -> bool {
 /// that are [`weighed`] when the units of `way` run alone: a delivered
 /// event is a step, and so is every other event for a unit that cannot
 /// skip its ticks.
-fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>], stride: u64) -> u64 {
+fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Block>], stride: u64) -> u64 {
     let mut load = vec![0u64; jobs];
     let mut whole_at = 0;
     for (q, chosen) in way {
@@ -357,9 +338,9 @@ fn busiest(plan: &Plan, way: &Way, jobs: usize, sample: &[Arc<Batch>], stride: u
         // The events of each routed value, spread over the slices as the
         // run would ([`spread`]).
         let mut counts = Counts::with_capacity_and_hasher(1024, Default::default());
-        for batch in sample {
-            for ev in batch.events.iter().filter(|ev| weighed(ev.number, stride)) {
-                let arg = |k| batch.arg(ev, k);
+        for block in sample {
+            for ev in block.events.iter().filter(|ev| weighed(ev.number, stride)) {
+                let arg = |k| block.arg(ev, k);
                 match route.routed_value(ev.name, arg) {
                     Some(v) if route.skip_ticks => count(&mut counts, v),
                     _ => match route.receivers(ev.name, arg) {
@@ -398,4 +379,12 @@ fn unit(
         global: props.iter().map(|&(i, _)| i).collect(),
         route,
     }
+}
+
+/// One worker of the whole plan, nothing sliced (a time segment's).
+pub(super) fn whole(plan: &Plan) -> Vec<Unit> {
+    choose(plan, 1, &[])
+        .layout(plan, 1)
+        .pop()
+        .unwrap_or_default()
 }

@@ -1,61 +1,59 @@
-//! Parallel monitoring on the cores of one machine, with the verdicts of a
-//! sequential run, in the same order.
+//! Parallel monitoring, with the verdicts of a sequential run in the same
+//! order: one core, and schedulers over it.
 //!
-//! - **Pipeline**: a reader thread parses the trace into owned batches
-//!   ([`batch`]) and hands each, in order, to every worker and to the merger.
-//! - **Data slicing**: a property the plan can slice (see
-//!   [`crate::plan::slice`]) is monitored in `jobs` slices, one per worker:
-//!   slice `h` receives the events whose routed value hashes to `h` (or
-//!   that a sample of the trace gave slice `h`, where the hash would leave
-//!   the slices uneven: see [`assign`]), every event of an unrouted name,
-//!   and a tick for the others, so that `@`, `S`, time and rules keep the
-//!   step structure of the whole trace.
-//! - **Property parallelism**: properties that cannot be sliced are spread
-//!   over the workers.
-//! - **Merging**: per batch, the workers' violations are merged by event
-//!   number, then property index; a violation found by several slices (by the
-//!   unseen value, which every slice has) is reported once.
+//! The core:
+//! - [`block`]: the one event type, a [`Block`] of consecutive events,
+//!   owned (serializable under the `cluster` feature);
+//! - [`read`]: a trace read into blocks, with the one arity check;
+//! - [`route`]: which events a unit's monitor receives as they are (its
+//!   slice's; see [`crate::plan::slice`]), the others being ticks for it;
+//! - [`worker`]: a [`Worker`] steps its units' monitors through each
+//!   block (delivered events, ticks, skipped ticks of tick-invariant
+//!   units, runs of repeats at once) and answers with a [`Found`]: the
+//!   violations of the steps decided, how far every step is decided (a
+//!   property with future operators decides a step later), and at the end
+//!   the steps left undecided;
+//! - [`merge`]: the [`Merger`] hands the events on in trace order, each
+//!   once every worker has decided it, to a [`Sink`];
+//! - [`Stop`]: the one reason why a run ended before its trace did;
+//! - [`planner`]: every decision of how a run is laid out (which
+//!   properties are sliced or split, how values are spread over the
+//!   slices, how many workers, whether a file is cut into time segments),
+//!   made from the run's [`Options`] and a sample of the trace.
 //!
-//! Each worker builds its own [`Monitor`](crate::runtime::Monitor)s inside its
-//! thread (a monitor is not `Send`). Every event is stepped, delivered or as a
-//! tick: runs of ticks are cheap in untimed properties, since a repeated event
-//! whose kept summaries stopped changing costs no BDD work (a timed property
-//! evaluates each tick).
+//! The schedulers: `pipeline` (threads of one process, the workers
+//! reading the trace in turn), [`segments`] (a file cut into stretches
+//! monitored whole), `crate::cluster` (Timely Dataflow workers, under the
+//! `cluster` feature) and [`simulate`] (one worker of a larger run,
+//! alone, for `benches/parallel_sim.rs`).
+//!
+//! Each worker builds its monitors where it runs. Every event is stepped,
+//! delivered or as a tick: runs of ticks are cheap in untimed properties,
+//! since a repeated event whose kept summaries stopped changing costs no
+//! BDD work (a timed property evaluates each tick); a tick-invariant unit
+//! skips them.
 
 mod assign;
-pub mod batch;
+pub mod block;
+pub mod merge;
 mod pipeline;
+pub mod planner;
+pub mod read;
+pub mod route;
 pub mod segments;
 pub mod simulate;
 pub mod worker;
 
-use std::io::Read;
-use std::sync::Arc;
+#[cfg(feature = "cluster")]
+use serde::{Deserialize, Serialize};
 
-use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, StepError};
-use crate::trace::{TraceError, TraceReader};
-use batch::{Batch, Batches, End};
+use crate::trace::{Format, TraceError};
 
-pub use batch::Args;
-use worker::Found;
-
-pub use assign::{Choice, can_gain, choose, distribute, distribute_sampled};
-
-/// Batches of a sample of the trace, to choose how to spread the
-/// properties over the workers (see [`assign`]).
-const SAMPLE_BATCHES: usize = 32;
-
-/// Batches read before the workers start: a trace that ends within them
-/// is short, and is laid out on all of it.
-const LEAD_BATCHES: usize = 4;
-
-/// The fewest events of a short trace (one the sample holds whole) per
-/// worker.
-const EVENTS_PER_WORKER: usize = 4096;
-
-/// Batches in flight per channel.
-const QUEUE: usize = 4;
+pub use block::{Args, Block, Ev};
+pub use merge::Merger;
+pub use planner::{Options, Segments, can_gain, run, run_file};
+pub use worker::{Found, Unit, Work, Worker};
 
 /// One event as the merger hands it on, with the properties violated at it.
 #[derive(Clone, Copy, Debug)]
@@ -84,142 +82,93 @@ pub struct EventView<'a> {
     pub timed: bool,
 }
 
-/// Why a parallel run ended before the end of the trace.
-#[derive(Clone, Debug)]
-pub enum Stopped {
-    /// An input error (as the trace reader gives it).
+/// Where the merger hands the events on, in trace order.
+pub trait Sink {
+    /// The decided event `ev`, with the properties violated at it
+    /// (ascending); false ends the run.
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool;
+
+    /// The trace has ended: the events that follow were decided at its end
+    /// or are undecided (with future operators). Nothing by default.
+    fn ended(&mut self) {}
+
+    /// At the end of the trace, the event `ev`, which `properties` left
+    /// undecided; false ends the run. By default an event without
+    /// violations.
+    fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {
+        let _ = properties;
+        self.event(ev, &[])
+    }
+}
+
+impl<F: FnMut(&EventView<'_>, &[usize]) -> bool> Sink for F {
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        self(ev, violated)
+    }
+}
+
+/// Why a parallel run ended before the end of its trace: the one reason
+/// every scheduler gives (and a cluster run sends between processes).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "cluster", derive(Serialize, Deserialize))]
+pub enum Stop {
+    /// Bad input, as the trace reader gives it.
     Trace(TraceError),
-    /// A monitor error at the event on `line`.
-    Monitor {
+    /// An event refused: by the reader (another arity than the
+    /// specification gives its name) or by a monitor.
+    Refused {
         /// The event's line.
         line: u64,
-        /// What went wrong.
+        /// Why, as the monitor says.
         error: StepError,
-        /// The event's last argument, when the error is its arity.
+        /// The event's last argument, when its arity is the error (for the
+        /// hint about time stamps).
         last: Option<Box<[u8]>>,
     },
-    /// The stop flag was set.
+    /// The stop flag was set before an event (Ctrl-C).
     Interrupted,
-    /// The caller's callback asked to stop.
+    /// The sink asked to stop.
     ByCaller,
+}
+
+impl Stop {
+    /// The same stop, its line moved `lines` further (a stretch of the
+    /// trace read on its own, after `lines` lines).
+    pub fn shifted(self, lines: u64) -> Stop {
+        match self {
+            Stop::Trace(mut e) => {
+                e.line += lines;
+                Stop::Trace(e)
+            }
+            Stop::Refused { line, error, last } => Stop::Refused {
+                line: line + lines,
+                error,
+                last,
+            },
+            other => other,
+        }
+    }
 }
 
 /// The end of a parallel run.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     /// Why it ended early, if it did.
-    pub stopped: Option<Stopped>,
+    pub stopped: Option<Stop>,
     /// Garbage collections and codes released, summed over all monitors.
     pub gc: (u64, u64),
+    /// What the monitors did with the events, summed over the workers of
+    /// the layout the run ended on (see [`Work`]).
+    pub work: Work,
     /// Whether the layout the run started with was replaced by the one
-    /// the sample of the trace suggests (see [`run`]).
+    /// the sample of the trace suggests (see `pipeline`).
     pub revised: bool,
     /// For a run in time segments ([`segments`]): how many segments after
     /// the first were taken from their speculative worker, and how many
     /// the worker before stepped again (their states did not agree).
     pub segments: Option<(usize, usize)>,
-}
-
-/// Monitors the trace of `reader` against `plan` on `jobs` threads (plus the
-/// reader's). For every event, in order, calls `on_event` with the indices of
-/// the properties violated at it (ascending, as [`Monitor::step`] gives
-/// them); `on_event` returns false to end the run. `stop` is checked after
-/// reading each event (Ctrl-C): when set, the run ends before that event.
-///
-/// How the properties are spread over the workers is chosen on the first
-/// batches of the trace (see [`distribute_sampled`]). A long trace starts
-/// on the layout its first few batches suggest, and moves to the one its
-/// whole sample suggests if that differs: the new workers replay the
-/// sample first.
-///
-/// [`Monitor::step`]: crate::runtime::Monitor::step
-pub fn run<R: Read + Send>(
-    plan: &Plan,
-    reader: TraceReader<R>,
-    options: &MonitorOptions,
-    jobs: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-    on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
-) -> Outcome {
-    run_sampled(plan, reader, options, jobs, SAMPLE_BATCHES, stop, on_event)
-}
-
-/// [`run`], with the properties spread over the workers as the first
-/// `sample` batches of the trace suggest, or, with `sample` 0, as the plan
-/// alone does ([`distribute`]: every property that can be split or sliced
-/// is).
-pub fn run_sampled<R: Read + Send>(
-    plan: &Plan,
-    reader: TraceReader<R>,
-    options: &MonitorOptions,
-    jobs: usize,
-    sample: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
-) -> Outcome {
-    let arity = batch::names(plan);
-    let mut source = Batches::new(reader, &arity, stop);
-    // The first batches, read before the workers start: enough to tell a
-    // short trace.
-    let mut first = Vec::new();
-    let lead = sample.min(LEAD_BATCHES);
-    while first.len() < lead
-        && let Some(batch) = source.next_batch()
-    {
-        first.push(Arc::new(batch));
-    }
-    // An untimed trace's clock counts events: every monitor that reads
-    // time steps every event (a tick for another slice's), so its count is
-    // the event's number.
-    let options = &MonitorOptions {
-        step_clock: first.first().is_some_and(|b| !b.timed),
-        ..options.clone()
-    };
-    // A long trace starts at once, laid out as its first batches suggest;
-    // the layout is revised on the whole sample, once read, if that
-    // suggests another.
-    if sample > lead && !source.done() {
-        let guess = choose(plan, jobs, &first);
-        return pipeline::run(plan, options, jobs, &guess, first, source, sample, on_event);
-    }
-    // Else `first` holds the whole sample. A trace that it holds whole is
-    // short: a worker per
-    // `EVENTS_PER_WORKER` of its events at most (threads and monitors cost
-    // more than they save on a few events).
-    let jobs = if source.done() && sample > 0 {
-        let events: usize = first.iter().map(|b| b.events.len()).sum();
-        jobs.min(events / EVENTS_PER_WORKER).max(1)
-    } else {
-        jobs
-    };
-    let choice = choose(plan, jobs, &first);
-    let mut workers = choice.layout(plan, jobs);
-    // One worker on a trace the sample holds whole: on this thread.
-    if workers.len() == 1 && source.done() {
-        let options = &for_monitors(options, workers[0].len());
-        let units = workers.pop().unwrap_or_default();
-        return run_inline(units, options, first, source, &mut on_event);
-    }
-    pipeline::run(plan, options, jobs, &choice, first, source, 0, on_event)
-}
-
-/// The layout a run on `jobs` workers settles on for a long trace that
-/// starts with `batches`: the one its first batches suggest, unless its
-/// whole sample suggests monitoring some property another way (as
-/// [`run`] revises it).
-pub fn distribute_as_run(
-    plan: &Plan,
-    jobs: usize,
-    batches: &[Arc<Batch>],
-) -> Vec<Vec<worker::Unit>> {
-    let guess = choose(plan, jobs, &batches[..batches.len().min(LEAD_BATCHES)]);
-    let sample = choose(plan, jobs, &batches[..batches.len().min(SAMPLE_BATCHES)]);
-    let choice = if sample.same_as(&guess) {
-        guess
-    } else {
-        sample
-    };
-    choice.layout(plan, jobs)
+    /// The trace's format, as its reader found it.
+    pub format: Option<Format>,
 }
 
 /// The options of each of `monitors` monitors of one process: with more
@@ -232,145 +181,5 @@ pub(crate) fn for_monitors(options: &MonitorOptions, monitors: usize) -> Monitor
     }
 }
 
-/// The merge of the workers' findings, batch after batch.
-#[derive(Default)]
-pub(crate) struct Merger {
-    pub(crate) outcome: Outcome,
-    violated: Vec<usize>,
-    all: Vec<(u64, usize)>,
-}
-
-impl Merger {
-    /// Merges what the workers `found` in `batch` (`None` for a worker
-    /// that failed) and hands each event to `on_event`; false when the run
-    /// ends here.
-    pub(crate) fn batch(
-        &mut self,
-        batch: &Batch,
-        found: impl Iterator<Item = Option<Found>>,
-        on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
-    ) -> bool {
-        let Merger {
-            outcome,
-            violated,
-            all,
-        } = self;
-        all.clear();
-        let mut error: Option<(u64, u64, StepError)> = None;
-        let mut gc = (0, 0);
-        for found in found {
-            let Some(found) = found else {
-                outcome.stopped = Some(Stopped::Monitor {
-                    line: batch.events.first().map_or(0, |e| e.line),
-                    error: StepError::OutOfCodes {
-                        property: "(a worker thread failed)".into(),
-                        bits: crate::runtime::MAX_CODE_BITS,
-                    },
-                    last: None,
-                });
-                return false;
-            };
-            all.extend_from_slice(&found.violations);
-            gc = (gc.0 + found.gc.0, gc.1 + found.gc.1);
-            if let Some(e) = found.error
-                && error.as_ref().is_none_or(|f| e.0 < f.0)
-            {
-                error = Some(e);
-            }
-        }
-        outcome.gc = gc;
-        all.sort_unstable();
-        all.dedup();
-        let mut next = 0;
-        for ev in &batch.events {
-            if let Some((number, line, e)) = &error
-                && *number == ev.number
-            {
-                outcome.stopped = Some(Stopped::Monitor {
-                    line: *line,
-                    error: e.clone(),
-                    last: None,
-                });
-                return false;
-            }
-            let mut view = EventView {
-                number: ev.number,
-                line: ev.line,
-                time: ev.time,
-                name: batch.name_of(ev),
-                name_index: (ev.name != u32::MAX).then_some(ev.name),
-                args: batch.args_of(ev),
-                repeats: 0,
-                bytes_read: batch.bytes_read,
-                timed: batch.timed,
-            };
-            // The event, then its repeats: each violated one on its own, the
-            // others in stretches.
-            let last = ev.number + ev.repeats;
-            while view.number <= last {
-                violated.clear();
-                while next < all.len() && all[next].0 == view.number {
-                    violated.push(all[next].1);
-                    next += 1;
-                }
-                view.repeats = if violated.is_empty() {
-                    let end = all
-                        .get(next)
-                        .map_or(last, |v| v.0.saturating_sub(1).min(last));
-                    end - view.number
-                } else {
-                    0
-                };
-                view.line = ev.line + (view.number - ev.number);
-                if !on_event(&view, violated) {
-                    outcome.stopped = Some(Stopped::ByCaller);
-                    return false;
-                }
-                view.number += view.repeats + 1;
-            }
-        }
-        outcome.stopped = match &batch.end {
-            Some(End::Trace(e)) => Some(Stopped::Trace(e.clone())),
-            Some(End::Arity { line, error, last }) => Some(Stopped::Monitor {
-                line: *line,
-                error: error.clone(),
-                last: last.clone(),
-            }),
-            Some(End::Interrupted) => Some(Stopped::Interrupted),
-            None => return true,
-        };
-        false
-    }
-}
-
-/// A run with one worker on a short trace (all in `first`, or nearly), on
-/// this thread: the batches stepped and merged one by one.
-fn run_inline<R: Read>(
-    units: Vec<worker::Unit>,
-    options: &MonitorOptions,
-    first: Vec<Arc<Batch>>,
-    mut source: Batches<'_, R>,
-    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
-) -> Outcome {
-    let mut worker = worker::Worker::new(units, options);
-    let mut merger = Merger::default();
-    let rest = std::iter::from_fn(|| source.next_batch().map(Arc::new));
-    for batch in first.into_iter().chain(rest) {
-        let found = match &mut worker {
-            Ok(w) => w.process(&batch),
-            // Reported at the first event, as a sequential run fails
-            // before it reads any.
-            Err(error) => Found {
-                error: Some((1, 0, error.clone())),
-                ..Found::default()
-            },
-        };
-        if !merger.batch(&batch, std::iter::once(Some(found)), on_event) {
-            break;
-        }
-    }
-    merger.outcome
-}
-
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

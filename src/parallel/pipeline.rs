@@ -1,18 +1,19 @@
-//! The threaded run: the workers read the trace themselves, a batch at a
-//! time, whichever of them runs out of batches first (so the reading goes
+//! The threaded run: the workers read the trace themselves, a block at a
+//! time, whichever of them runs out of blocks first (so the reading goes
 //! to the worker that is ahead, and no core waits on a reader thread).
-//! Each batch goes, in order, to every worker and to the merger (the
-//! calling thread), which merges the workers' findings batch by batch.
+//! Each block goes, in order, to every worker and to the merger (the
+//! calling thread), which merges the workers' findings block by block.
 //! A layout with fewer workers than jobs also has a thread that only
 //! reads.
 //!
-//! A long trace starts at once, on the layout the plan suggests, while the
-//! reading keeps the first batches as a sample. Once the sample is
-//! complete, the layout the sample suggests ([`choose`]) is compared with
-//! the running one; if it differs, the new layout's workers are started,
+//! A long trace starts at once, on the layout its first blocks suggest,
+//! while the reading keeps the first blocks as a sample. Once the sample
+//! is complete, the planner compares the layout the sample suggests with
+//! the running one ([`Choice::revised`]); if it differs, the new layout's
+//! workers are started,
 //! replay the sample without answering (so their summaries are those of
 //! the whole prefix), the merger takes the answers from them from the next
-//! batch on, and the old workers' input ends (they stop after the sample).
+//! block on, and the old workers' input ends (they stop after the sample).
 //! Either layout gives the same verdicts, so the events already merged
 //! stand; the revision only changes how fast the rest goes.
 
@@ -22,22 +23,26 @@ use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::thread::Scope;
 use std::time::Duration;
 
-use super::assign::{Choice, choose};
-use super::batch::{Batch, Batches};
+use super::assign::Choice;
+use super::block::Block;
+use super::read::Blocks;
 use super::worker::{Found, Unit, Worker};
-use super::{EventView, Merger, Outcome, QUEUE, for_monitors};
+use super::{Merger, Options, Outcome, Sink, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::MonitorOptions;
 
-/// How long a worker that finds the reading taken waits for the batch the
+/// Blocks in flight per channel.
+const QUEUE: usize = 4;
+
+/// How long a worker that finds the reading taken waits for the block the
 /// holder sends it before it looks again.
 const WAIT: Duration = Duration::from_micros(200);
 
 /// What the merger receives from the reading, in trace order.
 enum Feed {
-    /// The next batch: each current worker answers it with a [`Found`].
-    Batch(Arc<Batch>),
-    /// From the next batch on, these workers answer (the layout changed).
+    /// The next block: each current worker answers it with a [`Found`].
+    Block(Arc<Block>),
+    /// From the next block on, these workers answer (the layout changed).
     Switch(Vec<Receiver<Found>>),
 }
 
@@ -46,8 +51,10 @@ struct Shared<'a, R: Read> {
     plan: &'a Plan,
     options: &'a MonitorOptions,
     jobs: usize,
+    /// Whether the end of the trace closes the open verdicts.
+    close: bool,
     /// The reading of the trace, taken by whichever thread needs the next
-    /// batch; `None` once it has ended (every worker's input is then
+    /// block; `None` once it has ended (every worker's input is then
     /// closed).
     input: Mutex<Option<Reading<'a, R>>>,
 }
@@ -57,24 +64,24 @@ struct Thread {
     units: Vec<Unit>,
     options: MonitorOptions,
     /// Its input.
-    batches: Receiver<Arc<Batch>>,
+    blocks: Receiver<Arc<Block>>,
     /// Its answers.
     out: SyncSender<Found>,
 }
 
-/// The reading of the trace: where it stands and where its batches go.
+/// The reading of the trace: where it stands and where its blocks go.
 struct Reading<'a, R: Read> {
-    /// Batches read before the run started, to send first.
-    first: std::vec::IntoIter<Arc<Batch>>,
-    source: Batches<'a, R>,
+    /// Blocks read before the run started, to send first.
+    first: std::vec::IntoIter<Arc<Block>>,
+    source: Blocks<'a, R>,
     /// The current workers' inputs.
-    to: Vec<SyncSender<Arc<Batch>>>,
+    to: Vec<SyncSender<Arc<Block>>>,
     merger: SyncSender<Feed>,
-    /// The batches the merger is done with, to fill again.
-    spent: Receiver<Batch>,
+    /// The blocks the merger is done with, to fill again.
+    spent: Receiver<Block>,
     /// The sample so far, until it is complete.
-    kept: Vec<Arc<Batch>>,
-    /// Batches in the sample (0: the layout is not revised).
+    kept: Vec<Arc<Block>>,
+    /// Blocks in the sample (0: the layout is not revised).
     sample: usize,
     /// The running layout; `None` once it is settled.
     running: Option<Choice>,
@@ -83,27 +90,27 @@ struct Reading<'a, R: Read> {
 }
 
 /// Runs the layout of `choice` on threads (one per worker), the
-/// merger on this one; `first` are the batches already read from
-/// `source`. The layout is revised on the first `sample` batches (when
-/// not 0), as [`choose`] decides for `jobs` workers.
-#[allow(clippy::too_many_arguments)]
+/// merger on this one, handing the events on to `sink`; `first` are the
+/// blocks already read from `source`. The layout is revised on the first
+/// `options.sample` blocks (when not 0), as the planner decides for
+/// `options.jobs` workers.
 pub(super) fn run<R: Read + Send>(
     plan: &Plan,
-    options: &MonitorOptions,
-    jobs: usize,
+    options: &Options,
     choice: &Choice,
-    first: Vec<Arc<Batch>>,
-    source: Batches<'_, R>,
-    sample: usize,
-    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
+    first: Vec<Arc<Block>>,
+    source: Blocks<'_, R>,
+    sink: &mut impl Sink,
 ) -> Outcome {
+    let (jobs, sample) = (options.jobs.max(1), options.sample);
     let (feed_tx, feed) = sync_channel(QUEUE);
-    // Spent batches, from the merger back to the reading.
+    // Spent blocks, from the merger back to the reading.
     let (spent_tx, spent) = sync_channel(2 * QUEUE);
     let shared = Shared {
         plan,
-        options,
+        options: &options.monitor,
         jobs,
+        close: options.close,
         input: Mutex::new(Some(Reading {
             first: first.into_iter(),
             source,
@@ -119,14 +126,14 @@ pub(super) fn run<R: Read + Send>(
     std::thread::scope(|scope| {
         let from_workers = shared.start(scope, choice.layout(plan, jobs));
         // The feed is dropped when the merger returns (not after the scope):
-        // a reader blocked on sending it a batch then wakes and ends.
-        merge(feed, from_workers, &spent_tx, &mut on_event)
+        // a reader blocked on sending it a block then wakes and ends.
+        merge(feed, from_workers, &spent_tx, sink)
     })
 }
 
 impl<'a, R: Read + Send> Shared<'a, R> {
     /// Starts a worker thread per element of `workers` (each first steps
-    /// `replay` batches without answering), and a thread that only reads
+    /// `replay` blocks without answering), and a thread that only reads
     /// if they are fewer than the jobs; returns their answers. No thread
     /// starts before the reading knows them as its current workers.
     fn start<'scope>(
@@ -140,7 +147,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         };
         let (threads, from) = self.wire(reading, workers, 0);
         // Unlocked first: a worker that finds the reading locked waits
-        // for the batch the holder sends it.
+        // for the block the holder sends it.
         drop(input);
         self.launch(scope, threads, 0);
         from
@@ -170,7 +177,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
             threads.push(Some(Thread {
                 units,
                 options: options.clone(),
-                batches: rx,
+                blocks: rx,
                 out: found_tx,
             }));
             to_workers.push(tx);
@@ -185,7 +192,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
     }
 
     /// Starts `threads` (`None`: one that only reads); the workers replay
-    /// `replay` batches first.
+    /// `replay` blocks first.
     fn launch<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
@@ -200,51 +207,53 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         }
     }
 
-    /// Reads the next batch and sends it to every current worker and to
+    /// Reads the next block and sends it to every current worker and to
     /// the merger; when that completes the sample, revises the layout.
-    /// False when there are no more batches, or the merger is gone.
+    /// False when there are no more blocks, or the merger is gone.
     fn step<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
         reading: &mut Reading<'a, R>,
     ) -> bool {
-        let batch = match reading.first.next() {
-            Some(batch) => batch,
+        let block = match reading.first.next() {
+            Some(block) => block,
             None => {
                 while let Ok(spent) = reading.spent.try_recv() {
                     reading.source.reuse(spent);
                 }
-                match reading.source.next_batch() {
-                    Some(batch) => Arc::new(batch),
+                match reading.source.next_block() {
+                    Some(block) => Arc::new(block),
                     None => return false,
                 }
             }
         };
-        let more = reading.first.len() > 0 || (batch.end.is_none() && !reading.source.done());
+        let more = reading.first.len() > 0 || (block.end.is_none() && !reading.source.done());
         if reading.running.is_some() {
-            reading.kept.push(Arc::clone(&batch));
+            reading.kept.push(Arc::clone(&block));
         }
         for tx in &reading.to {
             // A worker that is gone failed: the merger finds out.
-            let _ = tx.send(Arc::clone(&batch));
+            let _ = tx.send(Arc::clone(&block));
         }
-        if reading.merger.send(Feed::Batch(batch)).is_err() {
+        if reading.merger.send(Feed::Block(block)).is_err() {
             return false;
         }
         if reading.kept.len() == reading.sample
             && let Some(running) = reading.running.take()
         {
             let kept = std::mem::take(&mut reading.kept);
-            let better = more.then(|| choose(self.plan, self.jobs, &kept));
-            if let Some(better) = better.filter(|b| !b.same_as(&running)) {
+            let better = more
+                .then(|| running.revised(self.plan, self.jobs, &kept))
+                .flatten();
+            if let Some(better) = better {
                 let workers = better.layout(self.plan, self.jobs);
                 let (threads, from) = self.wire(reading, workers, kept.len());
                 // Started with the reading locked: their replay is sent
                 // before it is unlocked.
                 self.launch(scope, threads, kept.len());
-                for batch in &kept {
+                for block in &kept {
                     for tx in &reading.to {
-                        let _ = tx.send(Arc::clone(batch));
+                        let _ = tx.send(Arc::clone(block));
                     }
                 }
                 if reading.merger.send(Feed::Switch(from)).is_err() {
@@ -255,34 +264,34 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         more
     }
 
-    /// The next batch for the worker whose input is `batches`: one already
+    /// The next block for the worker whose input is `blocks`: one already
     /// sent to it, else one it reads itself (unless another thread reads
     /// one meanwhile); `None` when its input has ended.
     fn next<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
-        batches: &Receiver<Arc<Batch>>,
-    ) -> Option<Arc<Batch>> {
+        blocks: &Receiver<Arc<Block>>,
+    ) -> Option<Arc<Block>> {
         loop {
-            if let Some(sent) = waiting(batches) {
+            if let Some(sent) = waiting(blocks) {
                 return sent;
             }
             let mut input = match self.input.try_lock() {
                 Ok(input) => input,
                 Err(TryLockError::Poisoned(e)) => e.into_inner(),
-                // Whoever reads sends this worker the batch (or ends its
+                // Whoever reads sends this worker the block (or ends its
                 // input): wait for it. Not for ever: the holder may not read
-                // (it found a batch of its own after all, then ended, as
+                // (it found a block of its own after all, then ended, as
                 // when the merger stops the run), and then this thread must.
-                Err(TryLockError::WouldBlock) => match batches.recv_timeout(WAIT) {
-                    Ok(batch) => return Some(batch),
+                Err(TryLockError::WouldBlock) => match blocks.recv_timeout(WAIT) {
+                    Ok(block) => return Some(block),
                     Err(RecvTimeoutError::Disconnected) => return None,
                     Err(RecvTimeoutError::Timeout) => continue,
                 },
             };
-            // Batches are only sent with the reading locked: empty now, the
+            // Blocks are only sent with the reading locked: empty now, the
             // input stays empty unless this thread reads.
-            if let Some(sent) = waiting(batches) {
+            if let Some(sent) = waiting(blocks) {
                 return sent;
             }
             let reading = input.as_mut()?;
@@ -294,7 +303,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
     }
 
     /// A thread that only reads (beside a layout with fewer workers than
-    /// jobs): batch after batch, until the trace or the merger ends.
+    /// jobs): block after block, until the trace or the merger ends.
     fn read_all<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         loop {
             let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
@@ -309,39 +318,53 @@ impl<'a, R: Read + Send> Shared<'a, R> {
     }
 
     /// A worker thread: builds its monitors, steps the first `replay`
-    /// batches without answering, then answers every batch with a
-    /// [`Found`], until the batches end, an error, or the merger is gone.
+    /// blocks without answering, then answers every block with a
+    /// [`Found`] (the first answer with what it found in the replay),
+    /// until the blocks end, an error, or the merger is gone.
     ///
     /// An error while replaying (one the previous layout's workers did not
     /// meet, as a monitor that sees more values may run out of codes where a
-    /// slice does not) is reported at the first batch it answers.
+    /// slice does not) is reported at the first block it answers.
     fn work<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, thread: Thread, replay: usize) {
         let Thread {
             units,
             options,
-            batches,
+            blocks,
             out,
         } = thread;
         // The monitors, or why they cannot go on (they could not be built,
         // or refused an event of the replay).
         let mut worker = Worker::new(units, &options);
+        let mut carried: Option<Found> = None;
         let mut k = 0;
-        while let Some(batch) = self.next(scope, &batches) {
+        while let Some(block) = self.next(scope, &blocks) {
             let replaying = k < replay;
             k += 1;
             match &mut worker {
                 Ok(w) => {
-                    let found = w.process(&batch);
-                    let end = batch.end.is_some();
+                    let mut found = w.process(&block);
+                    let last = block.last;
+                    if last {
+                        w.finish(self.close && block.end.is_none(), &mut found);
+                    }
                     // Let go of it before answering: the merger recycles it.
-                    drop(batch);
+                    drop(block);
                     if replaying {
                         if let Some((_, _, e)) = found.error {
                             worker = Err(e);
+                        } else {
+                            match &mut carried {
+                                Some(c) => c.absorb(found),
+                                None => carried = Some(found),
+                            }
                         }
                         continue;
                     }
-                    let stop = found.error.is_some() || end;
+                    if let Some(mut c) = carried.take() {
+                        c.absorb(found);
+                        found = c;
+                    }
+                    let stop = found.error.is_some() || last;
                     if out.send(found).is_err() || stop {
                         return;
                     }
@@ -351,10 +374,11 @@ impl<'a, R: Read + Send> Shared<'a, R> {
                     // At the first event answered for; at event 1 when the
                     // monitors could not be built, as a sequential run fails
                     // before it reads any.
-                    let first = batch.events.first().filter(|_| replay > 0);
+                    let first = block.events.first().filter(|_| replay > 0);
                     let (number, line) = first.map_or((1, 0), |e| (e.number, e.line));
                     let _ = out.send(Found {
                         error: Some((number, line, error.clone())),
+                        finished: true,
                         ..Found::default()
                     });
                     return;
@@ -364,41 +388,44 @@ impl<'a, R: Read + Send> Shared<'a, R> {
     }
 }
 
-/// A batch already sent to `batches` (`Some(None)` once the input has
+/// A block already sent to `blocks` (`Some(None)` once the input has
 /// ended); `None` if none is waiting.
-fn waiting(batches: &Receiver<Arc<Batch>>) -> Option<Option<Arc<Batch>>> {
-    match batches.try_recv() {
-        Ok(batch) => Some(Some(batch)),
+fn waiting(blocks: &Receiver<Arc<Block>>) -> Option<Option<Arc<Block>>> {
+    match blocks.try_recv() {
+        Ok(block) => Some(Some(block)),
         Err(TryRecvError::Disconnected) => Some(None),
         Err(TryRecvError::Empty) => None,
     }
 }
 
-/// The merger: per batch, the current workers' findings merged, then each
-/// event handed to `on_event`.
+/// The merger: per block, the current workers' answers merged, and the
+/// events handed on to `sink`.
 fn merge(
     feed: Receiver<Feed>,
     mut from_workers: Vec<Receiver<Found>>,
-    spent: &SyncSender<Batch>,
-    on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+    spent: &SyncSender<Block>,
+    sink: &mut impl Sink,
 ) -> Outcome {
-    let mut merger = Merger::default();
+    let mut merger = Merger::new(from_workers.len());
     for item in feed {
         match item {
             Feed::Switch(workers) => {
+                merger.switch(workers.len());
                 from_workers = workers;
-                merger.outcome.revised = true;
             }
-            Feed::Batch(batch) => {
+            Feed::Block(block) => {
                 // A worker that ended without an answer failed.
                 let found = from_workers.iter().map(|rx| rx.recv().ok());
-                if !merger.batch(&batch, found, on_event) {
-                    break;
-                }
+                let go_on = merger.block(block, found, sink);
                 // Back to the reader, unless a worker still holds it (or the
                 // reader has enough).
-                if let Ok(batch) = Arc::try_unwrap(batch) {
-                    let _ = spent.try_send(batch);
+                for block in merger.spent() {
+                    if let Ok(block) = Arc::try_unwrap(block) {
+                        let _ = spent.try_send(block);
+                    }
+                }
+                if !go_on {
+                    break;
                 }
             }
         }

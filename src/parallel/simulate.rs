@@ -7,8 +7,11 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::batch::{Batch, Batches, End, names};
-use super::{distribute_as_run, worker};
+use super::block::Block;
+use super::read::{Blocks, names};
+use super::route::Route;
+use super::worker::{Unit, step_once, step_repeats};
+use super::{Stop, planner};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, StepError};
 use crate::trace::{TraceError, TraceReader};
@@ -38,7 +41,7 @@ pub enum SimError {
 /// The whole trace, read into memory once (so that simulated workers do not
 /// each pay for reading it).
 pub struct Events {
-    batches: Vec<Arc<Batch>>,
+    blocks: Vec<Arc<Block>>,
 }
 
 impl Events {
@@ -46,35 +49,35 @@ impl Events {
     /// events, as the routes number them). An event of a known name with
     /// another arity, or a trace error, is an error.
     pub fn read<R: Read>(plan: &Plan, reader: TraceReader<R>) -> Result<Events, SimError> {
-        let arity = names(plan);
+        let names = names(plan);
         let stop = || false;
-        let mut source = Batches::new(reader, &arity, &stop);
-        let mut batches = Vec::new();
-        while let Some(mut batch) = source.next_batch() {
-            match batch.end.take() {
-                None | Some(End::Interrupted) => {}
-                Some(End::Trace(e)) => return Err(SimError::Trace(e)),
-                Some(End::Arity { error, .. }) => return Err(SimError::Monitor(error)),
+        let mut source = Blocks::new(reader, &names, &stop);
+        let mut blocks = Vec::new();
+        while let Some(mut block) = source.next_block() {
+            match block.end.take() {
+                None | Some(Stop::Interrupted | Stop::ByCaller) => {}
+                Some(Stop::Trace(e)) => return Err(SimError::Trace(e)),
+                Some(Stop::Refused { error, .. }) => return Err(SimError::Monitor(error)),
             }
-            batches.push(Arc::new(batch));
+            blocks.push(Arc::new(block));
         }
-        Ok(Events { batches })
+        Ok(Events { blocks })
     }
 
     /// How many events there are (each repeat counted).
     pub fn len(&self) -> u64 {
-        let events = self.batches.iter().flat_map(|b| &b.events);
+        let events = self.blocks.iter().flat_map(|b| &b.events);
         events.map(|ev| 1 + ev.repeats).sum()
     }
 
-    /// The batches, in order.
-    pub fn batches(&self) -> &[Arc<Batch>] {
-        &self.batches
+    /// The blocks, in order.
+    pub fn blocks(&self) -> &[Arc<Block>] {
+        &self.blocks
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.batches.iter().all(|b| b.events.is_empty())
+        self.blocks.iter().all(|b| b.events.is_empty())
     }
 }
 
@@ -93,9 +96,9 @@ struct Entry {
 /// the first event otherwise). Skipped ticks are not sent; the worker
 /// reports a standing violation over them itself.
 pub struct Routed {
-    units: Vec<worker::Unit>,
+    units: Vec<Unit>,
     /// The events sent to the worker.
-    input: Batch,
+    input: Block,
     entries: Vec<Entry>,
     /// The events and ticks of [`WorkerStats`], as routed.
     stats: WorkerStats,
@@ -119,27 +122,27 @@ impl Routed {
 
 /// Routes the events to worker `worker` of a run of `plan` on `jobs`
 /// workers. The workers are laid out as a run's are on a long trace
-/// ([`distribute_as_run`]): `jobs` is the number of slices of every sliced
-/// property; the run has fewer workers when nothing is sliced.
+/// ([`planner::layout_of_long_trace`]): `jobs` is the number of slices of
+/// every sliced property; the run has fewer workers when nothing is sliced.
 pub fn route_worker(plan: &Plan, events: &Events, jobs: usize, worker: usize) -> Routed {
-    let mut workers = distribute_as_run(plan, jobs, &events.batches);
+    let mut workers = planner::layout_of_long_trace(plan, jobs, &events.blocks);
     let units = if worker < workers.len() {
         workers.swap_remove(worker)
     } else {
         Vec::new()
     };
     let mut stats = WorkerStats::default();
-    let mut input = Batch::default();
+    let mut input = Block::default();
     let mut entries = Vec::new();
     // Per unit: whether it has had its first event (after which a tick
     // invariant unit skips the events it does not receive).
     let mut started = vec![false; units.len()];
-    for batch in &events.batches {
-        for ev in &batch.events {
+    for block in &events.blocks {
+        for ev in &block.events {
             let mut sent = false;
             for (u, (unit, started)) in units.iter().zip(&mut started).enumerate() {
                 let route = &unit.route;
-                let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
+                let delivered = route.delivers_named(ev.name, |k| block.arg(ev, k));
                 if delivered {
                     stats.delivered += 1 + ev.repeats;
                 } else {
@@ -151,7 +154,7 @@ pub fn route_worker(plan: &Plan, events: &Events, jobs: usize, worker: usize) ->
                     continue;
                 }
                 if !sent {
-                    input.push_copy(batch, ev);
+                    input.push_copy(block, ev);
                     sent = true;
                 }
                 entries.push(Entry {
@@ -184,7 +187,7 @@ pub fn step_worker(routed: &Routed, options: &MonitorOptions) -> Result<WorkerSt
     let mut last: Vec<Option<u64>> = vec![None; monitors.len()];
     let mut stats = routed.stats.clone();
     let mut fields: Vec<&[u8]> = Vec::with_capacity(8);
-    let skipped = |m: &Monitor, route: &worker::Route, from: Option<u64>, to: u64| {
+    let skipped = |m: &Monitor, route: &Route, from: Option<u64>, to: u64| {
         // Ticks skipped after event `from` (and its repeats), before `to`.
         let gap = from.map_or(0, |f| to.saturating_sub(f + 1));
         let standing = m.violated().iter().filter(|&&i| route.as_before[i]);
@@ -199,15 +202,17 @@ pub fn step_worker(routed: &Routed, options: &MonitorOptions) -> Result<WorkerSt
         last[u] = Some(ev.number + ev.repeats);
         input.fields_of(ev, &mut fields);
         let mut violations = 0;
-        route
-            .step(m, entry.delivered, &fields, ev.time, |_| violations += 1)
-            .and_then(|()| match ev.repeats {
-                0 => Ok(()),
-                n => route.step_repeats(m, entry.delivered, &fields, ev.time, n, |_, _| {
-                    violations += 1
-                }),
+        step_once(route, m, entry.delivered, &fields, ev.time, |_| {
+            violations += 1
+        })
+        .and_then(|()| match ev.repeats {
+            0 => Ok(()),
+            _ => step_repeats(route, m, entry.delivered, &fields, ev, |_, _| {
+                violations += 1
             })
-            .map_err(SimError::Monitor)?;
+            .map(|_| ()),
+        })
+        .map_err(SimError::Monitor)?;
         stats.violations += violations;
     }
     for (u, m) in monitors.iter().enumerate() {

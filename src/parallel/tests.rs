@@ -1,6 +1,8 @@
 //! Unit tests of the parallel driver against the sequential monitor.
 
-use super::{Stopped, distribute, run, worker::slice_of};
+use super::planner::{layout_of_long_trace, layout_without_sample};
+use super::route::slice_of;
+use super::{EventView, Options, Sink, Stop, run};
 use crate::plan::compile_source;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::trace::{Format, TraceOptions, TraceReader};
@@ -27,17 +29,20 @@ fn options() -> TraceOptions {
     }
 }
 
-fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, Option<Stopped>) {
+fn parallel(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, Option<Stop>) {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let reader = TraceReader::new(trace.as_bytes(), options());
     let mut out = Vec::new();
+    let options = Options {
+        jobs,
+        ..Options::default()
+    };
     let outcome = run(
         &plan,
         reader,
-        &MonitorOptions::default(),
-        jobs,
+        &options,
         &|| false,
-        |ev, props| {
+        &mut |ev: &EventView<'_>, props: &[usize]| {
             out.extend(props.iter().map(|&p| (ev.number, p)));
             true
         },
@@ -66,7 +71,7 @@ fn values_spread_over_the_slices() {
         .collect();
     assert_eq!(slices.len(), 4);
     let (plan, _) = compile_source(FILES).expect("well-formed");
-    let workers = distribute(&plan, 3);
+    let workers = layout_without_sample(&plan, 3);
     // Three slices of closeOnlyOpen, neverEmpty whole on the first worker.
     assert_eq!(workers.len(), 3);
     assert_eq!(workers[0].len(), 2);
@@ -80,7 +85,7 @@ fn an_arity_error_ends_the_run_after_the_verdicts_before_it() {
     let (found, stopped) = parallel(FILES, trace, 2);
     assert_eq!(found, [(1, 0), (1, 1)]);
     match stopped {
-        Some(Stopped::Monitor { line: 3, error, .. }) => {
+        Some(Stop::Refused { line: 3, error, .. }) => {
             assert!(error.to_string().contains("has 2 arguments"), "{error}")
         }
         other => panic!("{other:?}"),
@@ -112,7 +117,7 @@ fn threads_are_used_only_where_they_can_gain() {
 fn simulated_workers_receive_every_event_once_and_find_the_violations() {
     use super::simulate::{Events, SimError, route_worker, step_worker};
     let (plan, _) = compile_source(FILES).expect("well-formed");
-    // A repeated record (lines 3-5) is one event of the batch with repeats.
+    // A repeated record (lines 3-5) is one event of the block with repeats.
     let trace = "close,a\nopen,a\nclose,b\nclose,b\nclose,b\ntick\nopen,d\nclose,d\n";
     let reader = || TraceReader::new(trace.as_bytes(), options());
     let events = Events::read(&plan, reader()).expect("events");
@@ -167,8 +172,8 @@ fn values_in_slice(slice: u64, n: usize) -> Vec<String> {
 
 #[test]
 fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
+    use super::assign::choose;
     use super::simulate::{Events, simulate_worker};
-    use super::{choose, distribute_as_run};
     let spec = "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))";
     let (plan, _) = compile_source(spec).expect("well-formed");
     // Four files, all in slice 0 by their hash: opened and closed in turn,
@@ -190,7 +195,7 @@ fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
     }
     let events =
         Events::read(&plan, TraceReader::new(trace.as_bytes(), options())).expect("events");
-    let sample = batches(&plan, &trace);
+    let sample = blocks(&plan, &trace);
     let workers = choose(&plan, 2, &sample).layout(&plan, 2);
     let (a, b) = (&workers[0][0].route, &workers[1][0].route);
     let (Some(ta), Some(tb)) = (&a.assigned, &b.assigned) else {
@@ -208,7 +213,7 @@ fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
     assert_eq!(received.iter().sum::<u64>(), 405);
     assert!(received[0].abs_diff(received[1]) <= 5, "{received:?}");
     assert_eq!(
-        distribute_as_run(&plan, 2, &sample)[1][0]
+        layout_of_long_trace(&plan, 2, &sample)[1][0]
             .route
             .assigned
             .as_ref()
@@ -219,22 +224,22 @@ fn values_the_hash_would_crowd_into_one_slice_are_spread_by_the_sample() {
 
 #[test]
 fn values_the_hash_spreads_evenly_keep_the_hash() {
-    use super::choose;
+    use super::assign::choose;
     let spec = "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))";
     let (plan, _) = compile_source(spec).expect("well-formed");
     let mut trace = String::new();
     for f in values_in_slice(0, 3).iter().chain(&values_in_slice(1, 3)) {
         trace.push_str(&format!("open,{f}\nclose,{f}\n"));
     }
-    let workers = choose(&plan, 2, &batches(&plan, &trace)).layout(&plan, 2);
+    let workers = choose(&plan, 2, &blocks(&plan, &trace)).layout(&plan, 2);
     assert!(workers.iter().all(|w| w[0].route.assigned.is_none()));
 }
 
-/// The batches of `trace`, as a run reads them.
-fn batches(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::Batch>> {
+/// The blocks of `trace`, as a run reads them.
+fn blocks(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::Block>> {
     let reader = TraceReader::new(trace.as_bytes(), options());
     let events = super::simulate::Events::read(plan, reader).expect("events");
-    events.batches().to_vec()
+    events.blocks().to_vec()
 }
 
 #[test]
@@ -300,7 +305,7 @@ fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64,
         &reader,
         &MonitorOptions::default(),
         &|| false,
-        |ev, props| {
+        &mut |ev: &EventView<'_>, props: &[usize]| {
             assert_eq!(ev.number, events + 1);
             events += 1 + ev.repeats;
             out.extend(props.iter().map(|&p| (ev.number, p)));
@@ -377,4 +382,178 @@ fn a_warm_up_steps_only_the_events_that_change_the_state() {
     // `@ p(x)` changes at every step: every event is stepped.
     let (prev, _) = compile_source("prop q : Forall x . q(x) -> @ p(x)").expect("well-formed");
     assert_eq!(warm_steps(&prev), None);
+}
+
+/// What a run hands on: per event (by number) its violated properties, or
+/// the properties that left it undecided; and the events, counted.
+/// (Also the sink of the cluster's tests.)
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Steps {
+    pub(crate) violated: Vec<(u64, usize)>,
+    pub(crate) undecided: Vec<(u64, Vec<usize>)>,
+    pub(crate) events: u64,
+    /// The first event handed on after the end of the trace.
+    pub(crate) ended_at: Option<u64>,
+}
+
+impl Sink for Steps {
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        assert_eq!(ev.number, self.events + 1, "in order, each once");
+        self.events += 1 + ev.repeats;
+        self.violated
+            .extend(violated.iter().map(|&p| (ev.number, p)));
+        true
+    }
+
+    fn ended(&mut self) {
+        self.ended_at = Some(self.events + 1);
+    }
+
+    fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {
+        assert_eq!((ev.number, ev.repeats), (self.events + 1, 0));
+        self.events += 1;
+        self.undecided.push((ev.number, properties.to_vec()));
+        true
+    }
+}
+
+/// The decided steps and undecided ones of a sequential run of `spec`
+/// (with future operators) on the untimed `trace`, its end closed when
+/// `close`.
+fn sequential_delayed(spec: &str, trace: &str, close: bool) -> Steps {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let mut m = Monitor::new(plan, MonitorOptions::default()).expect("monitor");
+    m.set_step_clock(true);
+    let mut reader = TraceReader::new(trace.as_bytes(), options());
+    let mut out = Steps::default();
+    let take = |m: &mut Monitor, out: &mut Steps| {
+        for d in m.take_decided() {
+            out.violated
+                .extend(d.violations.iter().map(|v| (d.step + 1, v.property)));
+        }
+    };
+    while let Some(e) = reader.next_event().expect("trace") {
+        let args: Vec<&[u8]> = e.args().collect();
+        m.step(e.name, &args, 0).expect("step");
+        take(&mut m, &mut out);
+    }
+    let open = m.finish_trace(close);
+    take(&mut m, &mut out);
+    out.violated.sort_unstable();
+    out.undecided = open.into_iter().map(|(s, p)| (s + 1, p)).collect();
+    out.events = m.events();
+    out
+}
+
+/// The same on `jobs` threads, with the layout chosen on `sample` blocks.
+fn parallel_delayed(spec: &str, trace: &str, close: bool, jobs: usize, sample: usize) -> Steps {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let reader = TraceReader::new(trace.as_bytes(), options());
+    let options = Options {
+        jobs,
+        close,
+        sample,
+        ..Options::default()
+    };
+    let mut out = Steps::default();
+    let outcome = run(&plan, reader, &options, &|| false, &mut out);
+    assert_eq!(outcome.stopped, None);
+    out
+}
+
+/// Requests and responses of 50 values, a `send` now and then acked by the
+/// next event or not, and runs of one record.
+fn requests(n: usize) -> String {
+    let mut t = String::new();
+    let mut x: u64 = 0x9e37_79b9;
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = x % 50;
+        match x % 9 {
+            0..=2 => t.push_str(&format!("req,v{v}\n")),
+            3..=4 => t.push_str(&format!("resp,v{v}\n")),
+            5 => t.push_str(&format!("send,v{v}\nack,v{v}\n")),
+            6 => t.push_str(&format!("send,v{v}\n")),
+            7 => t.push_str("tick\ntick\ntick\n"),
+            _ => t.push_str(&format!("ack,v{}\n", i % 50)),
+        }
+    }
+    t
+}
+
+const FUTURE: &str = "prop answered : Forall r . req(r) -> F[<=3] resp(r)\n\
+                      prop acked : Forall m . send(m) -> X ack(m)\n\
+                      prop once : Forall m . ack(m) -> P send(m)\n";
+
+#[test]
+fn delayed_verdicts_of_slices_merge_into_the_sequential_steps() {
+    // Short (one worker, inline), and long enough for threads and a
+    // revised layout; the end left open, and closed.
+    for (n, jobs) in [(40, 2), (30_000, 2), (30_000, 3)] {
+        let trace = requests(n);
+        for close in [false, true] {
+            let expected = sequential_delayed(FUTURE, &trace, close);
+            assert!(!expected.violated.is_empty());
+            assert!(close || !expected.undecided.is_empty(), "{n}");
+            for sample in [0, 32] {
+                let found = parallel_delayed(FUTURE, &trace, close, jobs, sample);
+                let Steps {
+                    violated,
+                    undecided,
+                    events,
+                    ended_at,
+                } = found;
+                assert_eq!(violated, expected.violated, "{n} events, {jobs} jobs");
+                assert_eq!(undecided, expected.undecided, "{n} events, {jobs} jobs");
+                assert_eq!(events, expected.events);
+                // Every step after the first undecided one comes after the end.
+                let first = expected.undecided.first().map(|u| u.0);
+                assert!(first.is_none_or(|f| ended_at.is_some_and(|e| e <= f)));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_layout_revised_under_delayed_verdicts_keeps_them() {
+    // Many users accessing few files first, then files opened and closed:
+    // the layout of the first blocks (whole, sliced on `u`) is revised to
+    // the parts; the future property is sliced on `r` all along.
+    let mut trace = String::new();
+    for i in 0..6000 {
+        trace.push_str(&format!(
+            "access,u{},f{}\nreq,r{}\n",
+            i % 300,
+            i % 3,
+            i % 40
+        ));
+        if i % 7 == 0 {
+            trace.push_str(&format!("resp,r{}\n", i % 40));
+        }
+    }
+    for i in 0..40_000 {
+        let what = if i % 2 == 0 { "open" } else { "close" };
+        trace.push_str(&format!(
+            "{what},f{}\nreq,r{}\nresp,r{}\n",
+            i % 900,
+            i % 40,
+            i % 40
+        ));
+    }
+    let spec = "prop access : Forall u . Forall f . access(u,f) -> [login(u),logout(u)) & [open(f),close(f))\n\
+                prop answered : Forall r . req(r) -> F[<=2] resp(r)";
+    let expected = sequential_delayed(spec, &trace, false);
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    let mut found = Steps::default();
+    let reader = TraceReader::new(trace.as_bytes(), options());
+    let options = Options {
+        jobs: 2,
+        ..Options::default()
+    };
+    let outcome = run(&plan, reader, &options, &|| false, &mut found);
+    assert!(outcome.revised, "the layout should move to the parts");
+    assert_eq!(found.violated, expected.violated);
+    assert_eq!(found.undecided, expected.undecided);
 }

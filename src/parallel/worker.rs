@@ -1,296 +1,26 @@
-//! A worker: monitors of some properties, or of one slice of some
-//! properties, each built inside the thread, fed every batch in order.
+//! A worker: the monitors of its [`Unit`]s (some properties, or one slice
+//! of some), built where it runs and stepped through every block in order,
+//! each event delivered as it is, as a tick, or skipped (a tick-invariant
+//! unit that has stepped before), a run of repeats at once where a repeat
+//! is a no-op. Its answer to a block is a [`Found`]: the violations of the
+//! steps its units decided, how far every step is decided, and once the
+//! trace has ended, the steps some unit left undecided.
+//!
+//! A unit of properties with future operators decides a step later than
+//! it steps it ([`Monitor::take_decided`]): it keeps the event numbers of
+//! its steps not decided yet, and gives each decided step's violations at
+//! that number. Such a unit is never tick invariant, so it steps every
+//! event, and its monitor's clock counts them as the whole run's does.
 
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::collections::VecDeque;
 
-use hashbrown::{HashMap, HashSet};
+#[cfg(feature = "cluster")]
+use serde::{Deserialize, Serialize};
 
-use super::batch::{Batch, Ev};
-use crate::plan::ticks::TickVerdict;
-use crate::plan::{Op, Plan};
-use crate::runtime::{Monitor, MonitorOptions, StepError};
-
-/// Which events a unit's monitor receives as they are; it gets a tick (an
-/// event matching nothing, at the same time) for every other event.
-#[derive(Clone, Debug)]
-pub struct Route {
-    /// Per event name of the plan: its index in [`Route::by_name`].
-    pub names: HashMap<Box<[u8]>, u32>,
-    /// This unit's slice, of `slices`.
-    pub slice: u64,
-    /// The number of slices (1: not sliced).
-    pub slices: u64,
-    /// Whether the unit's properties are all tick invariant (see
-    /// [`PropPlan::tick_invariant`](crate::plan::PropPlan::tick_invariant)):
-    /// then it skips the events it does not receive instead of stepping a
-    /// tick for each.
-    pub skip_ticks: bool,
-    /// Per property of the unit, when it skips ticks: whether a tick has the
-    /// verdict of the step before ([`TickVerdict::AsBefore`]), else it holds
-    /// at every tick.
-    pub as_before: Vec<bool>,
-    /// Per event name of the plan, in [`Plan::events`] order (the index
-    /// that batches carry, and [`Route::names`] gives): how an event of
-    /// that name is delivered.
-    pub by_name: Vec<Delivery>,
-    /// Routed values, by their [`value_hash`], given their slice (from a
-    /// sample of the trace, where the hash would leave the slices uneven);
-    /// every other value goes to the slice of its hash ([`slice_of`]). The
-    /// same for every slice of the group, so that a value's events all go
-    /// to one slice (a value whose hash another value's equals goes where
-    /// that one does: still one slice per value).
-    pub assigned: Option<Arc<Assigned>>,
-}
-
-/// Value hashes given their slice ([`Route::assigned`]).
-pub type Assigned = HashMap<u64, u64, BuildHasherDefault<Hashed>>;
-
-/// The hasher of tables keyed by [`value_hash`]: the keys are hashes
-/// already.
-#[derive(Default)]
-pub struct Hashed(u64);
-
-impl Hasher for Hashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by `u64` keys; any byte input still hashes.
-        self.0 = value_hash(bytes);
-    }
-
-    fn write_u64(&mut self, h: u64) {
-        // Spread over the high bits too, which the table's probing uses.
-        self.0 = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ h;
-    }
-}
-
-/// The slices that receive an event as it is ([`Route::receivers`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Receivers {
-    /// None: it is a tick for every slice.
-    None,
-    /// Every slice.
-    All,
-    /// This one slice.
-    One(u64),
-}
-
-/// How a unit receives an event of one name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Delivery {
-    /// As a tick: its properties do not mention the name.
-    Tick,
-    /// As it is, whatever its arguments.
-    All,
-    /// As it is when its argument at this position is of the unit's slice.
-    Arg(usize),
-}
-
-impl Route {
-    /// The route of a unit monitoring `plan` (a subset of the properties of
-    /// a run over `events`) on slice `slice` of `slices`.
-    pub fn new(
-        events: &std::collections::BTreeMap<String, usize>,
-        plan: &Plan,
-        routes: HashMap<Box<[u8]>, usize>,
-        slice: u64,
-        slices: u64,
-    ) -> Route {
-        let mentioned: HashSet<Box<[u8]>> = plan
-            .props
-            .iter()
-            .flat_map(|p| p.nodes.iter())
-            .filter_map(|n| match &n.op {
-                Op::Atom { event, .. } => Some(event.as_bytes().into()),
-                _ => None,
-            })
-            .collect();
-        let verdicts: Vec<_> = plan.props.iter().map(|p| p.tick_invariant()).collect();
-        let by_name = events
-            .keys()
-            .map(|e| {
-                let e = e.as_bytes();
-                if !mentioned.contains(e) {
-                    Delivery::Tick
-                } else if let Some(&k) = routes.get(e) {
-                    Delivery::Arg(k)
-                } else {
-                    Delivery::All
-                }
-            })
-            .collect();
-        Route {
-            names: (events.keys().enumerate())
-                .map(|(i, e)| (e.as_bytes().into(), i as u32))
-                .collect(),
-            slice,
-            slices,
-            skip_ticks: verdicts.iter().all(Result::is_ok),
-            as_before: verdicts
-                .iter()
-                .map(|v| v == &Ok(TickVerdict::AsBefore))
-                .collect(),
-            by_name,
-            assigned: None,
-        }
-    }
-
-    /// The slice of routed value `value`.
-    #[inline]
-    pub fn slice_of_value(&self, value: &[u8]) -> u64 {
-        let h = value_hash(value);
-        match self.assigned.as_ref().and_then(|a| a.get(&h)) {
-            Some(&s) => s,
-            None => h % self.slices.max(1),
-        }
-    }
-
-    /// Whether an event of name number `name` (its index in the plan's
-    /// events, `u32::MAX` for a name the plan does not know) whose argument
-    /// `k` is `arg(k)` is delivered as it is: [`Route::delivers`] without
-    /// hashing the name.
-    #[inline]
-    pub fn delivers_named<'a>(
-        &self,
-        name: u32,
-        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
-    ) -> bool {
-        match self.receivers(name, arg) {
-            Receivers::None => false,
-            Receivers::All => true,
-            Receivers::One(slice) => slice == self.slice,
-        }
-    }
-
-    /// Which slices of this route's receive an event of name number
-    /// `name` whose argument `k` is `arg(k)` as it is (the others get a
-    /// tick).
-    #[inline]
-    pub fn receivers<'a>(
-        &self,
-        name: u32,
-        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
-    ) -> Receivers {
-        match self.by_name.get(name as usize) {
-            None | Some(Delivery::Tick) => Receivers::None,
-            Some(Delivery::All) => Receivers::All,
-            Some(&Delivery::Arg(k)) => match arg(k) {
-                Some(v) => Receivers::One(self.slice_of_value(v)),
-                None => Receivers::All,
-            },
-        }
-    }
-
-    /// The value by which an event of name number `name` whose argument `k`
-    /// is `arg(k)` is routed, if it is routed by one.
-    #[inline]
-    pub fn routed_value<'a>(
-        &self,
-        name: u32,
-        arg: impl FnOnce(usize) -> Option<&'a [u8]>,
-    ) -> Option<&'a [u8]> {
-        match self.by_name.get(name as usize) {
-            Some(&Delivery::Arg(k)) => arg(k),
-            _ => None,
-        }
-    }
-
-    /// Steps `monitor`, this unit's, through the event `fields` (name, then
-    /// arguments) at `time`: as it is when `delivered`, else as a tick, or
-    /// not at all when the unit may skip ticks (and has stepped an event
-    /// before: see [`crate::plan::ticks`]). Calls `violated` with the index
-    /// of each property of the unit violated at the event.
-    #[inline]
-    pub fn step(
-        &self,
-        monitor: &mut Monitor,
-        delivered: bool,
-        fields: &[&[u8]],
-        time: u64,
-        mut violated: impl FnMut(usize),
-    ) -> Result<(), StepError> {
-        let found = if delivered {
-            monitor.step(fields[0], &fields[1..], time)?
-        } else if self.skips(monitor) {
-            // A skipped tick: violated where the step before was, for the
-            // properties whose verdict at a tick is that one.
-            for &i in monitor.violated() {
-                if self.as_before[i] {
-                    violated(i);
-                }
-            }
-            return Ok(());
-        } else {
-            monitor.step_tick(time)?
-        };
-        for &i in found {
-            violated(i);
-        }
-        Ok(())
-    }
-
-    /// Whether `monitor`, this unit's, skips an event it does not receive
-    /// (it is tick invariant and has stepped an event before).
-    #[inline]
-    pub fn skips(&self, monitor: &Monitor) -> bool {
-        self.skip_ticks && monitor.events() > 0
-    }
-
-    /// After [`Route::step`] of an event, steps `monitor` through `n`
-    /// repeats of it (the same record, at the same time), at once when a
-    /// repeat is a no-op ([`Monitor::step_repeats`]). Calls `violated` with
-    /// `k` (1 to `n`: the `k`-th repeat) and a property's index for each
-    /// violation.
-    pub fn step_repeats(
-        &self,
-        monitor: &mut Monitor,
-        delivered: bool,
-        fields: &[&[u8]],
-        time: u64,
-        n: u64,
-        mut violated: impl FnMut(u64, usize),
-    ) -> Result<(), StepError> {
-        let skipped = !delivered && self.skips(monitor);
-        if skipped || monitor.step_repeats(n) {
-            // The verdict of the step before, at each repeat.
-            for &i in monitor.violated() {
-                if !skipped || self.as_before[i] {
-                    (1..=n).for_each(|k| violated(k, i));
-                }
-            }
-            return Ok(());
-        }
-        for k in 1..=n {
-            self.step(monitor, delivered, fields, time, |i| violated(k, i))?;
-        }
-        Ok(())
-    }
-
-    /// Whether the event `fields` (name, then arguments) is delivered as it is.
-    pub fn delivers(&self, fields: &[&[u8]]) -> bool {
-        let name = self.names.get(fields[0]).copied().unwrap_or(u32::MAX);
-        self.delivers_named(name, |k| fields.get(k + 1).copied())
-    }
-}
-
-/// The slice of a value: its [`value_hash`] modulo `slices`.
-pub fn slice_of(value: &[u8], slices: u64) -> u64 {
-    value_hash(value) % slices.max(1)
-}
-
-/// A fixed hash of a value: FNV-1a, with its high bits mixed in (FNV's low
-/// bits are weak for short keys).
-pub fn value_hash(value: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in value {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^ (h >> 29)
-}
+use super::block::{Block, Ev};
+use super::route::Route;
+use crate::plan::Plan;
+use crate::runtime::{Monitor, MonitorOptions, Snapshot, StepError};
 
 /// One monitor of a worker: a plan (a subset of the properties), the global
 /// indices of its properties, and its route.
@@ -304,100 +34,448 @@ pub struct Unit {
     pub route: Route,
 }
 
-/// What a worker found in one batch.
-#[derive(Debug, Default)]
+/// A worker's answer to one block.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cluster", derive(Serialize, Deserialize))]
 pub struct Found {
-    /// `(event number, global property index)`, sorted.
+    /// `(event number, global property index)`, sorted: the violations of
+    /// the steps its units decided since its last answer.
     pub violations: Vec<(u64, usize)>,
+    /// Every event up to this number is decided by every unit of the
+    /// worker (those after it may be decided by some).
+    pub decided: u64,
     /// A monitor error, at `(event number, line)`: the worker stops there.
     pub error: Option<(u64, u64, StepError)>,
     /// Garbage collections and codes released so far, over its monitors.
     pub gc: (u64, u64),
+    /// What its monitors did with the events so far.
+    pub work: Work,
+    /// Whether the worker is done (the trace ended, or it stopped at
+    /// `error`): every step its units could decide is among the violations
+    /// given so far, or in `undecided`.
+    pub finished: bool,
+    /// Once finished: the steps some unit left undecided, as `(event
+    /// number, global properties)`, by number.
+    pub undecided: Vec<(u64, Vec<usize>)>,
+    /// Before it is finished, per property with future operators: the
+    /// last event up to which its unit decided every step, as `(event
+    /// number, global property)`.
+    pub open: Vec<(u64, usize)>,
 }
 
-/// A worker's monitors, each with the global indices of its properties
-/// and its route.
+impl Found {
+    /// Adds the answer `later`, given after this one (as a worker that
+    /// replays blocks without answering gives what it found in them with
+    /// its first answer).
+    pub fn absorb(&mut self, later: Found) {
+        self.violations.extend(later.violations);
+        self.violations.sort_unstable();
+        self.decided = later.decided;
+        self.error = self.error.take().or(later.error);
+        self.gc = later.gc;
+        self.work = later.work;
+        self.finished = later.finished;
+        self.undecided = later.undecided;
+        self.open = later.open;
+    }
+}
+
+/// What a worker's monitors did with the events, summed over its units:
+/// the work tick skipping and runs of repeats save shows here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cluster", derive(Serialize, Deserialize))]
+pub struct Work {
+    /// Events stepped as they are (repeats stepped one by one included).
+    pub delivered: u64,
+    /// Events stepped as ticks (idem).
+    pub ticks: u64,
+    /// Ticks not stepped at all, by tick-invariant units (with their
+    /// repeats).
+    pub skipped: u64,
+    /// Repeats that cost no step: a run of repeats taken at once
+    /// ([`Monitor::step_repeats`]).
+    pub at_once: u64,
+}
+
+impl Work {
+    /// The sum of `self` and `other`.
+    pub fn plus(self, other: Work) -> Work {
+        Work {
+            delivered: self.delivered + other.delivered,
+            ticks: self.ticks + other.ticks,
+            skipped: self.skipped + other.skipped,
+            at_once: self.at_once + other.at_once,
+        }
+    }
+
+    /// One event's step (and those of `repeats` repeats, when they are
+    /// stepped one by one), as `delivered` or a tick.
+    fn stepped(&mut self, delivered: bool, steps: u64) {
+        if delivered {
+            self.delivered += steps;
+        } else {
+            self.ticks += steps;
+        }
+    }
+}
+
+/// The event numbers of the steps a unit with future operators has not
+/// decided yet.
+#[derive(Debug, Default)]
+struct Pending {
+    /// Their numbers, in order.
+    numbers: VecDeque<u64>,
+    /// The monitor's position (steps from 0) of the first.
+    front: u64,
+}
+
+impl Pending {
+    /// The number of the step at position `step`, if it is pending.
+    fn number_of(&self, step: u64) -> Option<u64> {
+        let i = usize::try_from(step.checked_sub(self.front)?).ok()?;
+        self.numbers.get(i).copied()
+    }
+
+    /// The number of the step at position `step`, now decided, with every
+    /// step before it (the monitor decides them in order).
+    fn decide(&mut self, step: u64) -> Option<u64> {
+        let number = self.number_of(step)?;
+        let done = (step + 1 - self.front) as usize;
+        self.numbers.drain(..done);
+        self.front = step + 1;
+        Some(number)
+    }
+}
+
+/// A unit at work: its monitor, the global indices of its properties, its
+/// route, and with future operators, its steps not decided yet.
+struct Running {
+    monitor: Monitor,
+    global: Vec<usize>,
+    route: Route,
+    pending: Option<Pending>,
+}
+
+impl Running {
+    /// Steps the event `ev` (its `fields`: name, then arguments), with its
+    /// repeats, as `delivered` or a tick; the violations of the steps
+    /// decided go to `out`, the work done to `work`.
+    #[inline]
+    fn step(
+        &mut self,
+        delivered: bool,
+        fields: &[&[u8]],
+        ev: &Ev,
+        out: &mut Vec<(u64, usize)>,
+        work: &mut Work,
+    ) -> Result<(), StepError> {
+        let Running {
+            monitor,
+            global,
+            route,
+            pending,
+        } = self;
+        if let Some(pending) = pending {
+            work.stepped(delivered, 1 + ev.repeats);
+            return step_delayed(monitor, global, pending, delivered, fields, ev, out);
+        }
+        let number = ev.number;
+        let skipped = !delivered && route.skips(monitor);
+        step_once(route, monitor, delivered, fields, ev.time, |i| {
+            out.push((number, global[i]));
+        })?;
+        if skipped {
+            work.skipped += 1;
+        } else {
+            work.stepped(delivered, 1);
+        }
+        if ev.repeats > 0 {
+            let at_once = step_repeats(route, monitor, delivered, fields, ev, |k, i| {
+                out.push((number + k, global[i]));
+            })?;
+            match (skipped, at_once) {
+                (true, _) => work.skipped += ev.repeats,
+                (false, true) => work.at_once += ev.repeats,
+                (false, false) => work.stepped(delivered, ev.repeats),
+            }
+        }
+        Ok(())
+    }
+
+    /// The last event up to which it decided every step, `last` being
+    /// the last event handled.
+    fn decided(&self, last: u64) -> u64 {
+        match self.pending.as_ref().and_then(|p| p.numbers.front()) {
+            Some(first) => first - 1,
+            None => last,
+        }
+    }
+}
+
+/// Steps `monitor` through the event `fields` at `time`: as it is when
+/// `delivered`, else as a tick, or not at all when the unit may skip ticks
+/// (and has stepped an event before: see [`crate::plan::ticks`]). Calls
+/// `violated` with the index of each property violated at the event.
+#[inline]
+pub(super) fn step_once(
+    route: &Route,
+    monitor: &mut Monitor,
+    delivered: bool,
+    fields: &[&[u8]],
+    time: u64,
+    mut violated: impl FnMut(usize),
+) -> Result<(), StepError> {
+    let found = if delivered {
+        monitor.step(fields[0], &fields[1..], time)?
+    } else if route.skips(monitor) {
+        // A skipped tick: violated where the step before was, for the
+        // properties whose verdict at a tick is that one.
+        for &i in monitor.violated() {
+            if route.as_before[i] {
+                violated(i);
+            }
+        }
+        return Ok(());
+    } else {
+        monitor.step_tick(time)?
+    };
+    for &i in found {
+        violated(i);
+    }
+    Ok(())
+}
+
+/// After [`step_once`] of the event `ev`, steps `monitor` through its
+/// repeats (the same record, at the same time), at once when a repeat is
+/// a no-op ([`Monitor::step_repeats`]). Calls `violated` with `k` (1 to
+/// `ev.repeats`: the `k`-th repeat) and a property's index for each
+/// violation. True when the repeats cost no step (skipped, or taken at
+/// once).
+pub(super) fn step_repeats(
+    route: &Route,
+    monitor: &mut Monitor,
+    delivered: bool,
+    fields: &[&[u8]],
+    ev: &Ev,
+    mut violated: impl FnMut(u64, usize),
+) -> Result<bool, StepError> {
+    let n = ev.repeats;
+    let skipped = !delivered && route.skips(monitor);
+    if skipped || monitor.step_repeats(n) {
+        // The verdict of the step before, at each repeat.
+        for &i in monitor.violated() {
+            if !skipped || route.as_before[i] {
+                (1..=n).for_each(|k| violated(k, i));
+            }
+        }
+        return Ok(true);
+    }
+    for k in 1..=n {
+        step_once(route, monitor, delivered, fields, ev.time, |i| {
+            violated(k, i)
+        })?;
+    }
+    Ok(false)
+}
+
+/// [`Running::step`] of a unit with future operators: every repeat on its
+/// own, each step's number kept until the monitor decides it.
+fn step_delayed(
+    monitor: &mut Monitor,
+    global: &[usize],
+    pending: &mut Pending,
+    delivered: bool,
+    fields: &[&[u8]],
+    ev: &Ev,
+    out: &mut Vec<(u64, usize)>,
+) -> Result<(), StepError> {
+    for k in 0..=ev.repeats {
+        if delivered {
+            monitor.step(fields[0], &fields[1..], ev.time)?;
+        } else {
+            monitor.step_tick(ev.time)?;
+        }
+        pending.numbers.push_back(ev.number + k);
+        for d in monitor.take_decided() {
+            let Some(number) = pending.decide(d.step) else {
+                continue;
+            };
+            out.extend(d.violations.iter().map(|v| (number, global[v.property])));
+        }
+    }
+    Ok(())
+}
+
+/// A worker's units at work.
 pub struct Worker {
-    monitors: Vec<(Monitor, Vec<usize>, Route)>,
+    units: Vec<Running>,
+    /// The last event handled (with its repeats).
+    last: u64,
+    /// Whether [`Worker::finish`] was called.
+    finished: bool,
+    /// What its monitors did so far.
+    work: Work,
 }
 
 impl Worker {
     /// The monitors of `units`.
     pub fn new(units: Vec<Unit>, options: &MonitorOptions) -> Result<Worker, StepError> {
-        let mut monitors = Vec::with_capacity(units.len());
+        let mut running = Vec::with_capacity(units.len());
         for u in units {
-            monitors.push((Monitor::new(u.plan, options.clone())?, u.global, u.route));
+            let monitor = Monitor::new(u.plan, options.clone())?;
+            let pending = monitor.has_future().then(Pending::default);
+            debug_assert!(
+                pending.is_none() || !u.route.skip_ticks,
+                "a unit with future operators steps every event"
+            );
+            running.push(Running {
+                monitor,
+                global: u.global,
+                route: u.route,
+                pending,
+            });
         }
-        Ok(Worker { monitors })
+        Ok(Worker {
+            units: running,
+            last: 0,
+            finished: false,
+            work: Work::default(),
+        })
     }
 
     /// Its monitors' states in values ([`Monitor::snapshot`]), if every one
     /// can be taken.
-    pub fn snapshot(&mut self) -> Option<Vec<crate::runtime::Snapshot>> {
-        self.monitors
+    pub fn snapshot(&mut self) -> Option<Vec<Snapshot>> {
+        self.units
             .iter_mut()
-            .map(|(m, _, _)| m.snapshot())
+            .map(|u| u.monitor.snapshot())
             .collect()
     }
 
     /// Garbage collections and codes released so far, over its monitors.
     pub fn gc(&self) -> (u64, u64) {
-        (self.monitors.iter())
-            .map(|(m, _, _)| m.gc_stats())
+        (self.units.iter())
+            .map(|u| u.monitor.gc_stats())
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
-    /// Steps every monitor through `batch`: what they found.
-    pub fn process(&mut self, batch: &Batch) -> Found {
-        self.process_where(batch, |_| true)
+    /// What its monitors did so far.
+    pub fn work(&self) -> Work {
+        self.work
     }
 
-    /// [`Worker::process`] of the events of `batch` for which `step` holds
-    /// (the others are not stepped at all).
-    pub fn process_where(&mut self, batch: &Batch, mut step: impl FnMut(&Ev) -> bool) -> Found {
-        let mut fields: Vec<&[u8]> = Vec::new();
+    /// Steps every monitor through `block`: its answer.
+    pub fn process(&mut self, block: &Block) -> Found {
+        self.process_where(block, |_| true)
+    }
+
+    /// [`Worker::process`] of the events of `block` for which `step` holds
+    /// (the others are not stepped at all). After a monitor error, the
+    /// worker is finished ([`Worker::finish`]) at the event before.
+    pub fn process_where(&mut self, block: &Block, mut step: impl FnMut(&Ev) -> bool) -> Found {
         let mut found = Found::default();
-        'events: for ev in batch.events.iter().filter(|ev| step(ev)) {
+        if self.finished {
+            found.finished = true;
+            found.decided = self.last;
+            found.gc = self.gc();
+            found.work = self.work;
+            return found;
+        }
+        let mut fields: Vec<&[u8]> = Vec::new();
+        'events: for ev in block.events.iter().filter(|ev| step(ev)) {
             // The fields are looked up once, when a unit steps the event.
             fields.clear();
-            for (monitor, global, route) in &mut self.monitors {
-                let delivered = route.delivers_named(ev.name, |k| batch.arg(ev, k));
-                if !delivered && route.skips(monitor) && monitor.violated().is_empty() {
+            for unit in &mut self.units {
+                let route = &unit.route;
+                let delivered = route.delivers_named(ev.name, |k| block.arg(ev, k));
+                if !delivered && route.skips(&unit.monitor) && unit.monitor.violated().is_empty() {
                     // A skipped tick with nothing to report.
+                    self.work.skipped += 1 + ev.repeats;
                     continue;
                 }
                 if fields.is_empty() {
-                    batch.fields_of(ev, &mut fields);
+                    block.fields_of(ev, &mut fields);
                 }
-                let number = ev.number;
-                let out = &mut found.violations;
-                let stepped = route
-                    .step(monitor, delivered, &fields, ev.time, |i| {
-                        out.push((number, global[i]));
-                    })
-                    .and_then(|()| {
-                        if ev.repeats == 0 {
-                            return Ok(());
-                        }
-                        route.step_repeats(
-                            monitor,
-                            delivered,
-                            &fields,
-                            ev.time,
-                            ev.repeats,
-                            |k, i| {
-                                out.push((number + k, global[i]));
-                            },
-                        )
-                    });
-                if let Err(e) = stepped {
+                let (out, work) = (&mut found.violations, &mut self.work);
+                if let Err(e) = unit.step(delivered, &fields, ev, out, work) {
                     found.error = Some((ev.number, ev.line, e));
                     break 'events;
                 }
             }
+            self.last = ev.last();
         }
         found.violations.sort_unstable();
-        found.gc = self.gc();
+        if found.error.is_some() {
+            self.finish(false, &mut found);
+        } else {
+            self.answer(&mut found);
+        }
         found
+    }
+
+    /// Ends the trace for every unit (closed as MonPoly closes a log when
+    /// `close`: see [`Monitor::finish_trace`]): the violations of the
+    /// steps its units decide then go to `found`, with the steps they
+    /// leave undecided. Further blocks change nothing.
+    pub fn finish(&mut self, close: bool, found: &mut Found) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let mut undecided: Vec<(u64, usize)> = Vec::new();
+        let mut late = Vec::new();
+        for u in &mut self.units {
+            let Some(pending) = &mut u.pending else {
+                continue;
+            };
+            let open = u.monitor.finish_trace(close);
+            for d in u.monitor.take_decided() {
+                if let Some(n) = pending.number_of(d.step) {
+                    late.extend(d.violations.iter().map(|v| (n, u.global[v.property])));
+                }
+            }
+            for (step, props) in open {
+                if let Some(n) = pending.number_of(step) {
+                    undecided.extend(props.iter().map(|&p| (n, u.global[p])));
+                }
+            }
+            *pending = Pending::default();
+        }
+        if !late.is_empty() {
+            found.violations.extend(late);
+            found.violations.sort_unstable();
+        }
+        undecided.sort_unstable();
+        undecided.dedup();
+        found.undecided.clear();
+        for (n, p) in undecided {
+            match found.undecided.last_mut() {
+                Some((m, props)) if *m == n => props.push(p),
+                _ => found.undecided.push((n, vec![p])),
+            }
+        }
+        found.finished = true;
+        found.open.clear();
+        // Every step up to the first undecided one is decided.
+        let first = found.undecided.first().map(|(n, _)| n - 1);
+        found.decided = first.map_or(self.last, |n| n.min(self.last));
+        found.gc = self.gc();
+        found.work = self.work;
+    }
+
+    /// Fills in how far `found` decided every step, the open properties,
+    /// and the collections.
+    fn answer(&self, found: &mut Found) {
+        found.decided = (self.units.iter())
+            .map(|u| u.decided(self.last))
+            .min()
+            .map_or(self.last, |d| d.min(self.last));
+        found.open.clear();
+        for u in self.units.iter().filter(|u| u.pending.is_some()) {
+            let decided = u.decided(self.last);
+            found.open.extend(u.global.iter().map(|&g| (decided, g)));
+        }
+        found.gc = self.gc();
+        found.work = self.work;
     }
 }

@@ -4,6 +4,7 @@
 /// nothing). Also why a monitor could not be built (the constants of a
 /// specification need more codes than [`MonitorOptions::max_code_bits`] hold).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cluster", derive(serde::Serialize, serde::Deserialize))]
 pub enum StepError {
     /// The event has a different number of arguments than the specification uses.
     Arity {

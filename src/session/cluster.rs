@@ -1,15 +1,15 @@
 //! [`Session::run_cluster`] (cargo feature `cluster`): the session's plan
-//! sliced over Timely Dataflow workers ([`crate::cluster`]), in one or
-//! several processes, reported through the same [`Report`] as a sequential
-//! run by process 0.
+//! on Timely Dataflow workers ([`crate::cluster`]), in one or several
+//! processes, reported through the same [`Report`] as a sequential run by
+//! process 0.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::parallel::Merged;
-use super::{Outcome, Report, RunError, Session, StepError};
-
-use crate::cluster::{self, Config, FaultKind, Source, Stop};
+use super::{EndOfTrace, Outcome, Report, RunError, Session, StepError};
+use crate::cluster::{self, Config, Source};
+use crate::parallel::{self, Stop};
 use crate::plan::Plan;
 
 impl Session {
@@ -21,8 +21,8 @@ impl Session {
     /// `out` and [`Session::finish`]es; the other processes see no event, and
     /// their outcome is empty (give them a [`super::Collect`]).
     /// Fails when timely cannot start (a host is unreachable) or a worker
-    /// failed. Witnesses, profiles, satisfactions, skipping, `strict` and
-    /// `timepoints` are for sequential runs; they are ignored here.
+    /// failed, and for options that need the sequential engine
+    /// ([`super::SessionOptions::sequential_only`]).
     pub fn run_cluster<P: Report + ?Sized>(
         mut self,
         plan: &Plan,
@@ -30,12 +30,10 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        if self.monitor.has_future() {
-            return Err(
-                "the specification has future operators, whose delayed verdicts \
-                        cluster mode does not gather yet: run it without --cluster"
-                    .to_owned(),
-            );
+        if let Some(why) = self.options.sequential_only() {
+            return Err(format!(
+                "cluster mode prints no {why}: run it without --cluster"
+            ));
         }
         let source = input.map(|(file, name)| {
             let mut reader = self.reader(file);
@@ -45,52 +43,46 @@ impl Session {
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = Box::new(move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)));
-        let mut merged = Merged::default();
-        // An untimed trace's clock counts events.
-        let options = crate::runtime::MonitorOptions {
-            step_clock: !self.options.trace.timed,
-            ..self.options.monitor.clone()
+        let options = parallel::Options {
+            // An untimed trace's clock counts events.
+            monitor: crate::runtime::MonitorOptions {
+                step_clock: !self.options.trace.timed,
+                ..self.options.monitor.clone()
+            },
+            jobs: config.workers,
+            close: self.options.end_of_trace == Some(EndOfTrace::Close),
+            ..parallel::Options::default()
         };
-        let outcome = cluster::run(plan, source, config, &options, stop, |ev, violated| {
-            self.merged_event(&mut merged, out, ev, violated)
-        })?;
-        if let Some(Stop::Fault(f)) = outcome.stopped {
-            let timed = self.options.trace.timed;
-            self.error = match f.kind {
-                FaultKind::Interrupted => {
-                    self.interrupted = true;
-                    None
-                }
-                FaultKind::Trace(message) | FaultKind::Monitor(message) => {
-                    // In the per-process mode, the part's file, if not ours.
-                    let message = if f.source == self.name {
-                        message
-                    } else {
-                        format!("{message} (in {})", f.source)
-                    };
+        let mut merged = Merged::new(&mut self, out);
+        let ended = cluster::run(plan, source, config, &options, stop, &mut merged)?;
+        let tally = merged.into_tally();
+        let mut outcome = ended.outcome;
+        // An error met in another process's part names that part's file
+        // (an arity error is reported as the sequential run reports it).
+        let foreign = ended.source.filter(|s| *s != self.name);
+        if let Some(source) = foreign {
+            let error = match outcome.stopped.take() {
+                Some(Stop::Trace(e)) => Some(RunError::Worker {
+                    line: e.line,
+                    message: format!("{} (in {source})", e.message()),
+                }),
+                Some(Stop::Refused { line, error, .. })
+                    if !matches!(error, StepError::Arity { .. }) =>
+                {
                     Some(RunError::Worker {
-                        line: f.line,
-                        message,
+                        line,
+                        message: format!("{error} (in {source})"),
                     })
                 }
-                FaultKind::Arity {
-                    event,
-                    expected,
-                    found,
-                    last,
-                } => Some(RunError::step(
-                    f.line,
-                    StepError::Arity {
-                        event,
-                        expected,
-                        found,
-                    },
-                    timed,
-                    last.as_deref(),
-                )),
+                other => {
+                    outcome.stopped = other;
+                    None
+                }
             };
+            if error.is_some() {
+                self.error = error;
+            }
         }
-        self.parallel = Some((merged.events, merged.regressions, outcome.gc));
-        Ok(self.finish(out))
+        Ok(self.end_parallel(outcome, tally, out))
     }
 }

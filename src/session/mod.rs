@@ -9,7 +9,7 @@
 //! one ([`Session::push`]); [`Session::finish`] ends the run and gives its
 //! [`Outcome`]. Every verdict, warning and error goes to a [`Report`] as it
 //! happens: the text and JSON printer of [`crate::report`], the command
-//! line's reporter (which adds a progress bar and messages on standard
+//! line's report (which adds a progress bar and messages on standard
 //! error) and a library caller's own type share this one loop. The library
 //! never prints: warnings are handed to the report and returned in the
 //! outcome.
@@ -44,6 +44,7 @@ use step::Step;
 
 use crate::mfotl::typing::Typing;
 
+pub use crate::parallel::Segments;
 pub use names::{NameReport, check_names, did_you_mean};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
 pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
@@ -61,9 +62,7 @@ use crate::profile::Profiler;
 use crate::report::EventCounts;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::syntax::Diagnostic;
-use crate::trace::{
-    DEFAULT_MAX_EVENT_SIZE, FieldNames, Format, TimePoint, TraceOptions, TraceReader, timed_by_name,
-};
+use crate::trace::{DEFAULT_MAX_EVENT_SIZE, Format, TimePoint, TraceOptions, timed_by_name};
 
 /// The one name of the runtime's step error in the driver.
 pub use crate::runtime::StepError;
@@ -132,8 +131,12 @@ pub struct SessionOptions {
     pub satisfactions: bool,
     /// End the run after the first event at which a property is violated.
     pub stop_at_first: bool,
-    /// Worker threads of [`Session::run_parallel`] (1: sequential).
+    /// Worker threads of [`Session::run_parallel`] and
+    /// [`Session::run_parallel_file`] (1: sequential).
     pub jobs: usize,
+    /// Whether [`Session::run_parallel_file`] may cut its file into time
+    /// segments (see docs/PARALLEL.md).
+    pub segments: Segments,
     /// The verdicts still open at the end of the trace: `None` is
     /// [`EndOfTrace::Close`] for an MFOTL session (MonPoly's behaviour) and
     /// [`EndOfTrace::Undecided`] otherwise.
@@ -166,6 +169,7 @@ impl Default for SessionOptions {
             stop_at_first: false,
             time_decimals: 0,
             jobs: 1,
+            segments: Segments::Auto,
         }
     }
 }
@@ -204,6 +208,8 @@ pub struct Session {
     ended: bool,
     /// A parallel run's own count of events, time regressions and collections.
     parallel: Option<(u64, u64, (u64, u64))>,
+    /// A parallel run's events handed on after the end of its trace.
+    tail: Vec<parallel::Late>,
     warnings: Vec<Warning>,
     /// An MFOTL specification's signature: the trace is read against it.
     typing: Option<Typing>,
@@ -257,6 +263,7 @@ impl Session {
             closed: false,
             ended: false,
             parallel: None,
+            tail: Vec::new(),
             warnings: Vec::new(),
             held: delayed::Held::default(),
             point_buf: delayed::Fields::default(),
@@ -368,19 +375,8 @@ impl Session {
     /// A reader of `input` with the session's options (format, timing,
     /// field names, limits), for a caller that pushes the events itself
     /// (as `hindsight why` does).
-    pub fn trace_reader<R: Read>(&self, input: R) -> TraceReader<R> {
+    pub fn trace_reader<R: Read>(&self, input: R) -> crate::trace::TraceReader<R> {
         self.reader(input)
-    }
-
-    /// A reader of `input` with the session's options.
-    fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
-        TraceReader::new(input, self.options.trace)
-            .allow_decreasing_time(!self.options.monitor.strict_time)
-            .max_event_size(self.options.max_event_size)
-            .skip_bad_events(self.skip())
-            .time_decimals(self.options.time_decimals)
-            .field_names(FieldNames::from_spec(&self.spec))
-            .time_field(self.options.time_field.as_deref())
     }
 
     fn skip(&self) -> bool {

@@ -312,7 +312,11 @@ impl Session {
         if regressions > 0 {
             self.warn(out, Warning::TimeRegressions(regressions));
         }
-        let undecided = self.finish_delayed(out);
+        let undecided = if self.parallel.is_some() {
+            self.finish_tail(out)
+        } else {
+            self.finish_delayed(out)
+        };
         let total: u64 = self.tally.iter().map(|t| t.0).sum();
         let counts = std::mem::take(&mut self.counts).into_counts();
         let mut failure = None;

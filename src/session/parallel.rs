@@ -1,223 +1,197 @@
-//! [`Session::run_parallel`]: a trace monitored by [`crate::parallel`] on
-//! several threads, reported through the same [`Report`] as a sequential run.
+//! Parallel runs of a session: the trace monitored by the parallel core
+//! ([`crate::parallel`]: threads, or a file in time segments) on
+//! [`SessionOptions::jobs`] threads, or by a cluster
+//! ([`Session::run_cluster`]), as the core's planner lays the run out. The
+//! session only reports what the core hands on, through the same
+//! [`Report`] as a sequential run.
 
 use std::fs::File;
-use std::io::Read;
-use std::ops::ControlFlow;
+use std::io::{self, Read};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::read::FirstEvents;
-use super::{Outcome, Report, RunError, Session, Step};
-use crate::parallel::batch::{self, Batches};
-use crate::parallel::segments::{self, Layout};
-use crate::parallel::{self, EventView, Stopped};
+use super::{EndOfTrace, Outcome, Report, RunError, Session, SessionOptions, Step};
+use crate::parallel::{self, EventView, Sink, Stop};
 use crate::plan::Plan;
-use crate::trace::{FieldNames, Format, TraceOptions, TraceReader};
+use crate::report::Undecided;
+use crate::trace::{Format, TraceOptions};
 
-/// Batches of a trace's start that decide whether it is split in time.
-const SAMPLE_BATCHES: usize = 32;
+impl SessionOptions {
+    /// Why a run with these options takes the sequential engine whatever
+    /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
+    /// witnesses (a slice may blame another value than the sequential run
+    /// does), satisfactions (each slice would list part of the tuples),
+    /// `strict`, `timepoints` and skipping bad lines (which need every
+    /// event read by the one monitor). A profile ([`Session::profile`]),
+    /// an MFOTL signature ([`Session::set_typing`]) and `stop_at_first`
+    /// with future operators (which stops where the sequential run decides
+    /// its first violating step) take it too.
+    pub fn sequential_only(&self) -> Option<&'static str> {
+        if self.witness || self.all_witnesses > 0 {
+            Some("witnesses")
+        } else if self.satisfactions {
+            Some("satisfactions")
+        } else if self.strict {
+            Some("strict")
+        } else if self.timepoints {
+            Some("time-points")
+        } else if self.on_error == super::OnError::Skip {
+            Some("skipping bad lines")
+        } else {
+            None
+        }
+    }
+}
 
 impl Session {
-    /// Monitors `input` with `jobs` worker threads (the session's plan
-    /// sliced by [`crate::parallel`]), with the verdicts, counts and errors
-    /// of [`Session::run`], then [`Session::finish`]es. Needs a session made
-    /// with `jobs > 1` (else it is [`Session::run`]). Witnesses, profiles,
-    /// satisfactions, skipping, `strict` and `timepoints` are for
-    /// sequential runs; they are ignored here.
+    /// Monitors `input` on [`SessionOptions::jobs`] threads, with the
+    /// verdicts, counts and errors of [`Session::run`], then
+    /// [`Session::finish`]es. It is [`Session::run`] when the options need
+    /// the sequential engine ([`SessionOptions::sequential_only`]), with
+    /// one job, and for a plan that threads cannot speed up (one property
+    /// that can be neither sliced nor split).
     pub fn run_parallel<P: Report + ?Sized>(
         mut self,
         input: impl Read + Send,
-        jobs: usize,
         out: &mut P,
     ) -> Outcome {
-        let Some(plan) = self.plan.take() else {
+        let Some((plan, options)) = self.parallel_run() else {
             return self.run(input, out);
         };
-        // Delayed verdicts (future operators) are the sequential engine's.
-        if !parallel::can_gain(&plan) || self.monitor.has_future() {
-            // One property that cannot be sliced or split: the sequential
-            // engine, with no thread to feed.
-            return self.run(input, out);
-        }
-        let mut reader = self.reader(input);
-        self.format = Some(reader.detect_format());
+        let reader = self.reading().reader(input, self.options.trace);
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        let mut merged = Merged::default();
-        let options = self.options.monitor.clone();
-        let outcome = parallel::run(&plan, reader, &options, jobs, &stop, |ev, violated| {
-            self.merged_event(&mut merged, out, ev, violated)
-        });
-        self.end_parallel(outcome, merged, out)
+        let mut merged = Merged::new(&mut self, out);
+        let outcome = parallel::run(&plan, reader, &options, &stop, &mut merged);
+        let tally = merged.into_tally();
+        self.end_parallel(outcome, tally, out)
     }
 
     /// [`Session::run_parallel`] on the file at `path`, split into time
-    /// segments, one per job, where that pays (see
-    /// [`crate::parallel::segments`]: a long plain CSV file, untimed, whose
-    /// properties' state is their summaries, and which slicing would leave
-    /// uneven); sliced otherwise.
+    /// segments, one per job, where the planner finds that pays (see
+    /// [`crate::parallel::segments`] and [`SessionOptions::segments`]);
+    /// sliced otherwise.
     pub fn run_parallel_file<P: Report + ?Sized>(
         mut self,
         path: &Path,
-        jobs: usize,
         out: &mut P,
-    ) -> std::io::Result<Outcome> {
-        let file = File::open(path)?;
-        let layout = match &self.plan {
-            Some(plan) if jobs > 1 && !self.monitor.has_future() => {
-                self.segments(plan, path, jobs)?
-            }
-            _ => None,
-        };
-        let Some(layout) = layout else {
-            return Ok(self.run_parallel(file, jobs, out));
-        };
-        let Some(plan) = self.plan.take() else {
-            return Ok(self.run(file, out));
+    ) -> io::Result<Outcome> {
+        let Some((plan, options)) = self.parallel_run() else {
+            return Ok(self.run(File::open(path)?, out));
         };
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        // Segments are untimed: the clock counts events.
-        let options = crate::runtime::MonitorOptions {
-            step_clock: true,
-            ..self.options.monitor.clone()
-        };
-        let o = &self.options;
-        let (strict, size, decimals) = (o.monitor.strict_time, o.max_event_size, o.time_decimals);
-        let names = FieldNames::from_spec(&self.spec);
-        let reader = move |input| {
+        let reading = self.reading();
+        let trace = self.options.trace;
+        let reader = move |input, segment: bool| {
+            // A segment is plain CSV, untimed.
             let plain = TraceOptions {
                 format: Format::Plain,
                 timed: false,
             };
-            TraceReader::new(input, plain)
-                .allow_decreasing_time(!strict)
-                .max_event_size(size)
-                .time_decimals(decimals)
-                .field_names(names.clone())
+            reading.reader(input, if segment { plain } else { trace })
         };
-        let mut merged = Merged::default();
-        self.format = Some(Format::Plain);
-        let outcome = segments::run(&plan, path, &layout, &reader, &options, &stop, |ev, v| {
-            self.merged_event(&mut merged, out, ev, v)
-        });
-        let Some(outcome) = outcome else {
-            // A quote in the file: sliced after all.
-            self.plan = Some(plan);
-            return Ok(self.run_parallel(file, jobs, out));
-        };
-        Ok(self.end_parallel(outcome, merged, out))
+        let asked = (trace.timed, trace.format);
+        let mut merged = Merged::new(&mut self, out);
+        let outcome = parallel::run_file(&plan, path, &reader, asked, &options, &stop, &mut merged);
+        let tally = merged.into_tally();
+        Ok(self.end_parallel(outcome?, tally, out))
     }
 
-    /// Where the segments of the file at `path` lie, when it is split.
-    fn segments(&self, plan: &Plan, path: &Path, jobs: usize) -> std::io::Result<Option<Layout>> {
-        let size = std::fs::metadata(path)?.len();
-        let plain = matches!(self.options.trace.format, Format::Auto | Format::Plain);
-        let forced = segments::forced();
-        if size < forced.unwrap_or(segments::MIN_BYTES) || self.options.trace.timed || !plain {
-            return Ok(None);
+    /// The plan and the options of a parallel run, when this session takes
+    /// one (see [`Session::run_parallel`]).
+    fn parallel_run(&mut self) -> Option<(Plan, parallel::Options)> {
+        let sequential = self.options.jobs < 2
+            || self.options.sequential_only().is_some()
+            || self.profile.is_some()
+            || self.typing.is_some()
+            || (self.options.stop_at_first && self.monitor.has_future());
+        if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
+            return None;
         }
-        if !segments::snapshots(plan, &self.options.monitor) {
-            return Ok(None);
-        }
-        // The trace's first batches, read as a run reads them: plain CSV,
-        // uncompressed, no time stamps; and slicing leaves the busiest
-        // worker a tenth more than an even split, or worse.
-        let reader = self.reader(File::open(path)?);
-        let arity = batch::names(plan);
-        let stop = || false;
-        let mut source = Batches::new(reader, &arity, &stop);
-        let mut sample = Vec::new();
-        while sample.len() < SAMPLE_BATCHES
-            && let Some(b) = source.next_batch()
-        {
-            sample.push(Arc::new(b));
-        }
-        if sample.iter().any(|b| b.timed) || !source.plain_csv() {
-            return Ok(None);
-        }
-        let workers = parallel::choose(plan, jobs, &sample).layout(plan, jobs);
-        if forced.is_none() && segments::busiest_share(&workers, &sample) * (jobs as f64) < 1.1 {
-            return Ok(None);
-        }
-        segments::layout(&mut File::open(path)?, size, jobs)
+        let plan = self.plan.take()?;
+        let options = parallel::Options {
+            monitor: self.options.monitor.clone(),
+            jobs: self.options.jobs,
+            close: self.options.end_of_trace == Some(EndOfTrace::Close),
+            segments: self.options.segments,
+            ..parallel::Options::default()
+        };
+        Some((plan, options))
     }
 
     /// The end of a parallel run: its outcome, and [`Session::finish`].
-    fn end_parallel<P: Report + ?Sized>(
+    pub(super) fn end_parallel<P: Report + ?Sized>(
         mut self,
         outcome: parallel::Outcome,
-        merged: Merged,
+        tally: Tally,
         out: &mut P,
     ) -> Outcome {
         match outcome.stopped {
-            Some(Stopped::Trace(e)) => self.error = Some(RunError::Trace(e)),
-            Some(Stopped::Monitor { line, error, last }) => {
+            Some(Stop::Trace(e)) => self.error = Some(RunError::Trace(e)),
+            Some(Stop::Refused { line, error, last }) => {
                 let timed = self.options.trace.timed;
                 self.error = Some(RunError::step(line, error, timed, last.as_deref()));
             }
-            Some(Stopped::Interrupted) => self.interrupted = true,
-            Some(Stopped::ByCaller) | None => {}
+            Some(Stop::Interrupted) => self.interrupted = true,
+            Some(Stop::ByCaller) | None => {}
         }
-        self.parallel = Some((merged.events, merged.regressions, outcome.gc));
+        self.format = outcome.format.or(self.format);
+        self.parallel = Some(tally.counts(outcome.gc));
+        self.tail = tally.tail;
         self.finish(out)
     }
-}
 
-/// The counts of a run merged from several workers' verdicts.
-#[derive(Default)]
-pub(super) struct Merged {
-    /// Events so far.
-    pub(super) events: u64,
-    /// Events whose time stamp was smaller than their predecessor's.
-    pub(super) regressions: u64,
-    last_time: Option<u64>,
-}
-
-impl Session {
-    /// One event `ev` of a parallel or cluster run, in order, with the
-    /// properties `violated` at it: counts and reports it; false to stop.
-    pub(super) fn merged_event<P: Report + ?Sized>(
-        &mut self,
-        merged: &mut Merged,
-        out: &mut P,
-        ev: &EventView<'_>,
-        violated: &[usize],
-    ) -> bool {
-        match ev.name_index {
-            Some(index) => self.counts.add_indexed(index, ev.name, 1 + ev.repeats),
-            None => self.counts.add_n(ev.name, 1 + ev.repeats),
+    /// At the end of a parallel run, the steps handed on after the end of
+    /// the trace: the violations of those decided, then every undecided
+    /// one (as [`Session::finish`] reports a sequential run's); how many
+    /// are undecided and the first few of their numbers.
+    pub(super) fn finish_tail<P: Report + ?Sized>(&mut self, out: &mut P) -> (u64, Vec<u64>) {
+        let tail = std::mem::take(&mut self.tail);
+        for late in tail.iter().filter(|l| !l.undecided) {
+            let args = late.args();
+            if self.closed
+                || self
+                    .report_each(out, &late.step(&args), late.number, &late.props)
+                    .is_break()
+            {
+                break;
+            }
         }
-        merged.events += 1 + ev.repeats;
-        if FirstEvents::wants(ev.number) {
-            self.first.note(ev.number, ev.line, ev.name, ev.args.iter());
+        let names: Vec<String> = (self.monitor.property_names().iter())
+            .map(|n| n.to_string())
+            .collect();
+        let undecided: Vec<&Late> = tail.iter().filter(|l| l.undecided).collect();
+        for late in &undecided {
+            if self.closed {
+                break;
+            }
+            let args = late.args();
+            let properties: Vec<&str> = (late.props.iter())
+                .filter_map(|&p| names.get(p).map(String::as_str))
+                .collect();
+            let u = Undecided {
+                event: late.number,
+                line: late.line,
+                name: &late.name,
+                args: &args,
+                time: late.timed.then_some(late.time),
+                properties: &properties,
+            };
+            if out.undecided(&u).is_err() {
+                self.closed = true;
+            }
         }
-        // Repeats are at the same time: no regression among them.
-        merged.regressions += u64::from(merged.last_time.is_some_and(|t| ev.time < t));
-        merged.last_time = Some(ev.time);
-        // The arguments are only looked up for a violation's report.
-        let args = if violated.is_empty() {
-            Vec::new()
-        } else {
-            ev.args.to_vec()
-        };
-        let step = Step {
-            name: ev.name,
-            args: &args,
-            time: ev.time,
-            line: ev.line,
-            timed: ev.timed,
-        };
-        if self.report_each(out, &step, ev.number, violated).is_break() {
-            return false;
-        }
-        out.progress(merged.events, &|| ev.bytes_read);
-        !self.options.stop_at_first || violated.is_empty()
+        let first = undecided
+            .iter()
+            .take(FIRST_SHOWN)
+            .map(|l| l.number)
+            .collect();
+        (undecided.len() as u64, first)
     }
 
     /// Reports the violations of properties `violated` at event `number`
@@ -228,7 +202,7 @@ impl Session {
         ev: &Step<'_>,
         number: u64,
         violated: &[usize],
-    ) -> ControlFlow<()> {
+    ) -> std::ops::ControlFlow<()> {
         for &property in violated {
             let v = ev.violation(property, number, None);
             let (count, first) = &mut self.tally[property];
@@ -236,9 +210,161 @@ impl Session {
             first.get_or_insert(number);
             if out.violation(&v, None).is_err() {
                 self.closed = true;
-                return ControlFlow::Break(());
+                return std::ops::ControlFlow::Break(());
             }
         }
-        ControlFlow::Continue(())
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+/// How many undecided step numbers the summary shows.
+const FIRST_SHOWN: usize = 5;
+
+/// An event handed on after the end of the trace (with future operators):
+/// decided then, with the properties violated at it, or undecided by
+/// them.
+#[derive(Debug)]
+pub(super) struct Late {
+    number: u64,
+    line: u64,
+    time: u64,
+    timed: bool,
+    name: Box<[u8]>,
+    args: Vec<Box<[u8]>>,
+    undecided: bool,
+    props: Vec<usize>,
+}
+
+impl Late {
+    fn new(ev: &EventView<'_>, undecided: bool, props: &[usize]) -> Late {
+        Late {
+            number: ev.number,
+            line: ev.line,
+            time: ev.time,
+            timed: ev.timed,
+            name: ev.name.into(),
+            args: ev.args.iter().map(Box::from).collect(),
+            undecided,
+            props: props.to_vec(),
+        }
+    }
+
+    fn args(&self) -> Vec<&[u8]> {
+        self.args.iter().map(|a| &a[..]).collect()
+    }
+
+    fn step<'a>(&'a self, args: &'a [&'a [u8]]) -> Step<'a> {
+        Step {
+            name: &self.name,
+            args,
+            time: self.time,
+            line: self.line,
+            timed: self.timed,
+        }
+    }
+}
+
+/// What a parallel run counted of the events handed on, beside the
+/// session's counts per name.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    /// Events so far.
+    events: u64,
+    /// Events whose time stamp was smaller than their predecessor's.
+    regressions: u64,
+    last_time: Option<u64>,
+    /// Whether the trace has ended ([`Sink::ended`]).
+    ended: bool,
+    /// The events handed on since.
+    tail: Vec<Late>,
+}
+
+impl Tally {
+    /// The events, time regressions and collections `gc` of the run.
+    fn counts(&self, gc: (u64, u64)) -> (u64, u64, (u64, u64)) {
+        (self.events, self.regressions, gc)
+    }
+}
+
+/// The session as the sink of a parallel or cluster run: each event
+/// counted and its violations reported as it is handed on (those handed
+/// on after the end of the trace are kept for [`Session::finish`]).
+pub(super) struct Merged<'a, P: Report + ?Sized> {
+    session: &'a mut Session,
+    out: &'a mut P,
+    tally: Tally,
+}
+
+impl<'a, P: Report + ?Sized> Merged<'a, P> {
+    pub(super) fn new(session: &'a mut Session, out: &'a mut P) -> Self {
+        Merged {
+            session,
+            out,
+            tally: Tally::default(),
+        }
+    }
+
+    pub(super) fn into_tally(self) -> Tally {
+        self.tally
+    }
+
+    /// Counts the `1 + ev.repeats` events of `ev`.
+    fn count(&mut self, ev: &EventView<'_>) {
+        let (session, tally) = (&mut *self.session, &mut self.tally);
+        match ev.name_index {
+            Some(index) => session.counts.add_indexed(index, ev.name, 1 + ev.repeats),
+            None => session.counts.add_n(ev.name, 1 + ev.repeats),
+        }
+        tally.events += 1 + ev.repeats;
+        if FirstEvents::wants(ev.number) {
+            session
+                .first
+                .note(ev.number, ev.line, ev.name, ev.args.iter());
+        }
+        // Repeats are at the same time: no regression among them.
+        tally.regressions += u64::from(tally.last_time.is_some_and(|t| ev.time < t));
+        tally.last_time = Some(ev.time);
+        self.out.progress(tally.events, &|| ev.bytes_read);
+    }
+}
+
+impl<P: Report + ?Sized> Sink for Merged<'_, P> {
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        self.count(ev);
+        if self.tally.ended {
+            if !violated.is_empty() {
+                self.tally.tail.push(Late::new(ev, false, violated));
+            }
+            return true;
+        }
+        if !violated.is_empty() {
+            // The arguments are only looked up for a violation's report.
+            let args = ev.args.to_vec();
+            let step = Step {
+                name: ev.name,
+                args: &args,
+                time: ev.time,
+                line: ev.line,
+                timed: ev.timed,
+            };
+            if self
+                .session
+                .report_each(self.out, &step, ev.number, violated)
+                .is_break()
+            {
+                return false;
+            }
+        }
+        !self.session.options.stop_at_first || violated.is_empty()
+    }
+
+    fn ended(&mut self) {
+        self.tally.ended = true;
+    }
+
+    fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {
+        self.count(ev);
+        self.tally.tail.push(Late::new(ev, true, properties));
+        true
     }
 }

@@ -13,8 +13,11 @@
 
 use std::collections::BTreeMap;
 
+use std::io::Read;
+
+use super::Session;
 use super::names::{self, NameReport};
-use crate::trace::{Format, header_word};
+use crate::trace::{FieldNames, Format, TraceOptions, TraceReader, header_word};
 
 /// How many events, from the first, are looked at for the shape of another
 /// format.
@@ -274,4 +277,48 @@ pub(super) fn header_row(
          CRV CSV trace",
         names::shorten(&row.join(","))
     ))
+}
+
+/// How a session reads a trace (its options for the reader), apart from
+/// the session: a parallel run makes readers on several threads.
+#[derive(Clone, Debug)]
+pub(super) struct Reading {
+    strict_time: bool,
+    max_event_size: u64,
+    skip: bool,
+    time_decimals: u8,
+    names: FieldNames,
+    time_field: Option<String>,
+}
+
+impl Reading {
+    /// A reader of `input` as `trace` says (timed or not, its format).
+    pub(super) fn reader<R: Read>(&self, input: R, trace: TraceOptions) -> TraceReader<R> {
+        TraceReader::new(input, trace)
+            .allow_decreasing_time(!self.strict_time)
+            .max_event_size(self.max_event_size)
+            .skip_bad_events(self.skip)
+            .time_decimals(self.time_decimals)
+            .field_names(self.names.clone())
+            .time_field(self.time_field.as_deref())
+    }
+}
+
+impl Session {
+    /// A reader of `input` with the session's options.
+    pub(super) fn reader<R: Read>(&self, input: R) -> TraceReader<R> {
+        self.reading().reader(input, self.options.trace)
+    }
+
+    /// How the session reads a trace, apart from the session.
+    pub(super) fn reading(&self) -> Reading {
+        Reading {
+            strict_time: self.options.monitor.strict_time,
+            max_event_size: self.options.max_event_size,
+            skip: self.skip(),
+            time_decimals: self.options.time_decimals,
+            names: FieldNames::from_spec(&self.spec),
+            time_field: self.options.time_field.clone(),
+        }
+    }
 }

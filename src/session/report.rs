@@ -4,7 +4,7 @@
 use std::io;
 
 use super::{RunError, Warning};
-use crate::report::{Reporter, Summary, Undecided, Violation};
+use crate::report::{Printer, Summary, Undecided, Violation};
 use crate::runtime::witness::WitnessValue;
 
 /// The receiver of a run's results, called as they happen. Only
@@ -75,7 +75,7 @@ pub trait Report {
 
 /// The text and JSON printer is a report (warnings and errors are left to
 /// its caller).
-impl<W: io::Write> Report for Reporter<W> {
+impl<W: io::Write> Report for Printer<W> {
     #[inline]
     fn violation(
         &mut self,
@@ -92,15 +92,15 @@ impl<W: io::Write> Report for Reporter<W> {
         ts: u64,
         tuples: &[Vec<WitnessValue>],
     ) -> io::Result<()> {
-        Reporter::satisfaction(self, v, point, ts, tuples)
+        Printer::satisfaction(self, v, point, ts, tuples)
     }
 
     fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {
-        Reporter::undecided(self, u)
+        Printer::undecided(self, u)
     }
 
     fn summary(&mut self, summary: &Summary) -> io::Result<()> {
-        Reporter::summary(self, summary)
+        Printer::summary(self, summary)
     }
 }
 

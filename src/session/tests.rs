@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::*;
-use crate::report::{OutputFormat, Reporter, Summary, Violation};
+use crate::report::{OutputFormat, Printer, Summary, Violation};
 use crate::runtime::witness::{WitnessValue, format_witness};
 
 const FILES: &str = "prop closeOnlyOpen : Forall f . close(f) -> @ [open(f), close(f))";
@@ -294,7 +294,7 @@ fn skipped_lines_beyond_the_bound_fail() {
 #[test]
 fn the_printer_is_a_report() {
     let names = vec!["closeOnlyOpen".to_owned()];
-    let mut printer = Reporter::new(Vec::new(), OutputFormat::Text, names.clone());
+    let mut printer = Printer::new(Vec::new(), OutputFormat::Text, names.clone());
     let trace = &b"event,file\nopen,a\nclose,a\nclose,a\n"[..];
     let outcome = session(FILES, SessionOptions::default()).run(trace, &mut printer);
     assert_eq!(outcome.verdict, Verdict::Violated);
@@ -305,7 +305,7 @@ fn the_printer_is_a_report() {
         Some("property closeOnlyOpen violated at event 3 (line 4): close(a)")
     );
     assert_eq!(text.lines().last(), Some("STATUS: Violated"));
-    let mut json = Reporter::new(Vec::new(), OutputFormat::Json, names);
+    let mut json = Printer::new(Vec::new(), OutputFormat::Json, names);
     session(FILES, SessionOptions::default()).run(&b"close,b\n"[..], &mut json);
     let text = String::from_utf8(json.into_inner().expect("a vector")).expect("UTF-8");
     let first: serde_json::Value =
@@ -358,7 +358,7 @@ fn a_parallel_run_reports_what_a_sequential_run_does() {
         ..SessionOptions::default()
     };
     let mut many = Collect::default();
-    let par = session(spec, options).run_parallel(trace.as_bytes(), 3, &mut many);
+    let par = session(spec, options).run_parallel(trace.as_bytes(), &mut many);
     assert!(!one.violations.is_empty());
     assert_eq!(one.violations, many.violations);
     assert_eq!(seq.properties, par.properties);

@@ -4,49 +4,10 @@
 //! formula nested a hundred thousand levels deep is a flat vector: it is never
 //! dropped recursively and passes over it can choose their own traversal.
 
-use std::collections::HashMap;
-
 use super::expr::{AggOp, Expr};
-use super::show::Show;
 use super::span::Span;
 
-/// An identifier with its place in the source.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Ident {
-    /// The identifier as written.
-    pub name: String,
-    /// Where it was written.
-    pub span: Span,
-}
-
-/// A constant argument: a string literal or an integer, kept as the text that a
-/// trace field must equal (`"abc"` is `abc`, `5` and `"5"` are both `5`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Const {
-    /// The value as it must appear in a trace field.
-    pub text: String,
-    /// Where it was written.
-    pub span: Span,
-}
-
-/// An argument of an event, macro or rule call, or the right side of a comparison.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Term {
-    /// A variable.
-    Var(Ident),
-    /// A constant.
-    Const(Const),
-}
-
-impl Term {
-    /// Where the term was written.
-    pub fn span(&self) -> Span {
-        match self {
-            Term::Var(v) => v.span,
-            Term::Const(c) => c.span,
-        }
-    }
-}
+pub use super::term::{Const, Ident, Term};
 
 /// Comparison operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -377,23 +338,6 @@ impl Arena {
     /// Whether no node is stored.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
-    }
-
-    /// The formula `id` as QTL text that reads as the same formula: binary
-    /// operators in parentheses, time bounds written out (see
-    /// [`show`](super::show)).
-    pub fn show(&self, id: FormId) -> String {
-        self.show_renamed(id, &HashMap::new())
-    }
-
-    /// [`show`](Self::show), each variable named in `renamed` written as
-    /// the name it maps to (for names that QTL does not read as names).
-    pub fn show_renamed(&self, id: FormId, renamed: &HashMap<String, String>) -> String {
-        let mut show = Show {
-            arena: self,
-            renamed,
-        };
-        Show::text(super::walk::fold(&mut show, id, ()))
     }
 }
 

@@ -5,8 +5,8 @@
 //! long term is one vector: it is dropped, shown and evaluated without
 //! recursion, whatever its length.
 
-use super::ast::{Const, Ident, Term};
 use super::span::Span;
+use super::term::{Const, Ident, Term};
 
 /// The arithmetic operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,6 +10,7 @@ pub mod hints;
 pub mod parse;
 pub mod show;
 pub mod span;
+mod term;
 pub mod walk;
 
 pub use ast::*;

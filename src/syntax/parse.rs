@@ -87,7 +87,7 @@ pub(crate) fn unquote(token: &str) -> String {
 }
 
 /// The largest number of decimal digits of a time bound.
-pub const MAX_TIME_DECIMALS: u8 = crate::trace::MAX_TIME_DECIMALS;
+pub const MAX_TIME_DECIMALS: u8 = crate::ticks::MAX_TIME_DECIMALS;
 
 /// The precision of the time bounds during one parse: every bound is read in
 /// ticks of `10^-decimals` time units; a bound with more decimal digits
@@ -143,7 +143,7 @@ pub(crate) fn time_bound<T>(
         .ok()
         .and_then(|t| t.checked_mul(10u64.pow(u32::from(scale.decimals - k))))
         .ok_or_else(|| {
-            let max = crate::trace::format_time(u64::MAX, scale.decimals);
+            let max = crate::ticks::format_time(u64::MAX, scale.decimals);
             error(if scale.decimals == 0 {
                 format!("a time bound must be a natural number below 2^64, not `{text}`")
             } else {

@@ -12,6 +12,25 @@ use std::collections::HashMap;
 use super::ast::{Arena, Form, FormId, Term};
 use super::walk::{Fold, Kids, Step};
 
+impl Arena {
+    /// The formula `id` as QTL text that reads as the same formula: binary
+    /// operators in parentheses, time bounds written out (see
+    /// [`show`](self)).
+    pub fn show(&self, id: FormId) -> String {
+        self.show_renamed(id, &HashMap::new())
+    }
+
+    /// [`show`](Self::show), each variable named in `renamed` written as
+    /// the name it maps to (for names that QTL does not read as names).
+    pub fn show_renamed(&self, id: FormId, renamed: &HashMap<String, String>) -> String {
+        let mut show = Show {
+            arena: self,
+            renamed,
+        };
+        Show::text(super::walk::fold(&mut show, id, ()))
+    }
+}
+
 /// The words of QTL (`grammar/qtl.lalrpop`), which are not names.
 pub const KEYWORDS: &[&str] = &[
     "pred", "preds", "event", "events", "prop", "where", "true", "false", "exists", "forall",

@@ -1,9 +1,7 @@
 //! Field checks and error messages of the trace readers: timestamps, sizes,
 //! and printable fields.
 
-/// The largest number of decimal digits a time stamp may be read with
-/// (nanoseconds when the unit is the second).
-pub const MAX_TIME_DECIMALS: u8 = 9;
+pub use crate::ticks::{MAX_TIME_DECIMALS, format_time};
 
 /// Whether `field` is a word as a column name of a header row is written:
 /// a letter or `_` first, then letters, digits, `_`, `-`, `.` or spaces (no
@@ -119,21 +117,6 @@ fn out_of_range(field: &[u8], decimals: u8) -> String {
         "timestamp `{}` is out of range (the maximum is {})",
         show(field),
         format_time(u64::MAX, decimals)
-    )
-}
-
-/// `ticks` of `10^-decimals` time units, written as a decimal number with
-/// exactly `decimals` digits after the point (none for 0: `12`, `0.50`).
-pub fn format_time(ticks: u64, decimals: u8) -> String {
-    if decimals == 0 {
-        return ticks.to_string();
-    }
-    let scale = 10u64.pow(u32::from(decimals));
-    format!(
-        "{}.{:0width$}",
-        ticks / scale,
-        ticks % scale,
-        width = usize::from(decimals)
     )
 }
 

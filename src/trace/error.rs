@@ -6,6 +6,7 @@ use std::io;
 
 /// What kind of problem a [`TraceError`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cluster", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum TraceErrorKind {
     /// Broken CSV quoting: a quoted field never closed, or text after the
@@ -44,6 +45,7 @@ pub enum TraceErrorKind {
 /// it is, and a message for people. Its [`Display`](fmt::Display) is
 /// `line L: message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cluster", derive(serde::Serialize, serde::Deserialize))]
 pub struct TraceError {
     /// What is wrong.
     pub kind: TraceErrorKind,

@@ -42,7 +42,7 @@ fn files(n: usize) -> String {
 /// first `stop_after` violations (all of them with `usize::MAX`).
 fn parallel_until(spec: &str, trace: &str, jobs: usize, stop_after: usize) -> Vec<u64> {
     let (out, outcome) = run_until(spec, trace, jobs, stop_after);
-    let by_caller = matches!(outcome.stopped, Some(parallel::Stopped::ByCaller));
+    let by_caller = matches!(outcome.stopped, Some(parallel::Stop::ByCaller));
     assert!(
         outcome.stopped.is_none() || by_caller,
         "{:?}",

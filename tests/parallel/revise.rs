@@ -44,13 +44,16 @@ pub(super) fn run_until(
     let (plan, _) = compile_source(spec).expect("well-formed");
     let reader = TraceReader::new(trace.as_bytes(), options());
     let mut out = Vec::new();
+    let options = parallel::Options {
+        jobs,
+        ..parallel::Options::default()
+    };
     let outcome = parallel::run(
         &plan,
         reader,
-        &MonitorOptions::default(),
-        jobs,
+        &options,
         &|| false,
-        |ev, violated| {
+        &mut |ev: &parallel::EventView<'_>, violated: &[usize]| {
             if !violated.is_empty() {
                 out.push(ev.number);
             }

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use hindsight::parallel::segments;
+use hindsight::parallel::{self, segments};
 use hindsight::plan::compile_source;
 use hindsight::runtime::{Monitor, MonitorOptions};
 use hindsight::trace::{Format, TraceOptions, TraceReader};
@@ -73,7 +73,7 @@ fn in_segments(
         &reader,
         &MonitorOptions::default(),
         &|| false,
-        |ev, violated| {
+        &mut |ev: &parallel::EventView<'_>, violated: &[usize]| {
             out.extend(violated.iter().map(|&p| (ev.number, p)));
             true
         },
@@ -126,7 +126,9 @@ fn run(spec: &Path, trace: &Path, jobs: usize) -> Output {
 
 /// `run --jobs=JOBS EXTRA... SPEC TRACE`, splitting any trace that can be.
 fn run_with(spec: &Path, trace: &Path, jobs: usize, extra: &[&str]) -> Output {
-    run_env(spec, trace, jobs, extra, &[("HINDSIGHT_SEGMENTS", "0")])
+    let mut args = vec!["--segments=always"];
+    args.extend_from_slice(extra);
+    run_env(spec, trace, jobs, &args, &[])
 }
 
 proptest! {

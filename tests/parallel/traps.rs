@@ -3,9 +3,7 @@
 //! violations of the sequential run for every number of jobs, and what
 //! `compile --explain` says.
 
-use std::process::Command;
-
-use hindsight::parallel::worker::slice_of;
+use hindsight::parallel::route::slice_of;
 
 use super::{run, temp_dir, write};
 
@@ -32,7 +30,7 @@ fn check(name: &str, spec: &str, trace: &str, expected: &[u64], explain: &str) {
         let status = if expected.is_empty() { 0 } else { 1 };
         assert_eq!(o.status.code(), Some(status), "{name} --jobs {jobs}");
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+    let o = super::common::bin()
         .args(["compile", "--explain"])
         .arg(&spec_path)
         .output()

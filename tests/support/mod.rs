@@ -5,6 +5,8 @@
 
 // `gen` is a reserved keyword in edition 2024, so the module has another name.
 pub mod gen_agg;
+pub mod gen_guarded;
+pub mod gen_interval;
 pub mod reference;
 pub mod rewrite;
 #[path = "gen.rs"]

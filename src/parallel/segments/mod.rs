@@ -30,11 +30,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 pub use layout::{Layout, layout, range, scan};
-use pieces::{Merge, Piece, pieces};
+use pieces::{Merge, Piece, Pieces};
 
-use super::batch::{Batch, Batches, End, names};
+use super::block::Block;
+use super::read::{Blocks, Names, names};
 use super::worker::Worker;
-use super::{EventView, Outcome, Stopped, distribute, for_monitors};
+use super::{Merger, Outcome, Sink, Stop, assign, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, Snapshot};
 use crate::trace::TraceReader;
@@ -45,21 +46,15 @@ const BUNCH: usize = 64;
 /// The smallest file split into segments (smaller ones are sliced).
 pub const MIN_BYTES: u64 = 32 << 20;
 
-/// The environment variable `HINDSIGHT_SEGMENTS`, for tests and
-/// measurements: split every file of at least that many bytes into
-/// segments where it can be, whether slicing would be even or not.
-pub fn forced() -> Option<u64> {
-    std::env::var("HINDSIGHT_SEGMENTS").ok()?.parse().ok()
-}
-
 /// How segment readers are made: the session's reader on a stretch.
 pub type MakeReader<'a> = dyn Fn(io::Take<File>) -> TraceReader<io::Take<File>> + Sync + 'a;
 
 /// Monitors the file at `path`, laid out as `layout`, with one worker per
-/// segment, and hands every event to `on_event` in order, as [`super::run`]
+/// segment, and hands every event to `sink` in order, as [`super::run`]
 /// does (events without violations may come as one view of `1 + repeats`
 /// events of one name). `None`, having handed on nothing, when the file
-/// has a quote ([`scan`]).
+/// has a quote ([`scan`]). The plan has no future operator (its state is
+/// its summaries: see [`snapshots`]).
 pub fn run(
     plan: &Plan,
     path: &Path,
@@ -67,11 +62,11 @@ pub fn run(
     reader: &MakeReader<'_>,
     options: &MonitorOptions,
     stop: &(dyn Fn() -> bool + Sync),
-    mut on_event: impl FnMut(&EventView<'_>, &[usize]) -> bool,
+    sink: &mut impl Sink,
 ) -> Option<Outcome> {
     let n = layout.warm.len();
     let options = &for_monitors(options, 1);
-    let arity = names(plan);
+    let names = names(plan);
     let steps = warm_steps(plan);
     let steps = steps.as_deref();
     // Set when the merger is done: the workers still reading stop.
@@ -82,7 +77,7 @@ pub fn run(
         for s in 0..n {
             let (tx, rx) = channel();
             inbox.push(rx);
-            let arity = &arity;
+            let names = &names;
             scope.spawn(move || {
                 let mut worker = match new_worker(plan, options) {
                     Ok(w) => w,
@@ -99,7 +94,7 @@ pub fn run(
                     let len = layout.bounds[s] - layout.warm[s];
                     let start = range(path, layout.warm[s], len)
                         .ok()
-                        .and_then(|r| warm_up(&mut worker, reader(r), arity, steps, stop))
+                        .and_then(|r| warm_up(&mut worker, reader(r), names, steps, stop))
                         .and_then(|()| worker.snapshot());
                     if tx.send(vec![Piece::Start(start)]).is_err() {
                         return;
@@ -107,7 +102,7 @@ pub fn run(
                 }
                 // Pieces go in bunches: fewer wake-ups of the merger.
                 let mut bunch = Vec::new();
-                let sink = |p: Piece| {
+                let send = |p: Piece| {
                     let end = matches!(p, Piece::End { .. });
                     bunch.push(p);
                     if end || bunch.len() >= BUNCH {
@@ -116,7 +111,7 @@ pub fn run(
                         true
                     }
                 };
-                segment(worker, path, layout, s, reader, arity, stop, sink);
+                segment(worker, path, layout, s, reader, names, stop, send);
             });
         }
         // The file is scanned for its lines (and quotes) while the workers
@@ -154,7 +149,7 @@ pub fn run(
                 truth = None;
                 'pieces: for bunch in rx.iter() {
                     for piece in bunch {
-                        if !merger.piece(piece, lines, &mut truth, &mut on_event) {
+                        if !merger.piece(piece, lines, &mut truth, sink) {
                             go_on = false;
                             break 'pieces;
                         }
@@ -167,11 +162,11 @@ pub fn run(
                 let Some(worker) = truth.take() else {
                     break;
                 };
-                let sink = |p: Piece| {
-                    go_on = go_on && merger.piece(p, lines, &mut truth, &mut on_event);
+                let to_merger = |p: Piece| {
+                    go_on = go_on && merger.piece(p, lines, &mut truth, sink);
                     go_on
                 };
-                segment(worker, path, layout, s, reader, &arity, stop, sink);
+                segment(worker, path, layout, s, reader, &names, stop, to_merger);
             }
             if !go_on || merger.outcome.stopped.is_some() || truth.is_none() {
                 break;
@@ -183,9 +178,8 @@ pub fn run(
     })
 }
 
-fn new_worker(plan: &Plan, options: &MonitorOptions) -> Result<Worker, Stopped> {
-    let units = distribute(plan, 1).pop().unwrap_or_default();
-    Worker::new(units, options).map_err(|error| Stopped::Monitor {
+fn new_worker(plan: &Plan, options: &MonitorOptions) -> Result<Worker, Stop> {
+    Worker::new(assign::whole(plan), options).map_err(|error| Stop::Refused {
         line: 0,
         error,
         last: None,
@@ -223,28 +217,28 @@ pub fn warm_steps(plan: &Plan) -> Option<Vec<bool>> {
 fn warm_up(
     worker: &mut Worker,
     reader: TraceReader<io::Take<File>>,
-    arity: &hashbrown::HashMap<Box<[u8]>, (u32, usize)>,
+    names: &Names,
     steps: Option<&[bool]>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
-    let mut source = Batches::new(reader, arity, stop);
+    let mut source = Blocks::new(reader, names, stop);
     let mut first = true;
-    while let Some(batch) = source.next_batch() {
-        let found = worker.process_where(&batch, |ev| {
+    while let Some(block) = source.next_block() {
+        let found = worker.process_where(&block, |ev| {
             let step = first || steps.is_none_or(|s| s.get(ev.name as usize) == Some(&true));
             first = false;
             step
         });
-        if found.error.is_some() || batch.end.is_some() {
+        if found.error.is_some() || block.end.is_some() {
             return None;
         }
-        source.reuse(batch);
+        source.reuse(block);
     }
     Some(())
 }
 
-/// Steps `worker` through segment `s` and hands `sink` its pieces, ending
-/// with [`Piece::End`] (`sink` returns false to stop).
+/// Steps `worker` through segment `s` and hands `send` its pieces, ending
+/// with [`Piece::End`] (`send` returns false to stop).
 #[allow(clippy::too_many_arguments)]
 fn segment(
     mut worker: Worker,
@@ -252,11 +246,12 @@ fn segment(
     layout: &Layout,
     s: usize,
     reader: &MakeReader<'_>,
-    arity: &hashbrown::HashMap<Box<[u8]>, (u32, usize)>,
+    names: &Names,
     stop: &(dyn Fn() -> bool + Sync),
-    mut sink: impl FnMut(Piece) -> bool,
+    send: impl FnMut(Piece) -> bool,
 ) {
     let (start, end) = (layout.bounds[s], layout.bounds[s + 1]);
+    let mut pieces = Pieces::new(send);
     let stream = match range(path, start, end - start) {
         Ok(r) => r,
         Err(e) => {
@@ -265,39 +260,34 @@ fn segment(
                 1,
                 format!("cannot read the trace: {e}"),
             );
-            sink(Piece::End {
-                stopped: Some(Stopped::Trace(error)),
+            pieces.send(Piece::End {
+                stopped: Some(Stop::Trace(error)),
                 worker: Box::new(None),
             });
             return;
         }
     };
-    let mut source = Batches::new(reader(stream), arity, stop);
-    let mut stopped = None;
-    while let Some(mut batch) = source.next_batch() {
-        let found = worker.process(&batch);
-        let (pieces, error) = pieces(&batch, &found);
-        for p in pieces {
-            if !sink(p) {
-                return;
+    // The segment's events, numbered from 1, merged from its one worker.
+    let mut source = Blocks::new(reader(stream), names, stop);
+    let mut merger = Merger::new(1);
+    while let Some(block) = source.next_block() {
+        let block = Arc::new(block);
+        let found = worker.process(&block);
+        let go_on = merger.block(block, [Some(found)], &mut pieces);
+        if !pieces.flush() {
+            return;
+        }
+        for spent in merger.spent() {
+            if let Ok(b) = Arc::try_unwrap(spent) {
+                source.reuse(b);
             }
         }
-        if let Some(e) = error {
-            stopped = Some(e);
+        if !go_on {
             break;
         }
-        if let Some(end) = batch.end.take() {
-            stopped = Some(match end {
-                End::Trace(e) => Stopped::Trace(e),
-                End::Arity { line, error, last } => Stopped::Monitor { line, error, last },
-                End::Interrupted => Stopped::Interrupted,
-            });
-            break;
-        }
-        source.reuse(batch);
     }
-    sink(Piece::End {
-        stopped,
+    pieces.send(Piece::End {
+        stopped: merger.outcome.stopped,
         worker: Box::new(Some(worker)),
     });
 }
@@ -311,15 +301,15 @@ pub fn snapshots(plan: &Plan, options: &MonitorOptions) -> bool {
 /// The share of the events of `sample` that the busiest of `workers` (a
 /// layout of sliced and whole units) steps: delivered events, and ticks of
 /// units that cannot skip them. An even split of the work is `1 / jobs`.
-pub fn busiest_share(workers: &[Vec<super::worker::Unit>], sample: &[Arc<Batch>]) -> f64 {
+pub fn busiest_share(workers: &[Vec<super::worker::Unit>], sample: &[Arc<Block>]) -> f64 {
     let events = sample
         .iter()
         .flat_map(|b| b.events.iter().map(move |ev| (b, ev)));
     let steps = |units: &Vec<super::worker::Unit>| -> u64 {
         (events.clone())
-            .map(|(batch, ev)| {
+            .map(|(block, ev)| {
                 let steps = units.iter().filter(|u| {
-                    u.route.delivers_named(ev.name, |k| batch.arg(ev, k)) || !u.route.skip_ticks
+                    u.route.delivers_named(ev.name, |k| block.arg(ev, k)) || !u.route.skip_ticks
                 });
                 steps.count() as u64
             })

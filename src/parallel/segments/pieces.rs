@@ -2,9 +2,8 @@
 //! with violations, its end) and how the merger hands them on in order
 //! (see [`super`]).
 
-use super::super::batch::{Batch, Ev};
-use super::super::worker::{Found, Worker};
-use super::super::{Args, EventView, Outcome, Stopped};
+use super::super::worker::Worker;
+use super::super::{Args, EventView, Outcome, Sink, Stop};
 use crate::runtime::Snapshot;
 
 /// Events by name: per event name, its index in the plan's events
@@ -29,77 +28,70 @@ pub(super) enum Piece {
     /// The segment's end: why it stopped early (lines within the
     /// segment), and the worker, whose monitor is at its end.
     End {
-        stopped: Option<Stopped>,
+        stopped: Option<Stop>,
         worker: Box<Option<Worker>>,
     },
 }
 
-/// The pieces of `batch` as `found` monitored it: counts, and the events
-/// with violations; and a monitor error, which ends it.
-pub(super) fn pieces(batch: &Batch, found: &Found) -> (Vec<Piece>, Option<Stopped>) {
-    let mut out = Vec::new();
-    let mut counts: Counts = Vec::new();
-    let add = |counts: &mut Counts, ev: &Ev, n: u64| {
-        let index = (ev.name != u32::MAX).then_some(ev.name);
-        let name = batch.name_of(ev);
-        // A known name by its index; an unknown one by its bytes.
-        let same = |(i, b, _): &&mut (Option<u32>, Box<[u8]>, u64)| {
-            *i == index && (index.is_some() || **b == *name)
-        };
-        match counts.iter_mut().find(same) {
-            Some(c) => c.2 += n,
-            None => counts.push((index, name.into(), n)),
+/// A segment's events, as its worker's merger hands them on, turned into
+/// pieces: counts of the events without violations, and each event with
+/// violations, handed to `send` as they fill up.
+pub(super) struct Pieces<F: FnMut(Piece) -> bool> {
+    counts: Counts,
+    send: F,
+    /// Whether `send` still takes pieces.
+    open: bool,
+}
+
+impl<F: FnMut(Piece) -> bool> Pieces<F> {
+    pub(super) fn new(send: F) -> Self {
+        Pieces {
+            counts: Vec::new(),
+            send,
+            open: true,
         }
-    };
-    let mut next = 0;
-    let mut fields = Vec::new();
-    for ev in &batch.events {
-        if let Some((number, line, error)) = &found.error
-            && *number == ev.number
-        {
-            if !counts.is_empty() {
-                out.push(Piece::Counts(std::mem::take(&mut counts)));
-            }
-            let stopped = Stopped::Monitor {
-                line: *line,
-                error: error.clone(),
-                last: None,
+    }
+
+    /// Sends `piece`; false once the receiver stopped taking them.
+    pub(super) fn send(&mut self, piece: Piece) -> bool {
+        self.open = self.open && (self.send)(piece);
+        self.open
+    }
+
+    /// Sends the counts gathered so far; false once the receiver stopped.
+    pub(super) fn flush(&mut self) -> bool {
+        if self.counts.is_empty() {
+            return self.open;
+        }
+        let counts = std::mem::take(&mut self.counts);
+        self.send(Piece::Counts(counts))
+    }
+}
+
+impl<F: FnMut(Piece) -> bool> Sink for Pieces<F> {
+    fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        if violated.is_empty() {
+            // A known name by its index; an unknown one by its bytes.
+            let same = |(i, b, _): &&mut (Option<u32>, Box<[u8]>, u64)| {
+                *i == ev.name_index && (ev.name_index.is_some() || **b == *ev.name)
             };
-            return (out, Some(stopped));
-        }
-        let last = ev.number + ev.repeats;
-        let mut number = ev.number;
-        while number <= last {
-            let v = &found.violations;
-            if next < v.len() && v[next].0 == number {
-                let mut props = Vec::new();
-                while next < v.len() && v[next].0 == number {
-                    props.push(v[next].1);
-                    next += 1;
-                }
-                if !counts.is_empty() {
-                    out.push(Piece::Counts(std::mem::take(&mut counts)));
-                }
-                batch.fields_of(ev, &mut fields);
-                out.push(Piece::Violated {
-                    line: ev.line + (number - ev.number),
-                    name_index: (ev.name != u32::MAX).then_some(ev.name),
-                    fields: fields.iter().map(|f| Box::from(*f)).collect(),
-                    props,
-                });
-                number += 1;
-            } else {
-                // Up to the next violation, or the end of the run.
-                let upto = v.get(next).map_or(last, |x| (x.0 - 1).min(last));
-                add(&mut counts, ev, upto - number + 1);
-                number = upto + 1;
+            match self.counts.iter_mut().find(same) {
+                Some(c) => c.2 += 1 + ev.repeats,
+                None => (self.counts).push((ev.name_index, ev.name.into(), 1 + ev.repeats)),
             }
+            return true;
         }
+        if !self.flush() {
+            return false;
+        }
+        let fields = std::iter::once(ev.name).chain(ev.args.iter());
+        self.send(Piece::Violated {
+            line: ev.line,
+            name_index: ev.name_index,
+            fields: fields.map(Box::from).collect(),
+            props: violated.to_vec(),
+        })
     }
-    if !counts.is_empty() {
-        out.push(Piece::Counts(counts));
-    }
-    (out, None)
 }
 
 /// The merger's side: events handed on so far.
@@ -116,7 +108,7 @@ impl Merge {
         piece: Piece,
         lines: u64,
         truth: &mut Option<Worker>,
-        on_event: &mut impl FnMut(&EventView<'_>, &[usize]) -> bool,
+        sink: &mut impl Sink,
     ) -> bool {
         match piece {
             Piece::Start(_) => true,
@@ -125,8 +117,8 @@ impl Merge {
                     let mut v = view_of(self.events + 1, lines + 1, &name, index);
                     v.repeats = n - 1;
                     self.events += n;
-                    if !on_event(&v, &[]) {
-                        self.outcome.stopped = Some(Stopped::ByCaller);
+                    if !sink.event(&v, &[]) {
+                        self.outcome.stopped = Some(Stop::ByCaller);
                         return false;
                     }
                 }
@@ -142,8 +134,8 @@ impl Merge {
                 let mut v = view_of(self.events + 1, lines + line, &fields[0], name_index);
                 v.args = Args::from_fields(&args);
                 self.events += 1;
-                if !on_event(&v, &props) {
-                    self.outcome.stopped = Some(Stopped::ByCaller);
+                if !sink.event(&v, &props) {
+                    self.outcome.stopped = Some(Stop::ByCaller);
                     return false;
                 }
                 true
@@ -153,8 +145,9 @@ impl Merge {
                 if let Some(w) = truth {
                     let (c, r) = w.gc();
                     self.outcome.gc = (self.outcome.gc.0 + c, self.outcome.gc.1 + r);
+                    self.outcome.work = self.outcome.work.plus(w.work());
                 }
-                self.outcome.stopped = stopped.map(|s| shift(s, lines));
+                self.outcome.stopped = stopped.map(|s| s.shifted(lines));
                 self.outcome.stopped.is_none()
             }
         }
@@ -173,21 +166,5 @@ fn view_of(number: u64, line: u64, name: &[u8], name_index: Option<u32>) -> Even
         repeats: 0,
         bytes_read: 0,
         timed: false,
-    }
-}
-
-/// `stopped`, with a line within a segment moved to the whole file's.
-fn shift(stopped: Stopped, lines: u64) -> Stopped {
-    match stopped {
-        Stopped::Trace(mut e) => {
-            e.line += lines;
-            Stopped::Trace(e)
-        }
-        Stopped::Monitor { line, error, last } => Stopped::Monitor {
-            line: line + lines,
-            error,
-            last,
-        },
-        other => other,
     }
 }

@@ -1,0 +1,319 @@
+//! The planner: every decision of how a parallel run is laid out, made
+//! here from the run's [`Options`] and the start of its trace. Which
+//! properties are sliced or split and how values are spread over the
+//! slices (`assign`); how many workers a short trace gets; whether
+//! the layout is revised on a longer sample; whether a file is cut into
+//! time segments instead ([`super::segments`]); the layout of a cluster
+//! run. The schedulers carry the decisions out.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::assign::choose;
+use super::block::Block;
+use super::read::{Blocks, names};
+use super::worker::{Unit, Worker};
+use super::{Merger, Outcome, Sink, for_monitors, pipeline, segments};
+use crate::plan::Plan;
+use crate::plan::slice::Parallel;
+use crate::runtime::MonitorOptions;
+use crate::trace::{Format, TraceReader};
+
+/// Blocks of the trace's start that the layout is chosen on (see
+/// `assign`), and on which a file is split into time segments or
+/// not.
+pub const SAMPLE_BLOCKS: usize = 32;
+
+/// Blocks read before the workers start: a trace that ends within them
+/// is short, and is laid out on all of it.
+const LEAD_BLOCKS: usize = 4;
+
+/// The fewest events of a short trace (one the sample holds whole) per
+/// worker.
+const EVENTS_PER_WORKER: usize = 4096;
+
+/// Time segments pay where the busiest worker of the best slicing layout
+/// would step this many times an even share of the events, or more.
+const UNEVEN: f64 = 1.1;
+
+/// Whether a trace file is cut into time segments ([`super::segments`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Segments {
+    /// Where it pays: a long plain CSV file that slicing would leave
+    /// uneven.
+    #[default]
+    Auto,
+    /// Wherever it can be (a plain CSV file, untimed, without quotes,
+    /// whose properties' state is their summaries), whatever its length
+    /// and slicing (for tests and measurements).
+    Always,
+    /// Never: the trace is sliced.
+    Never,
+}
+
+/// The options of a parallel run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The monitors' options.
+    pub monitor: MonitorOptions,
+    /// Worker threads (or, in a cluster run, the workers of all processes).
+    pub jobs: usize,
+    /// Whether the end of the trace closes the verdicts still open, as
+    /// MonPoly ends a log ([`crate::runtime::Monitor::finish_trace`]);
+    /// only when the run reaches the end of its trace.
+    pub close: bool,
+    /// Whether a file is cut into time segments.
+    pub segments: Segments,
+    /// Blocks of the trace's start that the layout is chosen on (0: the
+    /// plan alone chooses it: every property that can be split or sliced
+    /// is).
+    pub sample: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            monitor: MonitorOptions::default(),
+            jobs: 1,
+            close: false,
+            segments: Segments::Auto,
+            sample: SAMPLE_BLOCKS,
+        }
+    }
+}
+
+/// Whether a run of `plan` on several threads can be faster than the
+/// sequential engine: it has several properties, or one that can be sliced
+/// or split into parts. (With one property that can be neither, the threads
+/// could only read the trace ahead of the one monitor.)
+pub fn can_gain(plan: &Plan) -> bool {
+    match plan.props.as_slice() {
+        [p] => match p.parallel() {
+            Parallel::Whole(a) => a.chosen.is_some(),
+            Parallel::Split(_) => true,
+        },
+        props => props.len() > 1,
+    }
+}
+
+/// Monitors the trace of `reader` against `plan` on `options.jobs`
+/// threads, and hands every event, in order, to `sink` (see [`Sink`]).
+/// `stop` is checked after reading each event (Ctrl-C): when set, the run
+/// ends before that event.
+///
+/// The layout is chosen on the first blocks of the trace: a short trace
+/// (the first `LEAD_BLOCKS` blocks hold it whole) gets a worker per
+/// `EVENTS_PER_WORKER` events at most, on this thread when that is one;
+/// a longer one starts at once on the layout its first blocks suggest, and
+/// moves to the one its whole sample suggests if that differs (see
+/// `pipeline`).
+pub fn run<R: Read + Send>(
+    plan: &Plan,
+    mut reader: TraceReader<R>,
+    options: &Options,
+    stop: &(dyn Fn() -> bool + Sync),
+    sink: &mut impl Sink,
+) -> Outcome {
+    let format = reader.detect_format();
+    let names = names(plan);
+    let mut source = Blocks::new(reader, &names, stop);
+    let (jobs, sample) = (options.jobs.max(1), options.sample);
+    // At least one block, to know whether the trace is timed.
+    let mut first = Vec::new();
+    while first.len() < sample.clamp(1, LEAD_BLOCKS)
+        && let Some(block) = source.next_block()
+    {
+        first.push(Arc::new(block));
+    }
+    let sampled = &first[..first.len().min(sample)];
+    // An untimed trace's clock counts events: every monitor that reads
+    // time steps every event (a tick for another slice's), so its count is
+    // the event's number.
+    let options = &Options {
+        monitor: MonitorOptions {
+            step_clock: first.first().is_some_and(|b| !b.timed),
+            ..options.monitor.clone()
+        },
+        ..options.clone()
+    };
+    let mut outcome = if sample > LEAD_BLOCKS && !source.done() {
+        // A long trace, started at once; revised on the whole sample.
+        let guess = choose(plan, jobs, sampled);
+        pipeline::run(plan, options, &guess, first, source, sink)
+    } else {
+        // The sample is whole in `first`. A short trace gets fewer workers
+        // (threads and monitors cost more than they save on a few events).
+        let jobs = if source.done() && sample > 0 {
+            let events: usize = first.iter().map(|b| b.events.len()).sum();
+            jobs.min(events / EVENTS_PER_WORKER).max(1)
+        } else {
+            jobs
+        };
+        let choice = choose(plan, jobs, sampled);
+        let mut workers = choice.layout(plan, jobs);
+        if workers.len() == 1 && source.done() {
+            // One worker on a trace read whole: on this thread.
+            let units = workers.pop().unwrap_or_default();
+            run_inline(units, options, first, source, sink)
+        } else {
+            let options = Options {
+                jobs,
+                sample: 0,
+                ..options.clone()
+            };
+            pipeline::run(plan, &options, &choice, first, source, sink)
+        }
+    };
+    outcome.format = Some(format);
+    outcome
+}
+
+/// The reader of a stretch of a trace file: the run's own (`false`), or
+/// the one of a time segment (`true`: plain CSV, untimed).
+pub type MakeReader<'a> = dyn Fn(io::Take<File>, bool) -> TraceReader<io::Take<File>> + Sync + 'a;
+
+/// [`run`] on the file at `path`, or, where the planner finds it pays (see
+/// [`Segments`]), on time segments of it, one per job
+/// ([`super::segments`]). `timed` and `format` are the trace options the
+/// run was asked for; `reader` makes the readers.
+#[allow(clippy::too_many_arguments)]
+pub fn run_file(
+    plan: &Plan,
+    path: &Path,
+    reader: &MakeReader<'_>,
+    (timed, format): (bool, Format),
+    options: &Options,
+    stop: &(dyn Fn() -> bool + Sync),
+    sink: &mut impl Sink,
+) -> io::Result<Outcome> {
+    let whole = |path: &Path| -> io::Result<TraceReader<io::Take<File>>> {
+        Ok(reader(File::open(path)?.take(u64::MAX), false))
+    };
+    let plain = matches!(format, Format::Auto | Format::Plain) && !timed;
+    if options.jobs > 1
+        && plain
+        && let Some(layout) = segment_layout(plan, path, reader, options)?
+    {
+        let segment = |input| reader(input, true);
+        // Segments are untimed: the clock counts events.
+        let monitor = MonitorOptions {
+            step_clock: true,
+            ..options.monitor.clone()
+        };
+        let lines = segments::run(plan, path, &layout, &segment, &monitor, stop, sink);
+        if let Some(mut outcome) = lines {
+            outcome.format = Some(Format::Plain);
+            return Ok(outcome);
+        }
+        // A quote in the file: sliced after all.
+    }
+    Ok(run(plan, whole(path)?, options, stop, sink))
+}
+
+/// Where the segments of the file at `path` lie, when it is cut into time
+/// segments: a plain CSV file (no header, uncompressed, untimed) at least
+/// [`segments::MIN_BYTES`] long whose properties' state is their summaries
+/// (no time bounds, seen values, comparisons or future operators: the
+/// state [`crate::runtime::Snapshot`] compares), and on which slicing
+/// leaves the busiest worker [`UNEVEN`] times an even share or more; with
+/// [`Segments::Always`], any such file of any length.
+fn segment_layout(
+    plan: &Plan,
+    path: &Path,
+    reader: &MakeReader<'_>,
+    options: &Options,
+) -> io::Result<Option<segments::Layout>> {
+    let size = std::fs::metadata(path)?.len();
+    let min = match options.segments {
+        Segments::Never => return Ok(None),
+        Segments::Always => 0,
+        Segments::Auto => segments::MIN_BYTES,
+    };
+    if size < min || !segments::snapshots(plan, &options.monitor) {
+        return Ok(None);
+    }
+    // The trace's first blocks, read as a run reads them.
+    let names = names(plan);
+    let stop = || false;
+    let mut source = Blocks::new(
+        reader(File::open(path)?.take(u64::MAX), false),
+        &names,
+        &stop,
+    );
+    let mut sample = Vec::new();
+    while sample.len() < SAMPLE_BLOCKS
+        && let Some(b) = source.next_block()
+    {
+        sample.push(Arc::new(b));
+    }
+    if sample.iter().any(|b| b.timed) || !source.plain_csv() {
+        return Ok(None);
+    }
+    let jobs = options.jobs;
+    if options.segments == Segments::Auto {
+        let workers = choose(plan, jobs, &sample).layout(plan, jobs);
+        if segments::busiest_share(&workers, &sample) * (jobs as f64) < UNEVEN {
+            return Ok(None);
+        }
+    }
+    segments::layout(&mut File::open(path)?, size, jobs)
+}
+
+/// The layout a run on `jobs` workers settles on for a long trace that
+/// starts with `blocks`: the one its first blocks suggest, unless its
+/// whole sample suggests monitoring some property another way.
+pub fn layout_of_long_trace(plan: &Plan, jobs: usize, blocks: &[Arc<Block>]) -> Vec<Vec<Unit>> {
+    let guess = choose(plan, jobs, &blocks[..blocks.len().min(LEAD_BLOCKS)]);
+    let sample = &blocks[..blocks.len().min(SAMPLE_BLOCKS)];
+    guess
+        .revised(plan, jobs, sample)
+        .unwrap_or(guess)
+        .layout(plan, jobs)
+}
+
+/// The layout of a run on `jobs` workers that sees no sample of its trace
+/// (a cluster run's workers): every property that can be split or sliced
+/// is.
+pub fn layout_without_sample(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
+    choose(plan, jobs, &[]).layout(plan, jobs)
+}
+
+/// A run with one worker on a short trace (all in `first`, or nearly), on
+/// this thread: the blocks stepped and merged one by one.
+fn run_inline<R: Read>(
+    units: Vec<Unit>,
+    options: &Options,
+    first: Vec<Arc<Block>>,
+    mut source: Blocks<'_, R>,
+    sink: &mut impl Sink,
+) -> Outcome {
+    let monitor = for_monitors(&options.monitor, units.len());
+    let mut worker = Worker::new(units, &monitor);
+    let mut merger = Merger::new(1);
+    let rest = std::iter::from_fn(|| source.next_block().map(Arc::new));
+    for block in first.into_iter().chain(rest) {
+        let found = match &mut worker {
+            Ok(w) => {
+                let mut found = w.process(&block);
+                if block.last {
+                    w.finish(options.close && block.end.is_none(), &mut found);
+                }
+                found
+            }
+            // Reported at the first event, as a sequential run fails
+            // before it reads any.
+            Err(error) => super::Found {
+                error: Some((1, 0, error.clone())),
+                finished: true,
+                ..super::Found::default()
+            },
+        };
+        if !merger.block(block, [Some(found)], sink) {
+            break;
+        }
+    }
+    merger.outcome
+}

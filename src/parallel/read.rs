@@ -1,0 +1,327 @@
+//! A trace read into [`Block`]s, on demand: the one place where a parallel
+//! run checks an event's arity (an event of a known name with another
+//! arity ends the stream, as the sequential monitor would refuse it).
+
+use std::io::Read;
+
+use hashbrown::HashMap;
+
+use super::Stop;
+use super::block::Block;
+use crate::plan::Plan;
+use crate::runtime::StepError;
+use crate::trace::TraceReader;
+
+/// Spent blocks kept to be filled again (at most).
+const MAX_SPARES: usize = 8;
+
+/// Per event name: its index in the plan's events (as routes number them)
+/// and its arity.
+pub type Names = HashMap<Box<[u8]>, (u32, usize)>;
+
+/// The [`Names`] of `plan`'s events.
+pub fn names(plan: &Plan) -> Names {
+    (plan.events.iter().enumerate())
+        .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
+        .collect()
+}
+
+/// The blocks of a trace, read on demand.
+pub struct Blocks<'a, R: Read> {
+    reader: TraceReader<R>,
+    names: &'a Names,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    done: bool,
+    /// The sizes of the last full block's byte, field and event vectors.
+    room: (usize, usize, usize),
+    /// Spent blocks, emptied, to fill again.
+    spares: Vec<Block>,
+    /// The part of the trace and its name, set on every block.
+    part: u32,
+    source: String,
+}
+
+impl<'a, R: Read> Blocks<'a, R> {
+    /// The blocks of `reader`; `names` gives each event name's index and
+    /// arity; `stop()` ends the stream early.
+    pub fn new(
+        reader: TraceReader<R>,
+        names: &'a Names,
+        stop: &'a (dyn Fn() -> bool + Sync),
+    ) -> Self {
+        Blocks {
+            reader,
+            names,
+            stop,
+            done: false,
+            room: (0, 0, 0),
+            spares: Vec::new(),
+            part: 0,
+            source: String::new(),
+        }
+    }
+
+    /// The same, its blocks marked as of part `part` of the trace, read
+    /// from the input named `source`.
+    pub fn part(mut self, part: u32, source: &str) -> Self {
+        self.part = part;
+        source.clone_into(&mut self.source);
+        self
+    }
+
+    /// Takes back a block that every reader of it is done with, to be
+    /// filled again (its memory reused).
+    pub fn reuse(&mut self, mut block: Block) {
+        if self.spares.len() < MAX_SPARES {
+            block.clear();
+            self.spares.push(block);
+        }
+    }
+
+    /// Whether the trace is plain CSV (no header), uncompressed.
+    pub fn plain_csv(&self) -> bool {
+        self.reader.format() == crate::trace::Format::Plain
+            && self.reader.compression() == crate::trace::Compression::None
+    }
+
+    /// The trace's format, as far as it is known.
+    pub fn format(&self) -> crate::trace::Format {
+        self.reader.format()
+    }
+
+    /// Whether the last block has been read.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The next block; after the last one (which may be empty, and may
+    /// carry a [`Stop`]), `None`.
+    pub fn next_block(&mut self) -> Option<Block> {
+        if self.done {
+            return None;
+        }
+        // A spent block, or one with room for as much as the block before
+        // held: no growing (and no fresh pages) on the way.
+        let mut block = self
+            .spares
+            .pop()
+            .unwrap_or_else(|| Block::with_room(self.room));
+        block.part = self.part;
+        loop {
+            let next = self.reader.next_event();
+            if (self.stop)() {
+                block.end = Some(Stop::Interrupted);
+                break;
+            }
+            let event = match next {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                Err(e) => {
+                    block.end = Some(Stop::Trace(e));
+                    break;
+                }
+            };
+            let (name, expected) =
+                (self.names.get(event.name).copied()).unwrap_or((u32::MAX, event.arity()));
+            if expected != event.arity() {
+                block.end = Some(Stop::Refused {
+                    line: event.line,
+                    error: StepError::Arity {
+                        event: String::from_utf8_lossy(event.name).into_owned(),
+                        expected,
+                        found: event.arity(),
+                    },
+                    last: event.arity().checked_sub(1).map(|i| event.arg(i).into()),
+                });
+                break;
+            }
+            block.push(&event, name);
+            // A run of the same record: one event of the block.
+            let repeats = self.reader.repeats(u64::MAX);
+            if let Some(last) = block.events.last_mut() {
+                last.repeats = repeats;
+            }
+            if block.full() {
+                self.room = block.sizes();
+                return Some(self.seal(block));
+            }
+        }
+        self.done = true;
+        block.last = true;
+        Some(self.seal(block))
+    }
+
+    fn seal(&self, mut block: Block) -> Block {
+        block.bytes_read = self.reader.bytes_read();
+        block.timed = self.reader.has_time();
+        block.source.clone_from(&self.source);
+        block
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Format, TraceOptions};
+
+    /// Every event of `trace` as (line, name, arguments), read in blocks,
+    /// each block handed back for reuse when `reuse`.
+    fn read_all(trace: &str, format: Format, reuse: bool) -> Vec<(u64, String, Vec<String>)> {
+        let names: Names = [
+            (b"p".as_slice().into(), (0, 2)),
+            (b"q".as_slice().into(), (1, 1)),
+        ]
+        .into();
+        let options = TraceOptions {
+            timed: false,
+            format,
+        };
+        let reader = TraceReader::new(trace.as_bytes(), options);
+        let stop = || false;
+        let mut blocks = Blocks::new(reader, &names, &stop);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let mut out = Vec::new();
+        while let Some(block) = blocks.next_block() {
+            assert!(block.end.is_none(), "{:?}", block.end);
+            let mut fields = Vec::new();
+            for ev in &block.events {
+                block.fields_of(ev, &mut fields);
+                let args = block.args_of(ev);
+                assert_eq!(args.len() + 1, fields.len());
+                assert_eq!(args.to_vec(), fields[1..].to_vec());
+                for (k, f) in fields[1..].iter().enumerate() {
+                    assert_eq!(block.arg(ev, k), Some(*f));
+                }
+                assert_eq!(block.name_of(ev), fields[0]);
+                out.push((
+                    ev.line,
+                    text(fields[0]),
+                    fields[1..].iter().map(|f| text(f)).collect(),
+                ));
+            }
+            if reuse {
+                blocks.reuse(block);
+            }
+        }
+        out
+    }
+
+    fn event(line: u64, name: &str, args: &[&str]) -> (u64, String, Vec<String>) {
+        let args = args.iter().map(|a| a.to_string()).collect();
+        (line, name.into(), args)
+    }
+
+    #[test]
+    fn lines_copied_whole_and_field_by_field_read_alike_in_reused_blocks() {
+        // Plain lines (copied whole), a CRLF line, quoted fields and CRV's
+        // trimmed fields (copied field by field), an empty argument; more
+        // events than one block holds.
+        let mut plain = String::new();
+        for i in 0..5000 {
+            match i % 4 {
+                0 => plain.push_str(&format!("p,a{i},b\n")),
+                1 => plain.push_str(&format!("q,\"x,{i}\"\n")),
+                2 => plain.push_str(&format!("p,,{i}\r\n")),
+                _ => plain.push_str("q,\"\"\"\"\n"),
+            }
+        }
+        let fresh = read_all(&plain, Format::Plain, false);
+        assert_eq!(fresh.len(), 5000);
+        assert_eq!(fresh[0], event(1, "p", &["a0", "b"]));
+        assert_eq!(fresh[1], event(2, "q", &["x,1"]));
+        assert_eq!(fresh[2], event(3, "p", &["", "2"]));
+        assert_eq!(fresh[3], event(4, "q", &["\""]));
+        assert_eq!(read_all(&plain, Format::Plain, true), fresh);
+        let crv = "event, a, b\np , 1 ,2\nq,  3\n";
+        let expected = vec![event(2, "p", &["1", "2"]), event(3, "q", &["3"])];
+        assert_eq!(read_all(crv, Format::Crv, true), expected);
+    }
+
+    #[test]
+    fn plain_fields_are_trimmed_as_the_sequential_reader_trims_them() {
+        // Blanks around fields (not adjacent spans: copied field by field),
+        // only after the last field (adjacent: copied whole), a CRLF after
+        // blanks, a quoted field after blanks; the same events as
+        // `TraceReader` gives, in more than one block.
+        let mut trace = String::new();
+        for i in 0..3000 {
+            match i % 4 {
+                0 => trace.push_str(&format!("p , a{i} ,\tb\n")),
+                1 => trace.push_str(&format!("q,x{i} \n")),
+                2 => trace.push_str(&format!(" p,{i}, c \r\n")),
+                _ => trace.push_str("q,  \"y \"\n"),
+            }
+        }
+        let got = read_all(&trace, Format::Plain, true);
+        assert_eq!(got.len(), 3000);
+        assert_eq!(got[0], event(1, "p", &["a0", "b"]));
+        assert_eq!(got[1], event(2, "q", &["x1"]));
+        assert_eq!(got[2], event(3, "p", &["2", "c"]));
+        assert_eq!(got[3], event(4, "q", &["y "]));
+        let mut reader = TraceReader::new(trace.as_bytes(), TraceOptions::default());
+        let mut sequential = Vec::new();
+        while let Ok(Some(e)) = reader.next_event() {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let args = e.args().map(text).collect::<Vec<_>>();
+            sequential.push((e.line, text(e.name), args));
+        }
+        assert_eq!(got, sequential);
+        // A quoted field keeps its blanks; a CRLF line after blanks is
+        // trimmed (the lines of the cluster's former reader test).
+        let short = "login, root\n logout ,\troot \r\nlogin,\" x \"\n";
+        let expected = vec![
+            event(1, "login", &["root"]),
+            event(2, "logout", &["root"]),
+            event(3, "login", &[" x "]),
+        ];
+        assert_eq!(read_all(short, Format::Plain, false), expected);
+    }
+
+    #[test]
+    fn a_run_of_one_record_is_one_event_and_the_last_block_is_marked() {
+        // (The reader finds a run from the second event on.)
+        let trace = "p,b,c\nq,a\nq,a\nq,a\nq,a\n";
+        let names: Names = [
+            (b"p".as_slice().into(), (0, 2)),
+            (b"q".as_slice().into(), (1, 1)),
+        ]
+        .into();
+        let reader = TraceReader::new(trace.as_bytes(), TraceOptions::default());
+        let stop = || false;
+        let mut blocks = Blocks::new(reader, &names, &stop).part(3, "t.csv");
+        let block = blocks.next_block().expect("a block");
+        let got: Vec<(u64, u64, u32, u64)> = (block.events.iter())
+            .map(|e| (e.number, e.line, e.name, e.repeats))
+            .collect();
+        assert_eq!(got, [(1, 1, 0, 0), (2, 2, 1, 3)]);
+        assert!(block.last && block.end.is_none());
+        assert_eq!((block.part, block.last_number()), (3, Some(5)));
+        assert_eq!(block.source, "t.csv");
+        assert!(blocks.next_block().is_none());
+    }
+
+    #[test]
+    fn an_event_of_another_arity_ends_the_stream_at_its_line() {
+        let names: Names = [(b"q".as_slice().into(), (0, 1))].into();
+        let reader = TraceReader::new(&b"q,a\nq,a,12\nq,b\n"[..], TraceOptions::default());
+        let stop = || false;
+        let mut blocks = Blocks::new(reader, &names, &stop).part(1, "part1.csv");
+        let block = blocks.next_block().expect("a block");
+        assert_eq!(block.events.len(), 1);
+        assert!(block.last);
+        assert_eq!(block.source, "part1.csv");
+        match &block.end {
+            Some(Stop::Refused { line, error, last }) => {
+                assert_eq!(*line, 2);
+                let expected = StepError::Arity {
+                    event: "q".into(),
+                    expected: 1,
+                    found: 2,
+                };
+                assert_eq!(error, &expected);
+                assert_eq!(last.as_deref(), Some(&b"12"[..]));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
