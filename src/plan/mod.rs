@@ -16,6 +16,7 @@ mod constrain;
 mod dot;
 pub mod future;
 mod layout;
+mod order;
 mod show;
 pub mod slice;
 pub mod split;

@@ -20,7 +20,7 @@
 //! values, whose verdicts depend on the values seen by atoms that another
 //! part would no longer have.
 
-use super::build::remap;
+use super::order::remap;
 use super::{Node, NodeIx, Op, Phase, PropPlan, VarIx};
 use crate::syntax::Quant;
 
