@@ -202,24 +202,10 @@ impl<'t, 's> Expander<'t, 's> {
             return id;
         }
         let span = node.span;
-        let [a, b] = kids;
-        let form = match &node.form {
-            Form::Not(_) => Form::Not(a),
-            Form::Prev(_) => Form::Prev(a),
-            Form::PrevIn(t, _) => Form::PrevIn(*t, a),
-            Form::Once(t, _) => Form::Once(*t, a),
-            Form::Hist(t, _) => Form::Hist(*t, a),
-            Form::Bin(op, _, _) => Form::Bin(*op, a, b),
-            Form::Since(t, _, _) => Form::Since(*t, a, b),
-            Form::Zince(d, _, _) => Form::Zince(*d, a, b),
-            Form::Interval(_, _) => Form::Interval(a, b),
-            Form::Next(t, _) => Form::Next(*t, a),
-            Form::Eventually(t, _) => Form::Eventually(*t, a),
-            Form::Always(t, _) => Form::Always(*t, a),
-            Form::Until(t, _, _) => Form::Until(*t, a, b),
-            Form::Quant(q, v, _) => Form::Quant(*q, var.unwrap_or_else(|| v.clone()), a),
-            leaf => leaf.clone(),
-        };
+        let mut form = node.form.with_children(kids);
+        if let (Form::Quant(_, v, _), Some(var)) = (&mut form, var) {
+            *v = var;
+        }
         self.push(form, span)
     }
 

@@ -272,26 +272,7 @@ impl Pass<'_, '_> {
         if node.form.children().eq(kids[..n].iter().copied()) {
             return id;
         }
-        let [a, b] = kids;
-        let form = match &node.form {
-            Form::Not(_) => Form::Not(a),
-            Form::Prev(_) => Form::Prev(a),
-            Form::PrevIn(t, _) => Form::PrevIn(*t, a),
-            Form::Once(t, _) => Form::Once(*t, a),
-            Form::Hist(t, _) => Form::Hist(*t, a),
-            Form::Bin(op, _, _) => Form::Bin(*op, a, b),
-            Form::Since(t, _, _) => Form::Since(*t, a, b),
-            Form::Zince(d, _, _) => Form::Zince(*d, a, b),
-            Form::Until(t, _, _) => Form::Until(*t, a, b),
-            Form::Next(t, _) => Form::Next(*t, a),
-            Form::Eventually(t, _) => Form::Eventually(*t, a),
-            Form::Always(t, _) => Form::Always(*t, a),
-            Form::Interval(_, _) => Form::Interval(a, b),
-            Form::Quant(q, v, _) => Form::Quant(*q, v.clone(), a),
-            Form::Agg(g, _) => Form::Agg(g.clone(), a),
-            Form::Let(d, _, _) => Form::Let(d.clone(), a, b),
-            leaf => leaf.clone(),
-        };
+        let form = node.form.with_children(kids);
         let span = node.span;
         self.arena.push(form, span)
     }

@@ -421,6 +421,31 @@ impl Form {
         };
         a.into_iter().chain(b)
     }
+
+    /// This node with the operands `a` and `b` in place of its own (in the
+    /// order of [`Form::children`]; `b` unused for one operand, both for a
+    /// leaf, which is itself).
+    pub fn with_children(&self, [a, b]: [FormId; 2]) -> Form {
+        match self {
+            Form::Not(_) => Form::Not(a),
+            Form::Prev(_) => Form::Prev(a),
+            Form::PrevIn(t, _) => Form::PrevIn(*t, a),
+            Form::Once(t, _) => Form::Once(*t, a),
+            Form::Hist(t, _) => Form::Hist(*t, a),
+            Form::Bin(op, _, _) => Form::Bin(*op, a, b),
+            Form::Since(t, _, _) => Form::Since(*t, a, b),
+            Form::Zince(d, _, _) => Form::Zince(*d, a, b),
+            Form::Until(t, _, _) => Form::Until(*t, a, b),
+            Form::Next(t, _) => Form::Next(*t, a),
+            Form::Eventually(t, _) => Form::Eventually(*t, a),
+            Form::Always(t, _) => Form::Always(*t, a),
+            Form::Interval(_, _) => Form::Interval(a, b),
+            Form::Quant(q, v, _) => Form::Quant(*q, v.clone(), a),
+            Form::Agg(g, _) => Form::Agg(g.clone(), a),
+            Form::Let(d, _, _) => Form::Let(d.clone(), a, b),
+            leaf => leaf.clone(),
+        }
+    }
 }
 
 /// An event in a declaration: `name` or `name(p1, ..., pn)`.
