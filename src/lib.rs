@@ -25,6 +25,8 @@
 pub mod arith;
 pub mod bdd;
 pub mod check;
+#[cfg(feature = "cli")]
+mod cli;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod mfotl;
@@ -40,6 +42,14 @@ mod ticks;
 pub mod trace;
 pub mod value;
 pub mod why;
+
+/// Runs the `hindsight` command line (the binary's `main`; not part of the
+/// library's API).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn cli_main() -> std::process::ExitCode {
+    cli::commands::main()
+}
 
 /// The examples of `docs/API.md`, compiled and run as doctests.
 #[cfg(doctest)]

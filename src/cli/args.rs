@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
+use crate::bdd::Package;
+use crate::report::OutputFormat;
+use crate::runtime::GcPolicy;
+use crate::session::{OnError, Segments};
+use crate::trace::Format;
 use clap::{Parser, Subcommand};
-use hindsight::bdd::Package;
-use hindsight::report::OutputFormat;
-use hindsight::runtime::GcPolicy;
-use hindsight::session::{OnError, Segments};
-use hindsight::trace::Format;
 
 use super::mfotl::MfotlArgs;
 use super::target::Color;
@@ -290,7 +290,7 @@ pub struct RunOptions {
     /// MonPoly ends a log, so every verdict whose horizon is a time bound
     /// is decided [default: close for MFOTL, undecided for QTL].
     #[arg(long, value_name = "MODE")]
-    pub end_of_trace: Option<hindsight::session::EndOfTrace>,
+    pub end_of_trace: Option<crate::session::EndOfTrace>,
     /// Initial width of value codes in bits; they grow as needed, so this is
     /// only for experiments.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -419,7 +419,7 @@ pub struct WhyArgs {
     pub json: bool,
     /// The most nodes of an explanation's proof tree; deeper proofs are cut
     /// (and marked so).
-    #[arg(long, value_name = "N", default_value_t = hindsight::why::DEFAULT_MAX_NODES)]
+    #[arg(long, value_name = "N", default_value_t = crate::why::DEFAULT_MAX_NODES)]
     pub max_nodes: usize,
     /// Each event has a time stamp (as for `run`) [default: off, but on for
     /// a trace file whose name contains `.timed.`].

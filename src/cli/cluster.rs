@@ -1,11 +1,11 @@
 //! The options of `hindsight run --cluster` (cargo feature `cluster`): the
 //! parallel core on Timely Dataflow workers, in one or several processes
-//! ([`hindsight::cluster`], docs/PARALLEL.md), run by
+//! ([`crate::cluster`], docs/PARALLEL.md), run by
 //! [`super::run`]`::run_cluster`.
 
 use std::path::PathBuf;
 
-use hindsight::cluster::{self, InputMode};
+use crate::cluster::{self, InputMode};
 
 /// Where a cluster run's trace comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

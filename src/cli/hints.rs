@@ -1,7 +1,7 @@
 //! Hints for the usual mistakes on the command line: the arguments swapped,
 //! a terminal on standard input. (Those about the trace, a time stamp read
 //! as an argument or the other way round, are the library's:
-//! [`hindsight::session::Warning`] and [`hindsight::session::RunError`].)
+//! [`crate::session::Warning`] and [`crate::session::RunError`].)
 
 use std::path::Path;
 
@@ -33,8 +33,8 @@ line (`name,arg1,...`), end with Ctrl-D; or give a trace file: hindsight run SPE
 
 /// Whether the trace file `path` has time stamps: read with `--timed`, or a
 /// MonPoly log (its format is found by reading its first event).
-pub fn has_time_stamps(path: &Path, timed: bool, format: hindsight::trace::Format) -> bool {
-    use hindsight::trace::{TraceOptions, TraceReader};
+pub fn has_time_stamps(path: &Path, timed: bool, format: crate::trace::Format) -> bool {
+    use crate::trace::{TraceOptions, TraceReader};
     if timed {
         return true;
     }

@@ -55,7 +55,7 @@ impl Interrupt {
         Interrupt(())
     }
 
-    /// The flag, for [`hindsight::session::Session::set_cancel`].
+    /// The flag, for [`crate::session::Session::set_cancel`].
     pub fn flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&INTERRUPTED)
     }

@@ -1,4 +1,5 @@
-//! The `hindsight` binary (not part of the library): its arguments and
+//! The `hindsight` binary (the `cli` feature; not part of the library's
+//! API: private, behind [`crate::cli_main`]): its arguments and
 //! subcommands, and its support: standard
 //! output that may be closed under us, a trace input that an interruption
 //! (Ctrl-C) can end even while it waits for data, and size arguments.

@@ -1,5 +1,5 @@
 //! `hindsight plot`: draws a profile written by `hindsight run --profile`
-//! (see `hindsight::profile`) as one SVG chart with three panels sharing the
+//! (see `crate::profile`) as one SVG chart with three panels sharing the
 //! x axis (events processed):
 //!
 //! 1. BDD nodes of every summary (`P/rule r`, `P/S#n (x)`, ...);

@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use hindsight::report::OutputFormat;
-use hindsight::runtime::MonitorOptions;
-use hindsight::session::{OnError, SessionOptions};
-use hindsight::trace::{TraceOptions, timed_by_name};
+use crate::report::OutputFormat;
+use crate::runtime::MonitorOptions;
+use crate::session::{OnError, SessionOptions};
+use crate::trace::{TraceOptions, timed_by_name};
 
 use super::args::RunOptions;
 use super::target::{self, Target};
@@ -23,7 +23,7 @@ use super::target::{self, Target};
 pub enum Engine {
     /// One monitor, event after event.
     Sequential,
-    /// [`hindsight::session::Session::run_parallel_file`] on this many threads.
+    /// [`crate::session::Session::run_parallel_file`] on this many threads.
     Parallel(usize),
     /// `--cluster`: Timely Dataflow workers.
     #[cfg(feature = "cluster")]

@@ -17,10 +17,10 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use hindsight::mfotl::typing::Typing;
-use hindsight::report::{OutputFormat, Printer, Summary, Violation};
-use hindsight::runtime::witness::WitnessValue;
-use hindsight::session::{Outcome, Report, RunError, Session, Verdict, Warning};
+use crate::mfotl::typing::Typing;
+use crate::report::{OutputFormat, Printer, Summary, Violation};
+use crate::runtime::witness::WitnessValue;
+use crate::session::{Outcome, Report, RunError, Session, Verdict, Warning};
 
 use super::args::RunOptions;
 use super::progress::{self, Progress};
@@ -146,7 +146,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
 #[cfg(feature = "cluster")]
 fn run_cluster(
     mut session: Session,
-    plan: &hindsight::plan::Plan,
+    plan: &crate::plan::Plan,
     trace: Option<&Path>,
     opts: &RunOptions,
     satisfactions: bool,
@@ -168,7 +168,7 @@ fn run_cluster(
         || opts.strict
         || opts.timepoints
         || opts.skip_bad_lines
-        || opts.on_error == hindsight::session::OnError::Skip
+        || opts.on_error == crate::session::OnError::Skip
     {
         return fail(
             "--cluster prints violations as a run without --witness, --all-witnesses, \
@@ -180,7 +180,7 @@ fn run_cluster(
     let Some(trace) = trace else {
         return fail("--cluster reads a trace file, not standard input".to_owned());
     };
-    let reads = config.process == 0 || config.input == hindsight::cluster::InputMode::PerProcess;
+    let reads = config.process == 0 || config.input == crate::cluster::InputMode::PerProcess;
     let trace_name = trace.display().to_string();
     let input = if reads {
         match File::open(trace) {
@@ -196,7 +196,7 @@ fn run_cluster(
             plan,
             input,
             &config,
-            &mut hindsight::session::Collect::default(),
+            &mut crate::session::Collect::default(),
         ) {
             Ok(_) => ExitCode::SUCCESS,
             Err(e) => fail(format!("cluster: {e}")),
@@ -323,7 +323,7 @@ impl Report for CliReport<'_> {
         self.printer.satisfaction(v, point, ts, tuples)
     }
 
-    fn undecided(&mut self, u: &hindsight::report::Undecided<'_>) -> io::Result<()> {
+    fn undecided(&mut self, u: &crate::report::Undecided<'_>) -> io::Result<()> {
         self.printer.undecided(u)
     }
 

@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hindsight::plan::Plan;
+use crate::plan::Plan;
 
-use hindsight::session::did_you_mean;
+use crate::session::did_you_mean;
 
 /// Keeps only the properties named by `--prop` (all without it); an unknown
 /// name is an error, with the closest property name as a suggestion.

@@ -8,9 +8,9 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use hindsight::mfotl::{self, MfotlError, Reading, Translation};
-use hindsight::plan::{Plan, compile_source_timed};
-use hindsight::syntax::Diagnostic;
+use crate::mfotl::{self, MfotlError, Reading, Translation};
+use crate::plan::{Plan, compile_source_timed};
+use crate::syntax::Diagnostic;
 
 use super::mfotl::MfotlArgs;
 
@@ -30,7 +30,7 @@ pub fn read_spec(path: &Path) -> Result<String, ExitCode> {
         })
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
-                let (line, column) = hindsight::syntax::span::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
+                let (line, column) = crate::syntax::span::line_column(e.as_bytes(), e.utf8_error().valid_up_to());
                 eprintln!(
                     "{}:{line}:{column}: error: invalid UTF-8 (byte {}): a specification must be UTF-8 text",
                     path.display(),
@@ -81,7 +81,7 @@ fn load(path: &Path, time_decimals: u8) -> Result<(String, Plan, u8), ExitCode> 
 
 /// A loaded specification: its text, plan, MFOTL translation, and the
 /// decimals of its time bounds (see [`load`]).
-pub type Loaded = (String, Plan, Option<hindsight::mfotl::Translation>, u8);
+pub type Loaded = (String, Plan, Option<crate::mfotl::Translation>, u8);
 
 /// [`load`], or for an MFOTL specification [`load_mfotl`] (whose
 /// time bounds are whole numbers: `time_decimals` must be 0).

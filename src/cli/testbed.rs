@@ -1,14 +1,14 @@
 //! `hindsight equiv` and `hindsight gen`, on the library's
-//! [`hindsight::testbed`].
+//! [`crate::testbed`].
 
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use hindsight::mfotl::typing::Typing;
-use hindsight::testbed::Spec;
-use hindsight::testbed::equiv::{Answer, EquivOptions, Found};
-use hindsight::testbed::generate::{GenError, GenOptions, write_trace};
+use crate::mfotl::typing::Typing;
+use crate::testbed::Spec;
+use crate::testbed::equiv::{Answer, EquivOptions, Found};
+use crate::testbed::generate::{GenError, GenOptions, write_trace};
 
 use super::mfotl::MfotlArgs;
 use super::spec::load_any;
@@ -84,7 +84,7 @@ pub fn equiv(a: &Path, b: &Path, args: &EquivArgs, mfotl: &MfotlArgs) -> ExitCod
         seed: args.seed,
         ..EquivOptions::default()
     };
-    let answer = match hindsight::testbed::equiv::equiv(&sa, &sb, &options) {
+    let answer = match crate::testbed::equiv::equiv(&sa, &sb, &options) {
         Ok(answer) => answer,
         Err(e) => {
             eprintln!("error: {e}");

@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use hindsight::session::SessionOptions;
-use hindsight::trace::{TraceOptions, timed_by_name};
-use hindsight::why::{WhyError, WhyOptions, render, replay};
+use crate::session::SessionOptions;
+use crate::trace::{TraceOptions, timed_by_name};
+use crate::why::{WhyError, WhyOptions, render, replay};
 
 use super::args::WhyArgs;
 use super::mfotl::MfotlArgs;

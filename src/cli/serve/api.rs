@@ -8,14 +8,14 @@ use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
-use hindsight::plan::compile_source_timed;
-use hindsight::report::Violation;
-use hindsight::runtime::witness::WitnessValue;
-use hindsight::session::{LoadError, Report, RunError, Session, SessionOptions, Verdict, Warning};
-use hindsight::syntax::Diagnostic;
-use hindsight::syntax::span::line_column;
-use hindsight::trace::{Format, TraceOptions};
-use hindsight::why::{self, WhyError, WhyOptions};
+use crate::plan::compile_source_timed;
+use crate::report::Violation;
+use crate::runtime::witness::WitnessValue;
+use crate::session::{LoadError, Report, RunError, Session, SessionOptions, Verdict, Warning};
+use crate::syntax::Diagnostic;
+use crate::syntax::span::line_column;
+use crate::trace::{Format, TraceOptions};
+use crate::why::{self, WhyError, WhyOptions};
 use serde_json::{Value, json};
 
 use super::{Limits, Response};
