@@ -99,6 +99,7 @@ impl<W: Write> Profiler<W> {
     }
 
     /// The column names, as in the header.
+    #[cfg(test)]
     pub fn header(monitor: &Monitor, source: Option<&str>) -> Vec<String> {
         let mut buf = Vec::new();
         if let Ok(p) = Profiler::new(&mut buf, monitor, source, 1) {

@@ -6,11 +6,11 @@ use std::io;
 use std::path::Path;
 
 use hindsight::mfotl::MfotlError;
-use hindsight::report::Violation as RawViolation;
-use hindsight::runtime::witness::WitnessValue;
+use hindsight::monitor::Diagnostic;
+use hindsight::monitor::WitnessValue;
+use hindsight::monitor::line_column;
 use hindsight::session::Report;
-use hindsight::syntax::Diagnostic;
-use hindsight::syntax::span::line_column;
+use hindsight::session::Violation as RawViolation;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
+use hindsight::mfotl::Misfit;
 use hindsight::mfotl::Reading;
-use hindsight::mfotl::typing::Misfit;
 use hindsight::session::{Session, SessionOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -68,7 +68,7 @@ impl Monitor {
         if let Some(expected) = session.monitor().arity_of(name.as_bytes())
             && expected != args.len()
         {
-            let e = hindsight::runtime::StepError::Arity {
+            let e = hindsight::monitor::StepError::Arity {
                 event: name.to_owned(),
                 expected,
                 found: args.len(),

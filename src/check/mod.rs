@@ -264,10 +264,6 @@ fn sort_diagnostics(diags: &mut Vec<Diagnostic>) {
     diags.dedup_by(|a, b| a.span == b.span && a.message == b.message);
 }
 
-/// Comparison of values, defined once in [`crate::value`] for the checker
-/// and the runtime.
-pub use crate::value::compare_values;
-
 #[cfg(test)]
 mod tests {
     use super::*;

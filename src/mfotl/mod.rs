@@ -16,14 +16,19 @@
 //! arithmetic) is an error naming the construct and its place.
 
 mod binders;
-pub mod lex;
-pub mod parse;
 mod rename;
-pub mod sig;
 mod terms;
 mod types;
-pub mod typing;
-pub mod values;
+internal! {
+    lex;
+    parse;
+    sig;
+    typing;
+    values;
+}
+
+pub use sig::{Predicate, Type};
+pub use typing::{Misfit, Typing};
 
 use std::collections::{HashMap, HashSet};
 

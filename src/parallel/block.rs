@@ -78,6 +78,8 @@ impl<'a> Args<'a> {
     }
 
     /// Whether there are none.
+    // Beside `len` for an exported type (clippy's `len_without_is_empty`).
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -100,7 +102,7 @@ impl<'a> Args<'a> {
     }
 
     /// The arguments, in order, collected.
-    pub fn to_vec(&self) -> Vec<&'a [u8]> {
+    pub fn to_vec(self) -> Vec<&'a [u8]> {
         self.iter().collect()
     }
 }
@@ -174,6 +176,7 @@ impl Block {
 
     /// The number of its last event's last repeat (`None` when it has no
     /// event).
+    #[cfg(any(test, feature = "internals"))]
     pub fn last_number(&self) -> Option<u64> {
         self.events.last().map(Ev::last)
     }
@@ -181,6 +184,7 @@ impl Block {
     /// Adds `numbers` to the number and `lines` to the line of every
     /// event (a part of the trace read on its own, from event 1 on line 1,
     /// moved after the parts before it).
+    #[cfg(feature = "cluster")]
     pub fn renumber(&mut self, numbers: u64, lines: u64) {
         for ev in &mut self.events {
             ev.number += numbers;
@@ -231,6 +235,7 @@ impl Block {
 
     /// Adds a copy of `ev`, an event of `from` (as a router upstream of a
     /// worker sends it the events it receives).
+    #[cfg(any(test, feature = "internals"))]
     pub fn push_copy(&mut self, from: &Block, ev: &Ev) {
         let first = self.ends.len() as u32;
         let start = self.bytes.len();

@@ -41,6 +41,7 @@ pub mod planner;
 pub mod read;
 pub mod route;
 pub mod segments;
+#[cfg(any(test, feature = "internals"))]
 pub mod simulate;
 pub mod worker;
 
@@ -50,10 +51,14 @@ use serde::{Deserialize, Serialize};
 use crate::runtime::{MonitorOptions, StepError};
 use crate::trace::{Format, TraceError};
 
-pub use block::{Args, Block, Ev};
+#[cfg(feature = "cluster")]
+pub use block::Block;
+pub use block::Args;
 pub use merge::Merger;
 pub use planner::{Options, Segments, can_gain, run, run_file};
-pub use worker::{Found, Unit, Work, Worker};
+#[cfg(feature = "cluster")]
+pub use worker::Worker;
+pub use worker::{Found, Work};
 
 /// One event as the merger hands it on, with the properties violated at it.
 #[derive(Clone, Copy, Debug)]

@@ -265,6 +265,7 @@ fn segment_layout(
 /// The layout a run on `jobs` workers settles on for a long trace that
 /// starts with `blocks`: the one its first blocks suggest, unless its
 /// whole sample suggests monitoring some property another way.
+#[cfg(any(test, feature = "internals"))]
 pub fn layout_of_long_trace(plan: &Plan, jobs: usize, blocks: &[Arc<Block>]) -> Vec<Vec<Unit>> {
     let guess = choose(plan, jobs, &blocks[..blocks.len().min(LEAD_BLOCKS)]);
     let sample = &blocks[..blocks.len().min(SAMPLE_BLOCKS)];
@@ -277,6 +278,7 @@ pub fn layout_of_long_trace(plan: &Plan, jobs: usize, blocks: &[Arc<Block>]) -> 
 /// The layout of a run on `jobs` workers that sees no sample of its trace
 /// (a cluster run's workers): every property that can be split or sliced
 /// is.
+#[cfg(any(test, feature = "cluster"))]
 pub fn layout_without_sample(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
     choose(plan, jobs, &[]).layout(plan, jobs)
 }

@@ -63,6 +63,7 @@ impl<'a, R: Read> Blocks<'a, R> {
 
     /// The same, its blocks marked as of part `part` of the trace, read
     /// from the input named `source`.
+    #[cfg(any(test, feature = "cluster"))]
     pub fn part(mut self, part: u32, source: &str) -> Self {
         self.part = part;
         source.clone_into(&mut self.source);
@@ -82,11 +83,6 @@ impl<'a, R: Read> Blocks<'a, R> {
     pub fn plain_csv(&self) -> bool {
         self.reader.format() == crate::trace::Format::Plain
             && self.reader.compression() == crate::trace::Compression::None
-    }
-
-    /// The trace's format, as far as it is known.
-    pub fn format(&self) -> crate::trace::Format {
-        self.reader.format()
     }
 
     /// Whether the last block has been read.

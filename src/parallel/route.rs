@@ -14,8 +14,6 @@ use crate::plan::{Op, Plan};
 /// event matching nothing, at the same time) for every other event.
 #[derive(Clone, Debug)]
 pub struct Route {
-    /// Per event name of the plan: its index in [`Route::by_name`].
-    pub names: HashMap<Box<[u8]>, u32>,
     /// This unit's slice, of `slices`.
     pub slice: u64,
     /// The number of slices (1: not sliced).
@@ -30,7 +28,7 @@ pub struct Route {
     /// at every tick.
     pub as_before: Vec<bool>,
     /// Per event name of the plan, in [`Plan::events`] order (the index
-    /// that blocks carry, and [`Route::names`] gives): how an event of
+    /// that blocks carry): how an event of
     /// that name is delivered.
     pub by_name: Vec<Delivery>,
     /// Routed values, by their [`value_hash`], given their slice (from a
@@ -122,9 +120,6 @@ impl Route {
             })
             .collect();
         Route {
-            names: (events.keys().enumerate())
-                .map(|(i, e)| (e.as_bytes().into(), i as u32))
-                .collect(),
             slice,
             slices,
             skip_ticks: verdicts.iter().all(Result::is_ok),
@@ -203,15 +198,10 @@ impl Route {
     pub fn skips(&self, monitor: &crate::runtime::Monitor) -> bool {
         self.skip_ticks && monitor.events() > 0
     }
-
-    /// Whether the event `fields` (name, then arguments) is delivered as it is.
-    pub fn delivers(&self, fields: &[&[u8]]) -> bool {
-        let name = self.names.get(fields[0]).copied().unwrap_or(u32::MAX);
-        self.delivers_named(name, |k| fields.get(k + 1).copied())
-    }
 }
 
 /// The slice of a value: its [`value_hash`] modulo `slices`.
+#[cfg(any(test, feature = "internals"))]
 pub fn slice_of(value: &[u8], slices: u64) -> u64 {
     value_hash(value) % slices.max(1)
 }

@@ -236,7 +236,7 @@ fn values_the_hash_spreads_evenly_keep_the_hash() {
 }
 
 /// The blocks of `trace`, as a run reads them.
-fn blocks(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::Block>> {
+fn blocks(plan: &crate::plan::Plan, trace: &str) -> Vec<std::sync::Arc<super::block::Block>> {
     let reader = TraceReader::new(trace.as_bytes(), options());
     let events = super::simulate::Events::read(plan, reader).expect("events");
     events.blocks().to_vec()

@@ -88,11 +88,6 @@ impl Enumeration {
         self.table.len()
     }
 
-    /// Whether no value has a code.
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
-
     /// The codes handed out and not released, in increasing order.
     pub fn live_codes(&self) -> impl Iterator<Item = Code> + '_ {
         self.spans
@@ -132,6 +127,7 @@ impl Enumeration {
     }
 
     /// The code of `value`, if it has one.
+    #[cfg_attr(not(test), allow(dead_code))] // for the tests
     pub fn get(&self, value: &[u8]) -> Option<Code> {
         let hash = self.hasher.hash_one(value);
         let (bytes, spans) = (&self.bytes, &self.spans);

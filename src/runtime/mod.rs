@@ -24,7 +24,6 @@ mod tuples;
 pub mod witness;
 
 pub use delayed::{DecidedStep, StepViolation};
-pub use enumeration::Enumeration;
 pub use error::StepError;
 pub use prop::{CompiledProp, GcPolicy, PropMonitor};
 pub use witness::WitnessValue;

@@ -32,7 +32,7 @@ mod names;
 mod outcome;
 mod parallel;
 mod points;
-pub mod read;
+mod read;
 mod report;
 mod step;
 #[cfg(test)]
@@ -45,7 +45,11 @@ use step::Step;
 use crate::mfotl::typing::Typing;
 
 pub use crate::parallel::Segments;
-pub use names::{NameReport, check_names, did_you_mean};
+pub use crate::report::{OutputFormat, Printer, Summary, Undecided, Violation};
+pub use crate::runtime::WitnessValue;
+pub use names::NameReport;
+#[cfg(feature = "cli")]
+pub(crate) use names::did_you_mean;
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
 pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
 pub use report::{Collect, Report};

@@ -17,5 +17,7 @@ pub use ast::*;
 pub use diag::{Diagnostic, Severity};
 pub use error::{SpecError, Warnings};
 pub use expr::{AggOp, ArithOp, Expr, Item};
-pub use parse::{parse, parse_formula, parse_timed};
-pub use span::{LineIndex, Span};
+#[cfg(any(test, feature = "internals"))]
+pub use parse::parse_formula;
+pub use parse::{parse, parse_timed};
+pub use span::Span;

@@ -211,6 +211,7 @@ fn parse_defs(text: &str, decimals: u8, fixed: bool) -> Result<(Spec, u8), Diagn
 
 /// Parses a single formula (for tests and the library API); its time
 /// bounds are natural numbers, as with [`parse`].
+#[cfg(any(test, feature = "internals"))]
 pub fn parse_formula(text: &str) -> Result<(Arena, FormId), Diagnostic> {
     with_time_scale(0, true, |scale| {
         let arena = RefCell::new(Arena::new());

@@ -28,8 +28,9 @@ mod agg;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use hindsight::check::{Checked, Property, compare_values};
+use hindsight::check::{Checked, Property};
 use hindsight::syntax::{Arena, BinOp, Form, FormId, Quant, RelOp, Term, TimeBound};
+use hindsight::value::compare_values;
 
 /// One event of a trace.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,8 +19,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use hindsight::check::compare_values;
 use hindsight::syntax::{Def, Form, FormId, Ident, RelOp, Rule, Spec, Term, parse};
+use hindsight::value::compare_values;
 
 /// How binders (quantified variables, rule and macro parameters) are named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
