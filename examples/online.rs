@@ -9,7 +9,7 @@
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
-use hindsight::runtime::{Monitor, MonitorOptions};
+use hindsight::monitor::{Monitor, MonitorOptions};
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args().nth(1) else {

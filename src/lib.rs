@@ -2,24 +2,36 @@
 //! temporal logic with recursive rules, timing constraints and bounded
 //! future operators, and for MonPoly's MFOTL.
 //!
-//! The pipeline, one module per stage:
-//! [`syntax`] (grammar, AST, diagnostics) → [`check`] (well-formedness, macro
-//! expansion) → [`plan`] (the monitor plan: subformula table, evaluation order,
-//! variable and bit layout) → [`runtime`] (BDD evaluation of `now`/`pre`
-//! summaries, value enumeration, time, delayed verdicts) ← [`trace`] (the
-//! readers of CSV, CRV, XML, JSON and MonPoly logs, compressed or not) →
-//! [`report`]. [`mfotl`] translates MFOTL into the same plan.
-//! [`session`] drives them all: a specification and a trace in, verdicts,
-//! counts, warnings and a profile out, through a [`session::Report`] of
-//! your choice; [`parallel`] (and `cluster`) run the same monitors on
-//! several threads (or Timely Dataflow workers) with the same output.
+//! The library's API is five modules (docs/API.md tells their story):
+//!
+//! - [`session`]: what `hindsight run` does, as a library: a specification
+//!   and a trace in; verdicts, counts, warnings and a profile out, through a
+//!   [`session::Report`] of your choice ([`session::Printer`] is the command
+//!   line's text and JSON one), on one thread or several.
+//! - [`monitor`]: the [`monitor::Monitor`] a session is built on, for events
+//!   pushed one at a time; its options, the errors of an event it refuses,
+//!   witnesses, and the diagnostics of a specification it refuses.
+//! - [`trace`]: the readers of CSV, CRV, XML, JSON and MonPoly logs,
+//!   gzip- or zstd-compressed or not.
+//! - [`mfotl`]: the MFOTL front end, MonPoly's formulas and signatures
+//!   translated to QTL.
+//! - [`testbed`]: equivalence of two specifications and generated traces
+//!   (docs/TESTBED.md).
+//!
+//! Inside, one module per stage: `syntax` (grammar, AST, diagnostics) →
+//! `check` (well-formedness, macro expansion) → `plan` (the monitor plan)
+//! → `runtime` (BDD evaluation of `now`/`pre` summaries, value enumeration,
+//! time, delayed verdicts) ← `trace` → `report`; `parallel` (and `cluster`)
+//! run the same monitors on several threads (or Timely Dataflow workers).
+//! These are `pub(crate)`: public only under the `internals` feature, for
+//! the project's own tests and benches, and not a stable API.
 //!
 //! Cargo features: `cli` (default) builds the `hindsight` binary and its
 //! dependencies (clap, plotters, indicatif, ctrlc); without it
 //! (`default-features = false`) the library has the engine's dependencies
-//! only. `cluster` adds cluster mode (Timely Dataflow). The BDD package is
-//! chosen at run time ([`bdd::Package`]: hindsight's own, or
-//! `biodivine-lib-bdd`).
+//! only. `cluster` adds cluster mode (Timely Dataflow). `internals` makes
+//! the internal modules public (see above). The BDD package is chosen at
+//! run time ([`monitor::Package`]: hindsight's own, or `biodivine-lib-bdd`).
 #![warn(missing_docs)]
 
 /// Declares internal modules: `pub(crate)`, and public (for the

@@ -180,7 +180,7 @@ impl Monitor {
     /// future operator; always empty otherwise).
     ///
     /// ```
-    /// use hindsight::runtime::Monitor;
+    /// use hindsight::monitor::Monitor;
     /// let mut m = Monitor::from_source(
     ///     "prop answered : Forall r . req(r) -> F[<=2] resp(r)",
     ///     Default::default(),

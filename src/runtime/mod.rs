@@ -1,8 +1,9 @@
 //! The monitoring runtime: feeds events to the per-property monitors and
-//! collects verdicts. This is the library API for online monitoring:
+//! collects verdicts. Its API for online monitoring is
+//! [`crate::monitor`]:
 //!
 //! ```
-//! use hindsight::runtime::Monitor;
+//! use hindsight::monitor::Monitor;
 //! let mut monitor = Monitor::from_source(
 //!     "prop closeOnlyOpen : Forall f . close(f) -> @ (!close(f) S open(f))",
 //!     Default::default(),
@@ -258,7 +259,7 @@ impl Monitor {
     /// has no quantified variable to blame (and for an unknown index).
     ///
     /// ```
-    /// use hindsight::runtime::{Monitor, witness::format_witness};
+    /// use hindsight::monitor::{Monitor, format_witness};
     /// let mut m = Monitor::from_source(
     ///     "prop p : Forall f . close(f) -> @ P open(f)",
     ///     Default::default(),
