@@ -49,6 +49,20 @@ macro_rules! internal {
     )+};
 }
 
+/// Declares an item of a public module `pub(crate)`, or `pub` under the
+/// `internals` feature: a function or method of the API's types that takes
+/// or gives an internal one (a compiled plan, a property's monitor).
+macro_rules! internal_item {
+    ($(#[$attr:meta])* pub $($item:tt)+) => {
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        pub $($item)+
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        pub(crate) $($item)+
+    };
+}
+
 pub mod mfotl;
 pub mod monitor;
 pub mod session;

@@ -94,7 +94,7 @@ pub use dispatch::Space;
 pub use id::{Bdd, Renaming, Roots, VarSet};
 pub use package::BddSpace;
 
-/// A BDD package, chosen when a [`Space`] is created.
+/// A BDD package, chosen when a `Space` is created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Package {

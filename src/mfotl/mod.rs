@@ -2,9 +2,9 @@
 //! translated to QTL's AST, then checked and compiled as any QTL
 //! specification (docs/MFOTL.md).
 //!
-//! - [`lex`]: MonPoly's tokens, comments and time units;
-//! - [`sig`]: signature files (`name(attr:type, ...)`);
-//! - [`parse`]: formulas, with MonPoly's precedences, checked against the
+//! - `lex`: MonPoly's tokens, comments and time units;
+//! - `sig`: signature files (`name(attr:type, ...)`);
+//! - `parse`: formulas, with MonPoly's precedences, checked against the
 //!   signature (predicates, arities, constants' types).
 //!
 //! MonPoly reports where a formula is *satisfied* (users write the violation
@@ -214,30 +214,32 @@ pub fn translate(
     })
 }
 
-/// Translates and compiles: the monitor plan, the translation, and the
-/// checker's warnings (placed in the formula file).
-pub fn compile(
-    formula: &str,
-    signature: &str,
-    name: &str,
-    reading: Reading,
-) -> Result<(crate::plan::Plan, Translation, Warnings), MfotlError> {
-    let t = translate(formula, signature, name, reading)?;
-    let checks = |e| MfotlError::Checks(SpecError::from(e));
-    let checked = crate::check::check(t.spec.clone()).map_err(checks)?;
-    let mut plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
-    // Strings order as text, also those that look like numbers; ints and
-    // floats compute as their types say.
-    for var in plan.props.iter_mut().flat_map(|p| &mut p.vars) {
-        let ty = t.var_types.get(&var.name);
-        var.text_order = ty == Some(&sig::Type::Str);
-        var.numeric = match ty {
-            Some(sig::Type::Int) => crate::plan::Numeric::Int,
-            Some(sig::Type::Float) => crate::plan::Numeric::Float,
-            _ => crate::plan::Numeric::Text,
-        };
+internal_item! {
+    /// Translates and compiles: the monitor plan, the translation, and the
+    /// checker's warnings (placed in the formula file).
+    pub fn compile(
+        formula: &str,
+        signature: &str,
+        name: &str,
+        reading: Reading,
+    ) -> Result<(crate::plan::Plan, Translation, Warnings), MfotlError> {
+        let t = translate(formula, signature, name, reading)?;
+        let checks = |e| MfotlError::Checks(SpecError::from(e));
+        let checked = crate::check::check(t.spec.clone()).map_err(checks)?;
+        let mut plan = crate::plan::compile(&checked).map_err(|d| checks(vec![d]))?;
+        // Strings order as text, also those that look like numbers; ints and
+        // floats compute as their types say.
+        for var in plan.props.iter_mut().flat_map(|p| &mut p.vars) {
+            let ty = t.var_types.get(&var.name);
+            var.text_order = ty == Some(&sig::Type::Str);
+            var.numeric = match ty {
+                Some(sig::Type::Int) => crate::plan::Numeric::Int,
+                Some(sig::Type::Float) => crate::plan::Numeric::Float,
+                _ => crate::plan::Numeric::Text,
+            };
+        }
+        Ok((plan, t, checked.warnings))
     }
-    Ok((plan, t, checked.warnings))
 }
 
 /// A property name made of the letters, digits and `_` of `stem` (a file

@@ -48,7 +48,7 @@ impl Declared {
 }
 
 /// The signature of an MFOTL specification, as a trace is read against it;
-/// see the [module](self) docs.
+/// see the docs of `src/mfotl/typing.rs`.
 #[derive(Clone, Debug)]
 pub struct Typing {
     preds: HashMap<Box<[u8]>, Declared>,

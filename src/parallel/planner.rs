@@ -38,7 +38,7 @@ const EVENTS_PER_WORKER: usize = 4096;
 /// would step this many times an even share of the events, or more.
 const UNEVEN: f64 = 1.1;
 
-/// Whether a trace file is cut into time segments ([`super::segments`]).
+/// Whether a trace file is cut into time segments (`parallel::segments`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Segments {

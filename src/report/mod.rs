@@ -106,7 +106,7 @@ pub struct Printer<W: Write> {
     pub time_decimals: u8,
     /// The types of the columns of MFOTL satisfactions: values are then
     /// printed as MonPoly prints them (strings quoted, floats with `%g`;
-    /// see [`crate::mfotl::values`]); `None`: as they are.
+    /// see `mfotl::values`); `None`: as they are.
     pub columns: Option<Vec<crate::mfotl::sig::Type>>,
 }
 
@@ -206,7 +206,7 @@ impl<W: Write> Printer<W> {
     }
 
     /// As [`Printer::violation`], with the violation's witness when given
-    /// (see [`crate::runtime::witness`]): in text after the event as
+    /// (see [`crate::monitor::format_witness`]): in text after the event as
     /// `; witness: x=a y=<any unseen value>` (nothing for an empty witness),
     /// in JSON as `"witness": {"x": "a", "y": null}` (`null` for any unseen
     /// value; `{}` for an empty witness).

@@ -165,7 +165,7 @@ impl Table {
     }
 }
 
-/// Delayed verdicts of a [`Monitor`] (see the [module](self)).
+/// Delayed verdicts of a [`Monitor`] (see `runtime::delayed`).
 impl Monitor {
     /// Whether some property has a future operator. Then the verdict at a
     /// step is known only once the trace has passed its horizon:

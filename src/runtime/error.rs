@@ -2,7 +2,7 @@
 
 /// Why an event was refused (see [`Monitor::step`](super::Monitor::step); a refused event changes
 /// nothing). Also why a monitor could not be built (the constants of a
-/// specification need more codes than [`MonitorOptions::max_code_bits`] hold).
+/// specification need more codes than [`MonitorOptions::max_code_bits`](crate::monitor::MonitorOptions::max_code_bits) hold).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "cluster", derive(serde::Serialize, serde::Deserialize))]
 pub enum StepError {

@@ -58,7 +58,7 @@ impl Monitor {
 
     /// The number of BDD nodes of kept summary `summary` of property
     /// `property` now (0 for one not computed yet, and for an unknown
-    /// property); see [`PropMonitor::kept_summaries`](super::PropMonitor::kept_summaries).
+    /// property); see `PropMonitor::kept_summaries`.
     pub fn kept_summary_nodes(&mut self, property: usize, summary: KeptSummary) -> usize {
         match self.props.get(property) {
             Some(p) => p.kept_summary_nodes(&mut self.space, summary),

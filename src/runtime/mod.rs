@@ -58,7 +58,7 @@ pub struct MonitorOptions {
     /// The BDD package of the monitor's space.
     pub bdd: Package,
     /// Let the monitor's BDD tables grow in smaller steps, for less memory
-    /// and a little more time (see [`BddSpace::save_memory`]). Parallel runs
+    /// and a little more time (see `BddSpace::save_memory`). Parallel runs
     /// set it when they run more than one monitor.
     pub save_memory: bool,
     /// Time stamps are the steps' numbers (1, 2, 3, ...), whatever time
@@ -127,7 +127,7 @@ impl Snapshot {
     /// Whether two snapshots of monitors of the same plan hold the same
     /// summaries over values, so that the monitors give the same verdicts
     /// on any continuation of the trace from here. `false` when unsure
-    /// (more than [`SNAPSHOT_TUPLES`] tuples to check).
+    /// (more than `SNAPSHOT_TUPLES` tuples to check).
     pub fn agrees(&self, other: &Snapshot) -> bool {
         let mut budget = SNAPSHOT_TUPLES;
         self.stepped == other.stepped
@@ -143,50 +143,52 @@ const _: () = {
 };
 
 impl Monitor {
-    /// A monitor for a compiled plan.
-    pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, StepError> {
-        let arity = plan
-            .events
-            .iter()
-            .map(|(e, &n)| (e.as_bytes().into(), n))
-            .collect();
-        // One space for all properties, over as many variables as the
-        // widest needs.
-        let num_vars = plan.props.iter().map(|p| p.bdd_vars).max().unwrap_or(0);
-        let mut space = Space::with_package(options.bdd, num_vars);
-        if options.save_memory {
-            space.save_memory();
-        }
-        let prop_options = prop::PropOptions {
-            start_bits: options.start_bits,
-            max_code_bits: options.max_code_bits,
-            gc: options.gc,
-        };
-        let props = plan
-            .props
-            .into_iter()
-            .map(|p| PropMonitor::new(Arc::new(CompiledProp::new(p)), prop_options, &mut space))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Monitor {
-            space,
-            props,
-            arity,
-            events: 0,
-            last_time: None,
-            strict_time: options.strict_time,
-            time_regressions: 0,
-            violated: Vec::new(),
-            last_event: Vec::new(),
-            delayed: None,
-            step_clock: false,
-        })
-        .map(|mut m: Monitor| {
-            if m.props.iter().any(PropMonitor::is_delayed) {
-                m.delayed = Some(delayed::Table::default());
+    internal_item! {
+        /// A monitor for a compiled plan.
+        pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, StepError> {
+            let arity = plan
+                .events
+                .iter()
+                .map(|(e, &n)| (e.as_bytes().into(), n))
+                .collect();
+            // One space for all properties, over as many variables as the
+            // widest needs.
+            let num_vars = plan.props.iter().map(|p| p.bdd_vars).max().unwrap_or(0);
+            let mut space = Space::with_package(options.bdd, num_vars);
+            if options.save_memory {
+                space.save_memory();
             }
-            m.set_step_clock(options.step_clock);
-            m
-        })
+            let prop_options = prop::PropOptions {
+                start_bits: options.start_bits,
+                max_code_bits: options.max_code_bits,
+                gc: options.gc,
+            };
+            let props = plan
+                .props
+                .into_iter()
+                .map(|p| PropMonitor::new(Arc::new(CompiledProp::new(p)), prop_options, &mut space))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Monitor {
+                space,
+                props,
+                arity,
+                events: 0,
+                last_time: None,
+                strict_time: options.strict_time,
+                time_regressions: 0,
+                violated: Vec::new(),
+                last_event: Vec::new(),
+                delayed: None,
+                step_clock: false,
+            })
+            .map(|mut m: Monitor| {
+                if m.props.iter().any(PropMonitor::is_delayed) {
+                    m.delayed = Some(delayed::Table::default());
+                }
+                m.set_step_clock(options.step_clock);
+                m
+            })
+        }
     }
 
     /// Parses, checks and compiles `source`, and builds its monitor.
@@ -205,9 +207,11 @@ impl Monitor {
         self.props.iter().map(|p| p.plan().name.as_str()).collect()
     }
 
-    /// The per-property monitors.
-    pub fn properties(&self) -> &[PropMonitor] {
-        &self.props
+    internal_item! {
+        /// The per-property monitors.
+        pub fn properties(&self) -> &[PropMonitor] {
+            &self.props
+        }
     }
 
     /// The arity the specification gives `name`, if it mentions it.
@@ -234,7 +238,7 @@ impl Monitor {
         &self.violated
     }
 
-    /// Turns witnesses on or off for every property (see [`witness`]): when
+    /// Turns witnesses on or off for every property (see [`Monitor::witness`]): when
     /// on, [`Monitor::witness`] gives the values that falsify each property
     /// violated at the last event. Off by default, and then free.
     pub fn enable_witnesses(&mut self, on: bool) {
@@ -305,7 +309,7 @@ impl Monitor {
     /// tuples of its violations: every assignment of the statement's leading
     /// `Forall` variables (at most `width` of them: an MFOTL pattern's free
     /// variables) that makes it false (the MFOTL front end's satisfactions;
-    /// see [`witness`]). Off by default, and then free.
+    /// see `runtime::witness`). Off by default, and then free.
     pub fn enable_tuples(&mut self, on: bool, width: Option<usize>) {
         for p in &mut self.props {
             p.enable_tuples(on, width);
@@ -323,7 +327,7 @@ impl Monitor {
 
     /// The event of the last step (a time-point of `events`, as given to
     /// [`Monitor::step_set`]) that the violation of property `property` is
-    /// due to: its index, or `None` when due to no one event ([`witness`]).
+    /// due to: its index, or `None` when due to no one event (`runtime::witness`).
     pub fn culprit(&self, property: usize, events: &[(&[u8], &[&[u8]])]) -> Option<usize> {
         self.props.get(property)?.culprit(events)
     }
@@ -337,7 +341,7 @@ impl Monitor {
     /// another monitor of the same plan that saw another stretch of the
     /// trace ([`Snapshot::agrees`]). `None` when it cannot be taken: a
     /// property with time bounds, seen values or comparisons, or summaries
-    /// of more than [`SNAPSHOT_TUPLES`] tuples in all.
+    /// of more than `SNAPSHOT_TUPLES` tuples in all.
     pub fn snapshot(&mut self) -> Option<Snapshot> {
         let mut budget = SNAPSHOT_TUPLES;
         let space = &mut self.space;

@@ -8,7 +8,7 @@
 //! the format and compression detected as `hindsight run` does) or one by
 //! one ([`Session::push`]); [`Session::finish`] ends the run and gives its
 //! [`Outcome`]. Every verdict, warning and error goes to a [`Report`] as it
-//! happens: the text and JSON printer of [`crate::report`], the command
+//! happens: the text and JSON [`Printer`], the command
 //! line's report (which adds a progress bar and messages on standard
 //! error) and a library caller's own type share this one loop. The library
 //! never prints: warnings are handed to the report and returned in the
@@ -106,7 +106,7 @@ pub struct SessionOptions {
     pub trace: TraceOptions,
     /// The field that holds the time stamp of a timed XML or JSON event,
     /// matched by name (`None`: the first of `time`, `timestamp`, `ts` that
-    /// the event has; see [`TraceReader::time_field`]).
+    /// the event has; see [`TraceReader::time_field`](crate::trace::TraceReader::time_field)).
     pub time_field: Option<String>,
     /// The largest event (its record) in bytes; a longer one is an input error.
     pub max_event_size: u64,
@@ -127,7 +127,7 @@ pub struct SessionOptions {
     /// An MFOTL session on a MonPoly log steps each event on its own (as
     /// QTL does) instead of each time-point (MonPoly's semantics).
     pub event_steps: bool,
-    /// Give each violation a witness (see [`crate::runtime::witness`]).
+    /// Give each violation a witness (see [`crate::monitor::Monitor::witness`]).
     pub witness: bool,
     /// List up to this many falsifying tuples with each violation (0: off).
     pub all_witnesses: usize,
@@ -150,7 +150,7 @@ pub struct SessionOptions {
     /// input error. [`Session::from_source`] raises it to the most decimals
     /// of the specification's bounds; with [`Session::from_plan`] it must be
     /// the precision the plan was compiled at
-    /// ([`crate::plan::compile_source_timed`]).
+    /// (`plan::compile_source_timed`).
     pub time_decimals: u8,
 }
 
@@ -319,7 +319,7 @@ impl Session {
     }
 
     /// Reads the trace against an MFOTL signature (see
-    /// [`crate::mfotl::typing`]): an undeclared predicate or a value of the
+    /// [`crate::mfotl::Typing`]): an undeclared predicate or a value of the
     /// wrong type is an input error; the values of the predicates the
     /// formula uses are canonical; satisfying tuples are in MonPoly's order;
     /// and the time-points of a MonPoly log are steps (unless
@@ -369,7 +369,7 @@ impl Session {
         self.cancel = Some(flag);
     }
 
-    /// Writes a profile of the run to `out` (see [`crate::profile`]), a row
+    /// Writes a profile of the run to `out` (docs/OUTPUT.md), a row
     /// every `every` events and one at the end; writes its header now.
     pub fn profile(&mut self, out: Box<dyn Write>, every: u64) -> std::io::Result<()> {
         self.profile = Some(Profiler::new(out, &self.monitor, Some(&self.spec), every)?);

@@ -69,7 +69,7 @@ pub enum RunError {
     },
     /// No event of the trace is in the specification, and its first events
     /// have names in the shape of another format: the trace was misread
-    /// (see [`super::read`]).
+    /// (see `session/read.rs`).
     Misread(Misread),
     /// With [`OnError::Skip`](super::OnError), every line, or more than
     /// [`SessionOptions::max_skipped`](super::SessionOptions::max_skipped)

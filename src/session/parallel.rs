@@ -72,7 +72,7 @@ impl Session {
 
     /// [`Session::run_parallel`] on the file at `path`, split into time
     /// segments, one per job, where the planner finds that pays (see
-    /// [`crate::parallel::segments`] and [`SessionOptions::segments`]);
+    /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
     pub fn run_parallel_file<P: Report + ?Sized>(
         mut self,

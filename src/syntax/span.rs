@@ -66,7 +66,7 @@ impl LineIndex {
 /// The 1-based line and column (in characters) of byte `offset` of `text`,
 /// which should be valid UTF-8 up to `offset` (a byte that is not counts as
 /// one character). The one place lines and columns are counted: diagnostics
-/// use it through [`LineIndex`].
+/// use it through `LineIndex`.
 pub fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line_start = before

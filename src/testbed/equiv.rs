@@ -21,7 +21,7 @@
 //! side, a trace is compared as a complete trace: it is closed at its end
 //! as MonPoly closes a log (which decides every bounded future operator),
 //! and the two sides differ on it when they differ at any of its events
-//! ([`super::verdicts`]). A node of the tree is then such a trace, and
+//! (`testbed::verdicts`). A node of the tree is then such a trace, and
 //! the search is the same.
 
 use super::verdicts::{AtStep, Side};

@@ -90,11 +90,6 @@ impl Events {
             options: options.clone(),
         })
     }
-
-    /// The alphabet the events are drawn from.
-    pub fn alphabet(&self) -> &Alphabet {
-        &self.alphabet
-    }
 }
 
 impl Iterator for Events {

@@ -73,12 +73,14 @@ impl Spec {
         ))
     }
 
-    /// A compiled plan, with the typing of an MFOTL specification.
-    pub fn from_plan(label: &str, plan: Plan, typing: Option<Typing>) -> Spec {
-        Spec {
-            label: label.to_owned(),
-            plan,
-            typing,
+    internal_item! {
+        /// A compiled plan, with the typing of an MFOTL specification.
+        pub fn from_plan(label: &str, plan: Plan, typing: Option<Typing>) -> Spec {
+            Spec {
+                label: label.to_owned(),
+                plan,
+                typing,
+            }
         }
     }
 
@@ -210,7 +212,7 @@ impl From<StepError> for TestbedError {
 
 /// An event of an [`Alphabet`]: indices of its name and values.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Letter {
+pub(crate) struct Letter {
     name: usize,
     args: Vec<usize>,
 }
@@ -218,7 +220,7 @@ pub struct Letter {
 /// The events a search or a generator draws from: every name of the
 /// specifications with its arity, and the data values.
 #[derive(Clone, Debug)]
-pub struct Alphabet {
+pub(crate) struct Alphabet {
     /// Event names with their arities, by name.
     pub names: Vec<(String, usize)>,
     /// The data values: the specifications' constants, then fresh numbers.
@@ -335,7 +337,7 @@ impl Alphabet {
 /// A small, fast pseudo-random generator (SplitMix64): the same seed gives
 /// the same numbers on every machine and in every version.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
     /// The generator for `seed`.

@@ -1,4 +1,4 @@
-//! Trace readers: stream the events of a trace from any [`Read`] (a file or
+//! Trace readers: stream the events of a trace from any [`Read`](std::io::Read) (a file or
 //! stdin), one at a time, without holding the trace in memory. One reader,
 //! [`TraceReader`], reads every format, gzip- or zstd-compressed or not.
 //!

@@ -209,11 +209,6 @@ impl CompiledProp {
         }
     }
 
-    /// The plan.
-    pub fn plan(&self) -> &PropPlan {
-        &self.plan
-    }
-
     /// The nodes of `steps`, in order.
     #[cfg(test)]
     pub(super) fn order(steps: &[Step]) -> Vec<NodeIx> {

@@ -124,11 +124,6 @@ impl PropMonitor {
         &self.compiled.plan
     }
 
-    /// The compiled property (shared by the monitors of the property).
-    pub fn compiled(&self) -> &Arc<CompiledProp> {
-        &self.compiled
-    }
-
     /// The first phase of a step: binds the event, changing nothing but
     /// the enumerations (undone by [`refuse`](Self::refuse) on error).
     ///
@@ -300,6 +295,7 @@ impl PropMonitor {
     }
 
     /// Number of values that have a code now, over all classes.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))] // for the tests
     pub fn live_values(&self) -> usize {
         self.state.live_values()
     }
