@@ -7,7 +7,7 @@
 //! sets differ.
 //!
 //! First every trace of up to [`EquivOptions::length`] events over the
-//! [`Alphabet`] is tried, depth first over the tree of their prefixes: both
+//! `Alphabet` is tried, depth first over the tree of their prefixes: both
 //! monitors are stepped side by side, and each node of the tree clones the
 //! two monitors of its parent, so no prefix is stepped twice. Once a
 //! distinguishing trace of `n` events is found, only shorter ones are

@@ -3,7 +3,7 @@
 //! ([`generate`]).
 //!
 //! A [`Spec`] is a compiled specification (QTL, or MFOTL with its
-//! signature) ready to be monitored on generated traces; an [`Alphabet`] is
+//! signature) ready to be monitored on generated traces; an `Alphabet` is
 //! the set of events a search or a generator draws from: the event names
 //! and arities of one or more specifications, and a few data values (the
 //! constants the specifications name first, then the fresh values `0`,
