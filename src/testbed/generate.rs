@@ -2,7 +2,7 @@
 //! for [`super::equiv`].
 //!
 //! Each event is a name drawn uniformly from the specification's events,
-//! then each argument drawn uniformly from the [`Alphabet`]'s values; the
+//! then each argument drawn uniformly from the `Alphabet`'s values; the
 //! same seed gives the same trace on every machine. A QTL specification's
 //! trace is plain CSV (`name,arg1,...`, with the time stamp last when
 //! timed); an MFOTL specification's is a MonPoly log, one event per
