@@ -33,6 +33,9 @@
 //! the internal modules public (see above). The BDD package is chosen at
 //! run time ([`monitor::Package`]: hindsight's own, or `biodivine-lib-bdd`).
 #![warn(missing_docs)]
+// Without the command line, the code only it uses (plan listings, cluster
+// mode) is unused; the dead-code check is that of the default build.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 /// Declares internal modules: `pub(crate)`, and public (for the
 /// project's own tests, benches and tools) only under the `internals`

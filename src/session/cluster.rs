@@ -23,7 +23,7 @@ impl Session {
     /// Fails when timely cannot start (a host is unreachable) or a worker
     /// failed, and for options that need the sequential engine
     /// ([`super::SessionOptions::sequential_only`]).
-    pub fn run_cluster<P: Report + ?Sized>(
+    pub(crate) fn run_cluster<P: Report + ?Sized>(
         mut self,
         plan: &Plan,
         input: Option<(std::fs::File, String)>,

@@ -148,7 +148,7 @@ pub struct SessionOptions {
     /// Time stamps (and the spec's time bounds) are read in ticks of
     /// `10^-time_decimals` time units: a stamp with more decimal digits is an
     /// input error. [`Session::from_source`] raises it to the most decimals
-    /// of the specification's bounds; with [`Session::from_plan`] it must be
+    /// of the specification's bounds; with `Session::from_plan` it must be
     /// the precision the plan was compiled at
     /// (`plan::compile_source_timed`).
     pub time_decimals: u8,
@@ -229,7 +229,7 @@ pub struct Session {
 impl Session {
     /// A session for a compiled plan; `spec` is the specification's text.
     /// Fails when the monitor cannot be built (a plan beyond its limits).
-    pub fn from_plan(
+    pub(crate) fn from_plan(
         plan: Plan,
         spec: &str,
         options: SessionOptions,
