@@ -8,6 +8,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use common::{bin, scratch_file, stdout, violation_events};
 
@@ -15,7 +16,14 @@ use common::{bin, scratch_file, stdout, violation_events};
 /// next event or not, runs of ticks, and a past property beside them; the
 /// trace ends on a request and a send whose futures are open. Long enough
 /// for the threads to share it (a short trace is monitored on one).
+/// Written once per test process: the tests run at the same time, and a
+/// file rewritten under a running test is read half written.
 fn workload() -> (PathBuf, PathBuf) {
+    static FILES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    FILES.get_or_init(write_workload).clone()
+}
+
+fn write_workload() -> (PathBuf, PathBuf) {
     let spec = "prop answered : Forall x . req(x) -> F[<=6] resp(x)\n\
                 prop acked : Forall x . send(x) -> X ack(x)\n\
                 prop asked : Forall x . resp(x) -> P req(x)\n";
