@@ -2,12 +2,12 @@
 //! order: one core, and schedulers over it.
 //!
 //! The core:
-//! - [`block`]: the one event type, a [`Block`] of consecutive events,
+//! - [`block`]: the one event type, a [`Block`](block::Block) of consecutive events,
 //!   owned (serializable under the `cluster` feature);
 //! - [`read`]: a trace read into blocks, with the one arity check;
 //! - [`route`]: which events a unit's monitor receives as they are (its
 //!   slice's; see [`crate::plan::slice`]), the others being ticks for it;
-//! - [`worker`]: a [`Worker`] steps its units' monitors through each
+//! - [`worker`]: a [`Worker`](worker::Worker) steps its units' monitors through each
 //!   block (delivered events, ticks, skipped ticks of tick-invariant
 //!   units, runs of repeats at once) and answers with a [`Found`]: the
 //!   violations of the steps decided, how far every step is decided (a

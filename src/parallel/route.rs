@@ -144,8 +144,8 @@ impl Route {
 
     /// Whether an event of name number `name` (its index in the plan's
     /// events, `u32::MAX` for a name the plan does not know) whose argument
-    /// `k` is `arg(k)` is delivered as it is: [`Route::delivers`] without
-    /// hashing the name.
+    /// `k` is `arg(k)` is delivered as it is (the name already looked up
+    /// in the plan's events).
     #[inline]
     pub fn delivers_named<'a>(
         &self,
