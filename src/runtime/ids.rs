@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// The code of a data value in its enumeration class (see
-/// [`Enumeration`](super::Enumeration)): the BDDs range over the bits of codes.
+/// `Enumeration`): the BDDs range over the bits of codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Code(pub u32);
 
