@@ -25,6 +25,7 @@
 //! assert_eq!(outcome.verdict, Verdict::Violated);
 //! ```
 
+mod ahead;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod delayed;
@@ -62,7 +63,9 @@ use crate::profile::Profiler;
 use crate::report::EventCounts;
 use crate::runtime::{Monitor, MonitorOptions};
 use crate::syntax::Diagnostic;
-use crate::trace::{DEFAULT_MAX_EVENT_SIZE, Format, TimePoint, TraceOptions, timed_by_name};
+use crate::trace::{
+    DEFAULT_MAX_EVENT_SIZE, Format, TimePoint, TraceOptions, TraceReader, timed_by_name,
+};
 
 /// The one name of the runtime's step error in the driver.
 pub use crate::runtime::StepError;
@@ -205,6 +208,9 @@ pub struct Session {
     /// then be stepped as in [`Session::repeats`]).
     last_ok: bool,
     closed: bool,
+    /// Whether the run stopped at its first violation (`stop_at_first`)
+    /// while steps were held: the trace did not end there.
+    stopped_at_first: bool,
     ended: bool,
     /// A parallel run's own count of events, time regressions and collections.
     parallel: Option<(u64, u64, (u64, u64))>,
@@ -261,6 +267,7 @@ impl Session {
             interrupted: false,
             last_ok: false,
             closed: false,
+            stopped_at_first: false,
             ended: false,
             parallel: None,
             tail: Vec::new(),
@@ -402,15 +409,28 @@ impl Session {
         let file = std::fs::File::open(path)?;
         self.options.trace.timed |= timed_by_name(path);
         self.set_trace_name(&path.display().to_string());
-        Ok(self.run(file, out))
+        let mut reader = self.reader(file);
+        if self.reads_ahead(&mut reader) {
+            return Ok(self.run_ahead(reader, out));
+        }
+        Ok(self.run_reader(reader, out))
     }
 
     /// Monitors the trace `input` (any format of docs/TRACES.md, compressed
     /// or not) to its end, or until the run stops (an input error, the first
     /// violation with `stop_at_first`, a report that fails, the cancel
     /// flag), then [`Session::finish`]es.
-    pub fn run<P: Report + ?Sized>(mut self, input: impl Read, out: &mut P) -> Outcome {
-        let mut reader = self.reader(input);
+    pub fn run<P: Report + ?Sized>(self, input: impl Read, out: &mut P) -> Outcome {
+        let reader = self.reader(input);
+        self.run_reader(reader, out)
+    }
+
+    /// [`Session::run`] of the trace `reader` reads.
+    fn run_reader<P: Report + ?Sized>(
+        mut self,
+        mut reader: TraceReader<impl Read>,
+        out: &mut P,
+    ) -> Outcome {
         self.start = Instant::now();
         let skip = self.skip();
         // Runs of repeated records go at once unless something needs every

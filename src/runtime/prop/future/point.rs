@@ -137,7 +137,7 @@ impl PropMonitor {
             return Some(decision);
         }
         let plan = &self.compiled.plan;
-        let mut sc = std::mem::take(&mut f.scratch);
+        let mut sc = f.scratch.take().unwrap_or_default();
         // The codes' bits change only when a class's codes grow wider.
         let widths = (form.vars.iter()).map(|&v| {
             let var = &plan.vars[v];
@@ -200,7 +200,7 @@ impl PropMonitor {
             };
             decision
         });
-        f.scratch = sc;
+        f.scratch = Some(sc);
         result
     }
 
