@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use common::{bin, scratch_file, stdout, violation_events};
 
@@ -16,14 +15,10 @@ use common::{bin, scratch_file, stdout, violation_events};
 /// next event or not, runs of ticks, and a past property beside them; the
 /// trace ends on a request and a send whose futures are open. Long enough
 /// for the threads to share it (a short trace is monitored on one).
-/// Written once per test process: the tests run at the same time, and a
-/// file rewritten under a running test is read half written.
-fn workload() -> (PathBuf, PathBuf) {
-    static FILES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    FILES.get_or_init(write_workload).clone()
-}
-
-fn write_workload() -> (PathBuf, PathBuf) {
+/// Written into the directory `dir`, one per test: tests run at the same
+/// time, and one rewriting a file another's run is reading would cut that
+/// run's trace short.
+fn workload(dir: &str) -> (PathBuf, PathBuf) {
     let spec = "prop answered : Forall x . req(x) -> F[<=6] resp(x)\n\
                 prop acked : Forall x . send(x) -> X ack(x)\n\
                 prop asked : Forall x . resp(x) -> P req(x)\n";
@@ -46,8 +41,8 @@ fn write_workload() -> (PathBuf, PathBuf) {
     }
     trace.push_str("req,v1\nsend,v2\n");
     (
-        scratch_file("future-jobs", "spec.qtl", spec),
-        scratch_file("future-jobs", "trace.csv", trace),
+        scratch_file(dir, "spec.qtl", spec),
+        scratch_file(dir, "trace.csv", trace),
     )
 }
 
@@ -96,7 +91,7 @@ fn without_json_field(line: String, name: &str) -> String {
 
 #[test]
 fn threads_print_the_sequential_output_with_delayed_and_undecided_verdicts() {
-    let (spec, trace) = workload();
+    let (spec, trace) = workload("future-jobs-threads");
     for end in ["undecided", "close"] {
         for json in [false, true] {
             let mut args = vec!["--end-of-trace", end];
@@ -130,7 +125,7 @@ fn threads_print_the_sequential_output_with_delayed_and_undecided_verdicts() {
 #[test]
 fn threads_report_the_delayed_violations_at_their_events() {
     // The sequential run's violations are found, in event order.
-    let (spec, trace) = workload();
+    let (spec, trace) = workload("future-jobs-events");
     let o = bin()
         .args(["run", "--jobs=2"])
         .arg(&spec)
@@ -147,23 +142,31 @@ fn threads_report_the_delayed_violations_at_their_events() {
     );
 }
 
-/// Cluster mode refuses future operators for now (see PARALLEL.md).
 #[cfg(feature = "cluster")]
 #[test]
-fn cluster_mode_refuses_future_operators() {
-    let (spec, trace) = workload();
-    let o = bin()
-        .args(["run", "--cluster", "--workers=2"])
-        .arg(&spec)
-        .arg(&trace)
-        .output()
-        .expect("runs");
-    assert_eq!(o.status.code(), Some(2));
-    let err = common::stderr(&o);
-    assert!(
-        err.contains("cluster mode does not run future operators yet"),
-        "{err}"
-    );
+fn cluster_workers_print_the_sequential_output_with_delayed_and_undecided_verdicts() {
+    let (spec, trace) = workload("future-jobs-cluster");
+    for end in ["undecided", "close"] {
+        for json in [false, true] {
+            let mut args = vec!["--end-of-trace", end];
+            if json {
+                args.push("--json");
+            }
+            let expected = output(&[&["--jobs=1"], &args[..]].concat(), &spec, &trace);
+            for workers in ["--workers=1", "--workers=2"] {
+                let found = output(
+                    &[&["--cluster", workers], &args[..]].concat(),
+                    &spec,
+                    &trace,
+                );
+                assert!(
+                    found == expected,
+                    "{workers} {args:?}:\n{}",
+                    first_difference(&expected.0, &found.0)
+                );
+            }
+        }
+    }
 }
 
 /// The first line where two outputs differ, for a failure's message.

@@ -128,6 +128,17 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if trace.is_none() && io::stdin().is_terminal() {
         eprintln!("{}", hints::TERMINAL);
     }
+    if let Some(path) = trace.filter(|p| p.metadata().is_ok_and(|m| m.is_file())) {
+        // A file: the session may read it ahead in a thread of its own.
+        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
+        return match session.run_file(path, &mut report) {
+            Ok(outcome) => exit_code(&outcome),
+            Err(e) => {
+                eprintln!("error: cannot read {trace_name}: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let input = match open_input(trace, &stdout) {
         Ok(input) => input,
         Err(e) => {

@@ -301,30 +301,38 @@ impl<W: Write> Printer<W> {
         }
         match self.format {
             OutputFormat::Text => {
+                // Written as it goes: one line per satisfying time-point
+                // can be many lines.
                 let columns = self.columns.as_deref().unwrap_or_default();
-                let shown: Vec<String> = tuples
-                    .iter()
-                    .filter(|t| !t.is_empty())
-                    .map(|t| {
-                        let vals: Vec<String> = t
-                            .iter()
-                            .enumerate()
-                            .map(|(i, x)| match (x, columns.get(i)) {
-                                (WitnessValue::Value(v), Some(&ty)) => {
-                                    crate::mfotl::values::monpoly_text(ty, v)
+                write!(self.out, "@{ts} (time point {point}): ")?;
+                let mut any = false;
+                for t in tuples.iter().filter(|t| !t.is_empty()) {
+                    self.out.write_all(if any { b" (" } else { b"(" })?;
+                    any = true;
+                    for (i, x) in t.iter().enumerate() {
+                        if i > 0 {
+                            self.out.write_all(b",")?;
+                        }
+                        match (x, columns.get(i)) {
+                            (WitnessValue::Value(v), Some(&crate::mfotl::sig::Type::Int)) => {
+                                match std::str::from_utf8(v) {
+                                    Ok(text) => self.out.write_all(text.as_bytes())?,
+                                    Err(_) => write!(self.out, "{}", String::from_utf8_lossy(v))?,
                                 }
-                                _ => x.to_string(),
-                            })
-                            .collect();
-                        format!("({})", vals.join(","))
-                    })
-                    .collect();
-                let rest = if shown.is_empty() {
-                    "true".to_string()
-                } else {
-                    shown.join(" ")
-                };
-                writeln!(self.out, "@{ts} (time point {point}): {rest}")
+                            }
+                            (WitnessValue::Value(v), Some(&ty)) => {
+                                let text = crate::mfotl::values::monpoly_text(ty, v);
+                                self.out.write_all(text.as_bytes())?;
+                            }
+                            _ => write!(self.out, "{x}")?,
+                        }
+                    }
+                    self.out.write_all(b")")?;
+                }
+                if !any {
+                    self.out.write_all(b"true")?;
+                }
+                writeln!(self.out)
             }
             OutputFormat::Json => {
                 let columns = self.columns.as_deref().unwrap_or_default();

@@ -208,6 +208,15 @@ impl Monitor {
         }
     }
 
+    /// [`Monitor::take_decided`] into `into` (emptied first), which gives
+    /// its room to the next steps decided: no allocation per step.
+    pub fn take_decided_into(&mut self, into: &mut Vec<DecidedStep>) {
+        into.clear();
+        if let Some(t) = &mut self.delayed {
+            std::mem::swap(&mut t.ready, into);
+        }
+    }
+
     /// Ends the trace: the steps whose verdict every property gave after a
     /// step some property could not decide go to
     /// [`Monitor::take_decided`] (still in order), and the steps left

@@ -35,15 +35,6 @@ impl Session {
                 "cluster mode prints no {why}: run it without --cluster"
             ));
         }
-        // The workers' delayed verdicts once differed from the sequential
-        // run's on a loaded machine (an extra violation at the end of the
-        // trace), and the cause is not found yet: refused rather than risk
-        // a wrong verdict.
-        if self.monitor.has_future() {
-            return Err("cluster mode does not run future operators yet: run the \
-                        specification without --cluster (--jobs runs it on threads)"
-                .to_owned());
-        }
         let source = input.map(|(file, name)| {
             let mut reader = self.reader(file);
             self.format = Some(reader.detect_format());

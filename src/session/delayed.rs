@@ -109,6 +109,8 @@ struct HeldStep {
 pub(super) struct Held {
     steps: VecDeque<HeldStep>,
     rooms: Vec<Fields>,
+    /// The room of the steps decided at a step (kept between steps).
+    decided: Vec<crate::runtime::DecidedStep>,
 }
 
 impl Held {
@@ -175,11 +177,13 @@ impl Session {
     /// order. `Break` when the report failed, or after the first violating
     /// step with `stop_at_first`.
     pub(super) fn report_decided<P: Report + ?Sized>(&mut self, out: &mut P) -> ControlFlow<()> {
-        for decided in self.monitor.take_decided() {
+        let mut all = std::mem::take(&mut self.held.decided);
+        self.monitor.take_decided_into(&mut all);
+        let mut flow = ControlFlow::Continue(());
+        for decided in all.drain(..) {
             let Some(step) = self.held.steps.pop_front() else {
                 continue;
             };
-            let mut flow = ControlFlow::Continue(());
             for v in &decided.violations {
                 flow = self.report_delayed(out, &step, v);
                 if flow.is_break() {
@@ -187,12 +191,17 @@ impl Session {
                 }
             }
             self.held.recycle(step);
-            flow?;
-            if self.options.stop_at_first && !decided.violations.is_empty() {
-                return ControlFlow::Break(());
+            if flow.is_continue() && self.options.stop_at_first && !decided.violations.is_empty() {
+                self.stopped_at_first = true;
+                flow = ControlFlow::Break(());
+            }
+            if flow.is_break() {
+                break;
             }
         }
-        ControlFlow::Continue(())
+        all.clear();
+        self.held.decided = all;
+        flow
     }
 
     /// Reports the violation `v` at the held step `step`.
@@ -262,15 +271,16 @@ impl Session {
                 EndOfTrace::Undecided
             })
             == EndOfTrace::Close;
-        let open = self
-            .monitor
-            .finish_trace(close && !self.interrupted && self.error.is_none());
+        // A run stopped before the end of its trace does not close it: the
+        // steps it holds stay undecided.
+        let stopped = self.interrupted || self.error.is_some() || self.stopped_at_first;
+        let open = self.monitor.finish_trace(close && !stopped);
         // Steps decided after an undecided one: reported in order, each
         // held step matched to its decision by its position.
         let base = self.monitor.events() - self.held.steps.len() as u64;
         let decided = self.monitor.take_decided();
         let mut steps: Vec<Option<HeldStep>> = self.held.steps.drain(..).map(Some).collect();
-        if !self.closed {
+        if !self.closed && !self.stopped_at_first {
             for d in decided {
                 let Some(step) = (d.step.checked_sub(base))
                     .and_then(|i| steps.get_mut(i as usize))

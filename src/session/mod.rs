@@ -25,10 +25,12 @@
 //! assert_eq!(outcome.verdict, Verdict::Violated);
 //! ```
 
+mod ahead;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod delayed;
 mod names;
+mod options;
 mod outcome;
 mod parallel;
 mod points;
@@ -50,6 +52,7 @@ pub use crate::runtime::WitnessValue;
 pub use names::NameReport;
 #[cfg(feature = "cli")]
 pub(crate) use names::did_you_mean;
+pub use options::{EndOfTrace, OnError, SessionOptions};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
 pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
 pub use report::{Collect, Report};
@@ -64,119 +67,12 @@ use std::time::Instant;
 use crate::plan::{Plan, compile_source_timed};
 use crate::profile::Profiler;
 use crate::report::EventCounts;
-use crate::runtime::{Monitor, MonitorOptions};
+use crate::runtime::Monitor;
 use crate::syntax::Diagnostic;
-use crate::trace::{DEFAULT_MAX_EVENT_SIZE, Format, TimePoint, TraceOptions, timed_by_name};
+use crate::trace::{Format, TimePoint, TraceReader, timed_by_name};
 
 /// The one name of the runtime's step error in the driver.
 pub use crate::runtime::StepError;
-
-/// What a bad line does: end the run with an error, or skip it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum OnError {
-    /// End the run with an error.
-    #[default]
-    Stop,
-    /// Skip the line and go on; the summary counts the skipped lines.
-    Skip,
-}
-
-/// What the end of a trace means to the verdicts still waiting for later
-/// events (with future operators).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum EndOfTrace {
-    /// They are undecided: the trace may go on.
-    Undecided,
-    /// The trace is over, as MonPoly ends a log: a last step of no event
-    /// at the greatest time stamp decides every verdict whose horizon is a
-    /// time bound.
-    Close,
-}
-
-/// How a session monitors (the options of `hindsight run` that are not
-/// about the command line). `Default` is what the command line uses.
-#[derive(Clone, Debug)]
-pub struct SessionOptions {
-    /// The monitor's options (code width, strict time, garbage collection).
-    pub monitor: MonitorOptions,
-    /// How to read a trace: timed or not, and its format
-    /// ([`Session::run_file`] also reads a file named `*.timed.*` as timed).
-    pub trace: TraceOptions,
-    /// The field that holds the time stamp of a timed XML or JSON event,
-    /// matched by name (`None`: the first of `time`, `timestamp`, `ts` that
-    /// the event has; see [`TraceReader::time_field`](crate::trace::TraceReader::time_field)).
-    pub time_field: Option<String>,
-    /// The largest event (its record) in bytes; a longer one is an input error.
-    pub max_event_size: u64,
-    /// An event whose name no property mentions is an input error (else it
-    /// is counted and named in a warning).
-    pub strict: bool,
-    /// What a bad line does (a broken field, a wrong number of arguments, a
-    /// time stamp going back with strict time, an unknown event when strict).
-    pub on_error: OnError,
-    /// With [`OnError::Skip`], the largest share of the lines (events and
-    /// skipped lines, 0 to 1) that may be skipped: more, or every line, is
-    /// [`RunError::Skipped`]. Default [`DEFAULT_MAX_SKIPPED`].
-    pub max_skipped: f64,
-    /// Each time-point of a MonPoly log is one step at which all its events
-    /// hold. (An MFOTL session steps the time-points of a MonPoly log so
-    /// anyway, unless `event_steps`.)
-    pub timepoints: bool,
-    /// An MFOTL session on a MonPoly log steps each event on its own (as
-    /// QTL does) instead of each time-point (MonPoly's semantics).
-    pub event_steps: bool,
-    /// Give each violation a witness (see [`crate::monitor::Monitor::witness`]).
-    pub witness: bool,
-    /// List up to this many falsifying tuples with each violation (0: off).
-    pub all_witnesses: usize,
-    /// Report MFOTL satisfactions (MonPoly's output) instead of violations.
-    pub satisfactions: bool,
-    /// End the run after the first event at which a property is violated.
-    pub stop_at_first: bool,
-    /// Worker threads of [`Session::run_parallel`] and
-    /// [`Session::run_parallel_file`] (1: sequential).
-    pub jobs: usize,
-    /// Whether [`Session::run_parallel_file`] may cut its file into time
-    /// segments (see docs/PARALLEL.md).
-    pub segments: Segments,
-    /// The verdicts still open at the end of the trace: `None` is
-    /// [`EndOfTrace::Close`] for an MFOTL session (MonPoly's behaviour) and
-    /// [`EndOfTrace::Undecided`] otherwise.
-    pub end_of_trace: Option<EndOfTrace>,
-    /// Time stamps (and the spec's time bounds) are read in ticks of
-    /// `10^-time_decimals` time units: a stamp with more decimal digits is an
-    /// input error. [`Session::from_source`] raises it to the most decimals
-    /// of the specification's bounds; with `Session::from_plan` it must be
-    /// the precision the plan was compiled at
-    /// (`plan::compile_source_timed`).
-    pub time_decimals: u8,
-}
-
-impl Default for SessionOptions {
-    fn default() -> Self {
-        SessionOptions {
-            monitor: MonitorOptions::default(),
-            trace: TraceOptions::default(),
-            time_field: None,
-            max_event_size: DEFAULT_MAX_EVENT_SIZE,
-            strict: false,
-            on_error: OnError::Stop,
-            max_skipped: DEFAULT_MAX_SKIPPED,
-            timepoints: false,
-            event_steps: false,
-            end_of_trace: None,
-            witness: false,
-            all_witnesses: 0,
-            satisfactions: false,
-            stop_at_first: false,
-            time_decimals: 0,
-            jobs: 1,
-            segments: Segments::Auto,
-        }
-    }
-}
 
 /// One run of a specification's monitor over a trace: see the
 /// [module](self) docs.
@@ -209,6 +105,9 @@ pub struct Session {
     /// then be stepped as in [`Session::repeats`]).
     last_ok: bool,
     closed: bool,
+    /// Whether the run stopped at its first violation (`stop_at_first`)
+    /// while steps were held: the trace did not end there.
+    stopped_at_first: bool,
     ended: bool,
     /// A parallel run's own count of events, time regressions and collections.
     parallel: Option<(u64, u64, (u64, u64))>,
@@ -265,6 +164,7 @@ impl Session {
             interrupted: false,
             last_ok: false,
             closed: false,
+            stopped_at_first: false,
             ended: false,
             parallel: None,
             tail: Vec::new(),
@@ -406,15 +306,28 @@ impl Session {
         let file = std::fs::File::open(path)?;
         self.options.trace.timed |= timed_by_name(path);
         self.set_trace_name(&path.display().to_string());
-        Ok(self.run(file, out))
+        let mut reader = self.reader(file);
+        if self.reads_ahead(&mut reader) {
+            return Ok(self.run_ahead(reader, out));
+        }
+        Ok(self.run_reader(reader, out))
     }
 
     /// Monitors the trace `input` (any format of docs/TRACES.md, compressed
     /// or not) to its end, or until the run stops (an input error, the first
     /// violation with `stop_at_first`, a report that fails, the cancel
     /// flag), then [`Session::finish`]es.
-    pub fn run<P: Report + ?Sized>(mut self, input: impl Read, out: &mut P) -> Outcome {
-        let mut reader = self.reader(input);
+    pub fn run<P: Report + ?Sized>(self, input: impl Read, out: &mut P) -> Outcome {
+        let reader = self.reader(input);
+        self.run_reader(reader, out)
+    }
+
+    /// [`Session::run`] of the trace `reader` reads.
+    fn run_reader<P: Report + ?Sized>(
+        mut self,
+        mut reader: TraceReader<impl Read>,
+        out: &mut P,
+    ) -> Outcome {
         self.start = Instant::now();
         let skip = self.skip();
         // Runs of repeated records go at once unless something needs every

@@ -9,7 +9,62 @@ use std::ops::ControlFlow;
 use super::delayed::Fields;
 use super::step::{Step, misfit};
 use super::{Report, RunError, Session};
-use crate::trace::TimePoint;
+use crate::mfotl::typing::Typing;
+use crate::trace::{TimePoint, TraceError};
+
+/// What the session needs of a time-point besides its events.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Head {
+    pub number: u64,
+    pub time: u64,
+    pub line: u64,
+    pub timed: bool,
+}
+
+impl Head {
+    pub(super) fn of(point: &TimePoint<'_>) -> Head {
+        Head {
+            number: point.number,
+            time: point.time,
+            line: point.line,
+            timed: point.timed,
+        }
+    }
+
+    /// The MonPoly time stamp: the time, or the number in an untimed trace.
+    fn stamp(&self) -> u64 {
+        if self.timed { self.time } else { self.number }
+    }
+}
+
+/// The events of `point` into `buf` (cleared first), their arguments
+/// typed against `typing` when there is one (MFOTL): an error for an event
+/// that does not fit the signature.
+pub(super) fn type_point(
+    typing: Option<&Typing>,
+    point: &TimePoint<'_>,
+    buf: &mut Fields,
+) -> Result<(), TraceError> {
+    buf.clear();
+    for e in point.events() {
+        buf.bytes.extend_from_slice(e.name);
+        buf.ends.push(buf.bytes.len());
+        let first = buf.ends.len();
+        match typing {
+            None => {
+                for a in e.args() {
+                    buf.bytes.extend_from_slice(a);
+                    buf.ends.push(buf.bytes.len());
+                }
+            }
+            Some(typing) => typing
+                .read_into(e.name, e.args(), &mut buf.bytes, &mut buf.ends)
+                .map_err(|m| misfit(typing, &e, m))?,
+        }
+        buf.events.push((first - 1, buf.ends.len() - first, e.line));
+    }
+    Ok(())
+}
 
 impl Session {
     /// Steps the time-point `point`, counts its events and reports its
@@ -22,51 +77,43 @@ impl Session {
         // The events' fields, typed, copied into the session's buffer (kept
         // from one time-point to the next).
         let mut buf = std::mem::take(&mut self.point_buf);
-        buf.clear();
-        for e in point.events() {
-            buf.bytes.extend_from_slice(e.name);
-            buf.ends.push(buf.bytes.len());
-            let first = buf.ends.len();
-            match &self.typing {
-                None => {
-                    for a in e.args() {
-                        buf.bytes.extend_from_slice(a);
-                        buf.ends.push(buf.bytes.len());
-                    }
-                }
-                Some(typing) => {
-                    if let Err(m) =
-                        typing.read_into(e.name, e.args(), &mut buf.bytes, &mut buf.ends)
-                    {
-                        let error = misfit(typing, &e, m);
-                        self.point_buf = buf;
-                        if self.skip() {
-                            // The whole time-point is left out.
-                            self.bad.skip(error.line, || error.to_string());
-                            return ControlFlow::Continue(());
-                        }
-                        self.error = Some(RunError::Trace(error));
-                        return ControlFlow::Break(());
-                    }
-                }
+        if let Err(error) = type_point(self.typing.as_ref(), point, &mut buf) {
+            self.point_buf = buf;
+            if self.skip() {
+                // The whole time-point is left out.
+                self.bad.skip(error.line, || error.to_string());
+                return ControlFlow::Continue(());
             }
-            buf.events.push((first - 1, buf.ends.len() - first, e.line));
+            self.error = Some(RunError::Trace(error));
+            return ControlFlow::Break(());
         }
-        let flow = self.step_point(point, &buf, out);
+        self.typed_point(Head::of(point), buf, out)
+    }
+
+    /// Steps the time-point `head` whose typed events are in `buf`, counts
+    /// its events and reports its violations; a buffer to fill next is left
+    /// in `point_buf`.
+    pub(super) fn typed_point<P: Report + ?Sized>(
+        &mut self,
+        head: Head,
+        buf: Fields,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        let flow = self.step_point(head, &buf, out);
         if flow.is_break() || !self.monitor.has_future() {
             self.point_buf = buf;
             return flow;
         }
         // Held until decided: the buffer goes with the step.
         self.point_buf = self.held.room();
-        let at = (point.time, point.timed, point.line);
-        self.hold_point(buf, point.number, stamp(point), at, out)
+        let at = (head.time, head.timed, head.line);
+        self.hold_point(buf, head.number, head.stamp(), at, out)
     }
 
     /// Steps the time-point `point` whose typed events are in `buf`.
     fn step_point<P: Report + ?Sized>(
         &mut self,
-        point: &TimePoint<'_>,
+        point: Head,
         buf: &Fields,
         out: &mut P,
     ) -> ControlFlow<()> {
@@ -83,7 +130,7 @@ impl Session {
     /// [`step_point`](Self::step_point) once the events are split.
     fn step_events<P: Report + ?Sized>(
         &mut self,
-        point: &TimePoint<'_>,
+        point: Head,
         buf: &Fields,
         events: &[(&[u8], &[&[u8]])],
         out: &mut P,
@@ -103,7 +150,7 @@ impl Session {
             // Held by the caller.
             return ControlFlow::Continue(());
         }
-        let ts = stamp(point);
+        let ts = point.stamp();
         if self.monitor.violated().is_empty() {
             return ControlFlow::Continue(());
         }
@@ -147,14 +194,4 @@ fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
 fn recycle_events<'b>(mut v: SplitEvents<'_>) -> SplitEvents<'b> {
     v.clear();
     v.into_iter().map(|_| (&[][..], &[][..])).collect()
-}
-
-/// The MonPoly time stamp of `point`: its time, or its number in an untimed
-/// trace.
-fn stamp(point: &TimePoint<'_>) -> u64 {
-    if point.timed {
-        point.time
-    } else {
-        point.number
-    }
 }

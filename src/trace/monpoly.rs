@@ -143,7 +143,18 @@ impl MonPoly {
     }
 
     /// Skips white space and comments; the next byte.
+    #[inline]
     fn skip<R: Read>(&mut self, input: &mut Input<R>) -> Result<Option<u8>, TraceError> {
+        // Most often nothing to skip: the next byte, without a call.
+        match input.buf[input.pos..input.filled].first() {
+            Some(&b) if !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'#') => Ok(Some(b)),
+            _ => self.skip_slow(input),
+        }
+    }
+
+    /// [`skip`](Self::skip) of at least one byte, or at the buffer's end.
+    #[inline(never)]
+    fn skip_slow<R: Read>(&mut self, input: &mut Input<R>) -> Result<Option<u8>, TraceError> {
         let mut comment = false;
         while let Some(b) = self.peek(input)? {
             match b {

@@ -166,29 +166,42 @@ impl Manager {
         stack.clear();
         stack.push((f, 0, false));
         let mut complete = true;
-        while let Some((n, depth, value)) = stack.pop() {
+        'paths: while let Some((mut n, depth, value)) = stack.pop() {
             path.truncate(depth);
             if depth > 0
                 && let Some(last) = path.last_mut()
             {
                 last.1 = value;
             }
-            match n {
-                FALSE => {}
-                TRUE => {
-                    if ends.len() == limit {
-                        complete = false;
+            // Down the false branch, the true one left for later: a node
+            // with one branch false (a chain, as a set of one tuple is)
+            // needs nothing stacked.
+            loop {
+                match n {
+                    FALSE => break,
+                    TRUE => {
+                        if ends.len() == limit {
+                            complete = false;
+                            break 'paths;
+                        }
+                        lits.extend_from_slice(&path);
+                        ends.push(lits.len());
                         break;
                     }
-                    lits.extend_from_slice(&path);
-                    ends.push(lits.len());
-                }
-                _ => {
-                    let node = self.node(n);
-                    path.push((BddVar(node.var), false));
-                    let d = path.len();
-                    stack.push((node.hi, d, true));
-                    stack.push((node.lo, d, false));
+                    _ => {
+                        let node = self.node(n);
+                        let var = BddVar(node.var);
+                        if node.lo == FALSE {
+                            path.push((var, true));
+                            n = node.hi;
+                            continue;
+                        }
+                        path.push((var, false));
+                        if node.hi != FALSE {
+                            stack.push((node.hi, path.len(), true));
+                        }
+                        n = node.lo;
+                    }
                 }
             }
         }

@@ -12,7 +12,9 @@ use crate::runtime::ids::Code;
 /// When to reclaim value codes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GcPolicy {
-    /// When the codes in use have doubled since the last collection (at least 1024).
+    /// When the codes in use have doubled since the last collection (at least 256:
+    /// fewer codes keep the codes narrow, which pays for more collections when
+    /// values come and go, as the requests of a response property do).
     #[default]
     Auto,
     /// After every event (for testing).
@@ -44,7 +46,7 @@ impl GcState {
         match self.policy {
             GcPolicy::Never => false,
             GcPolicy::Always => true,
-            GcPolicy::Auto => in_use >= (2 * self.live_after).max(1024),
+            GcPolicy::Auto => in_use >= (2 * self.live_after).max(256),
         }
     }
 }

@@ -83,8 +83,8 @@ pub(crate) struct Future {
     /// In point mode: the first position not decided yet.
     pub(super) point_next: u64,
     /// In point mode, scratch: the guard's cubes and a valuation of every
-    /// BDD variable.
-    pub(super) scratch: point::Scratch,
+    /// BDD variable (boxed: taken out and put back at every decision).
+    pub(super) scratch: Option<Box<point::Scratch>>,
     /// The least time from the last step to the next one: 1 when a step's
     /// time is its number (an untimed trace), else 0 (the next event may
     /// have the same time stamp).
@@ -213,7 +213,7 @@ impl Future {
             decided: Vec::new(),
             point,
             point_next: 0,
-            scratch: point::Scratch::default(),
+            scratch: None,
             next_gap: 0,
         })
     }

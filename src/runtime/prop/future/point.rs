@@ -18,6 +18,7 @@
 
 use super::{Decision, Future};
 use crate::bdd::{BddSpace, BddVar, Space};
+use crate::plan::future::PointForm;
 use crate::plan::{NodeIx, Op};
 use crate::runtime::ids::Code;
 use crate::runtime::prop::PropMonitor;
@@ -43,6 +44,11 @@ pub(crate) struct Scratch {
     widths: Vec<usize>,
     /// The bits of the tuple's codes that a cube leaves free.
     free: Vec<BddVar>,
+    /// Per BDD variable: the number of the cube that fixed it last (to
+    /// tell the bits a cube fixes from the free ones in one pass).
+    fixed_by: Vec<u32>,
+    /// The number of the cube being walked (from 1).
+    cube: u32,
     /// The codes of the tuples at which the statement is false, one tuple
     /// after the other, and how many tuples.
     bad: Vec<u64>,
@@ -131,18 +137,29 @@ impl PropMonitor {
             return Some(decision);
         }
         let plan = &self.compiled.plan;
-        let mut sc = std::mem::take(&mut f.scratch);
-        sc.bits.clear();
-        sc.widths.clear();
-        for &v in &form.vars {
+        let mut sc = f.scratch.take().unwrap_or_default();
+        // The codes' bits change only when a class's codes grow wider.
+        let widths = (form.vars.iter()).map(|&v| {
             let var = &plan.vars[v];
-            let width = self.state.classes[var.class].width().min(var.bits.len());
-            sc.bits
-                .extend_from_slice(&var.bits[var.bits.len() - width..]);
-            sc.widths.push(width);
+            self.state.classes[var.class].width().min(var.bits.len())
+        });
+        if !widths.clone().eq(sc.widths.iter().copied()) {
+            sc.bits.clear();
+            sc.widths.clear();
+            for (&v, width) in form.vars.iter().zip(widths) {
+                let var = &plan.vars[v];
+                sc.bits
+                    .extend_from_slice(&var.bits[var.bits.len() - width..]);
+                sc.widths.push(width);
+            }
         }
-        sc.values.clear();
-        sc.values.resize(plan.bdd_vars, false);
+        // Only the tuple's bits are read: the others keep any value.
+        if sc.values.len() != plan.bdd_vars {
+            sc.values.clear();
+            sc.values.resize(plan.bdd_vars, false);
+            sc.fixed_by.clear();
+            sc.fixed_by.resize(plan.bdd_vars, 0);
+        }
         sc.bad.clear();
         sc.bad_tuples = 0;
         let complete = space.cubes(guard, MAX_PATHS, &mut sc.lits, &mut sc.ends);
@@ -183,7 +200,7 @@ impl PropMonitor {
             };
             decision
         });
-        f.scratch = sc;
+        f.scratch = Some(sc);
         result
     }
 
@@ -195,38 +212,70 @@ impl PropMonitor {
             return false;
         };
         let mut start = 0;
-        for &end in &sc.ends {
+        for c in 0..sc.ends.len() {
+            let end = sc.ends[c];
             // The codes of the path: its free bits in every combination.
+            sc.cube = sc.cube.wrapping_add(1);
+            if sc.cube == 0 {
+                sc.fixed_by.fill(0);
+                sc.cube = 1;
+            }
+            for &(b, value) in &sc.lits[start..end] {
+                let b = usize::from(b.0);
+                sc.values[b] = value;
+                sc.fixed_by[b] = sc.cube;
+            }
             sc.free.clear();
             for &b in &sc.bits {
-                match sc.lits[start..end].iter().find(|(c, _)| *c == b) {
-                    Some(&(_, value)) => sc.values[usize::from(b.0)] = value,
-                    None => sc.free.push(b),
+                if sc.fixed_by[usize::from(b.0)] != sc.cube {
+                    sc.free.push(b);
                 }
+            }
+            let known = sc.free.len() <= 16 && self.cube_tuples(space, f, form, p, sc);
+            // Every value false again between cubes (bits outside the
+            // tuple's are read as false).
+            for &(b, _) in &sc.lits[start..end] {
+                sc.values[usize::from(b.0)] = false;
+            }
+            for &b in &sc.free {
+                sc.values[usize::from(b.0)] = false;
             }
             start = end;
-            if sc.free.len() > 16 {
+            if !known {
                 return false;
             }
-            for mask in 0..1u64 << sc.free.len() {
-                for (i, b) in sc.free.iter().enumerate() {
-                    sc.values[usize::from(b.0)] = mask >> i & 1 == 1;
-                }
-                match self.body_at(space, f, form.body, p, &sc.values) {
-                    None => return false,
-                    Some(value) if value == form.bad => {
-                        sc.bad_tuples += 1;
-                        let mut at = 0;
-                        for &w in &sc.widths {
-                            let code = (sc.bits[at..at + w].iter()).fold(0u64, |c, b| {
-                                (c << 1) | u64::from(sc.values[usize::from(b.0)])
-                            });
-                            sc.bad.push(code);
-                            at += w;
-                        }
+        }
+        true
+    }
+
+    /// [`bad_tuples`](Self::bad_tuples) of one cube, its fixed bits set
+    /// in `sc.values` and its free ones in `sc.free`.
+    fn cube_tuples(
+        &self,
+        space: &Space,
+        f: &Future,
+        form: &PointForm,
+        p: u64,
+        sc: &mut Scratch,
+    ) -> bool {
+        for mask in 0..1u64 << sc.free.len() {
+            for (i, b) in sc.free.iter().enumerate() {
+                sc.values[usize::from(b.0)] = mask >> i & 1 == 1;
+            }
+            match self.body_at(space, f, form.body, p, &sc.values) {
+                None => return false,
+                Some(value) if value == form.bad => {
+                    sc.bad_tuples += 1;
+                    let mut at = 0;
+                    for &w in &sc.widths {
+                        let code = (sc.bits[at..at + w].iter()).fold(0u64, |c, b| {
+                            (c << 1) | u64::from(sc.values[usize::from(b.0)])
+                        });
+                        sc.bad.push(code);
+                        at += w;
                     }
-                    Some(_) => {}
                 }
+                Some(_) => {}
             }
         }
         true
@@ -255,7 +304,17 @@ impl PropMonitor {
         values: &[bool],
     ) -> Option<bool> {
         let at = |k: NodeIx, q: u64| self.body_at(space, f, k, q, values);
-        match self.compiled.plan.nodes[n].op {
+        // An operand read at many positions: its queued set when it has
+        // one there, without a call.
+        let queued = |k: NodeIx, q: u64| {
+            if f.first[k] <= q && q < f.next(k) {
+                Some(space.eval_bits(f.val(k, q), values))
+            } else {
+                at(k, q)
+            }
+        };
+        let nodes = &self.compiled.plan.nodes;
+        match nodes[n].op {
             // An immediate node: its queued set at the codes.
             _ if f.first[n] <= p && p < f.next(n) => Some(space.eval_bits(f.val(n, p), values)),
             Op::Not(a) => at(a, p).map(|x| !x),
@@ -292,6 +351,8 @@ impl PropMonitor {
             Op::Until(t, a, b) => {
                 let hi = t.hi.unwrap_or(u64::MAX);
                 let start = f.time(p);
+                // `F` is `true U ψ`: no prefix to check.
+                let always = matches!(nodes[a].op, Op::True);
                 let mut result = Some(false);
                 let mut prefix = Some(true);
                 let mut k = p;
@@ -311,12 +372,14 @@ impl PropMonitor {
                         return result;
                     }
                     if gap >= t.lo {
-                        result = or3(result, and3(prefix, at(b, k)));
+                        result = or3(result, and3(prefix, queued(b, k)));
                         if result == Some(true) {
                             return result;
                         }
                     }
-                    prefix = and3(prefix, at(a, k));
+                    if !always {
+                        prefix = and3(prefix, queued(a, k));
+                    }
                     if prefix == Some(false) {
                         return result;
                     }
