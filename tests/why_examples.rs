@@ -482,3 +482,55 @@ fn errors_name_the_problem() {
         stderr(&out)
     );
 }
+
+/// Runs of repeated records, which the replay takes at once as `run` does:
+/// the explanations cite the exact events inside the runs, with their lines.
+#[test]
+fn explanations_cite_the_events_of_runs_of_repeats() {
+    let trace = scratch_file(
+        "why-repeats",
+        "file_access.csv",
+        "open,db\nread,db\nread,db\nread,db\nread,db\nclose,db\nclose,db\nclose,db\nclose,db\nwrite,db\n",
+    );
+    let run = |spec: &Path, trace: &Path, event: u64| {
+        let out = bin()
+            .arg("why")
+            .arg("--json")
+            .arg(spec)
+            .arg(trace)
+            .args(["--event", &event.to_string()])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let o: serde_json::Value =
+            serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+        let cited: Vec<u64> = (o["events"].as_array().expect("events").iter())
+            .map(|e| e["event"].as_u64().expect("number"))
+            .collect();
+        (o["property"].clone(), o["line"].clone(), cited)
+    };
+    let file_access = spec("file_access.qtl");
+    // Each close after the first closes a closed file: the close before it
+    // (a repeat) and the close itself decide.
+    for (event, cited) in [(7, [6, 7]), (8, [7, 8]), (9, [8, 9]), (10, [9, 10])] {
+        let (property, line, events) = run(&file_access, &trace, event);
+        assert_eq!(property, "accessWhileOpen");
+        assert_eq!(line, event, "the line of event {event}");
+        assert_eq!(events, cited, "at {event}");
+    }
+    // Every read of a run is cited: `read(db)` at every event since the open.
+    let reads = scratch_file(
+        "why-repeats",
+        "reads.qtl",
+        "pred open(f), read(f), close(f)\n\
+         prop closeAfterReads : Forall f . close(f) -> !@(read(f) S open(f))\n",
+    );
+    let trace = scratch_file(
+        "why-repeats",
+        "reads.csv",
+        "open,db\nread,db\nread,db\nread,db\nread,db\nclose,db\n",
+    );
+    let (property, line, events) = run(&reads, &trace, 6);
+    assert_eq!((property, line), ("closeAfterReads".into(), 6.into()));
+    assert_eq!(events, [1, 2, 3, 4, 5, 6]);
+}

@@ -19,6 +19,7 @@ pub mod proof;
 pub mod quant;
 pub mod render;
 pub mod seen;
+mod since;
 mod temporal;
 #[cfg(test)]
 mod tests;
@@ -210,12 +211,20 @@ impl std::error::Error for WhyError {}
 /// A witness as the monitor names it.
 type Witness = Vec<(String, WitnessValue)>;
 
-/// What the monitor told during the replay.
-#[derive(Default)]
+/// What the monitor told during the replay, and the events it stepped.
 struct Found {
-    /// `(property, event, witness)` of each violation.
-    violations: Vec<(usize, u64, Witness)>,
+    /// The index in the specification of each property monitored.
+    index: Vec<usize>,
+    /// The event explained: only its violations are kept.
+    event: u64,
+    /// `(property, witness)` of each violation at the event.
+    violations: Vec<(usize, Witness)>,
     error: Option<RunError>,
+    events: Events,
+    /// Whether repeats taken at once are kept as steps of their own (with
+    /// a future operator, whose value at the last repeat of a run depends
+    /// on the next event).
+    expand: bool,
 }
 
 impl Report for Found {
@@ -224,16 +233,45 @@ impl Report for Found {
         v: &Violation<'_>,
         witness: Option<&[(String, WitnessValue)]>,
     ) -> io::Result<()> {
-        self.violations.push((
-            v.property,
-            v.event,
-            witness.map(<[_]>::to_vec).unwrap_or_default(),
-        ));
+        if v.event == self.event {
+            let p = self.index.get(v.property).copied().unwrap_or_default();
+            self.violations
+                .push((p, witness.map(<[_]>::to_vec).unwrap_or_default()));
+        }
         Ok(())
     }
 
     fn error(&mut self, error: &RunError) {
         self.error = Some(error.clone());
+    }
+
+    #[inline]
+    fn stepped(&mut self, name: &[u8], args: &[&[u8]], time: Option<u64>, line: u64) {
+        let events = &mut self.events;
+        events.push(name, args, time.unwrap_or(0), time.is_none(), line);
+    }
+
+    fn repeated(&mut self, n: u64) {
+        if !self.expand {
+            self.events.repeat(n);
+            return;
+        }
+        let r = self.events.steps();
+        if r == 0 {
+            return;
+        }
+        let ev = &mut self.events;
+        let i = ev.last_event(r);
+        let (name, args) = (ev.step_name(r), ev.step_args(r).to_vec());
+        let texts = |v: u32| ev.text(v).unwrap_or_default().to_vec();
+        let name = texts(name);
+        let args: Vec<Vec<u8>> = args.into_iter().map(texts).collect();
+        let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let timed = ev.clock(i);
+        let line = ev.line(i);
+        for k in 1..=n {
+            ev.push(&name, &args, timed, false, line + k);
+        }
     }
 }
 
@@ -298,8 +336,23 @@ pub fn replay(
     if let Some(p) = asked.into_iter().find(|&p| unexplained(&checked, p)) {
         return Err(WhyError::Unsupported(names[p].clone()));
     }
+    // Only the properties asked for are monitored (as `run --prop` does).
+    let (mut plan, _, decimals) = crate::plan::compile_source_timed(text, decimals)
+        .map_err(|e| WhyError::Spec(e.errors().to_vec()))?;
+    plan.props
+        .retain(|q| chosen.is_none_or(|c| names[c] == q.name));
+    let index: Vec<usize> = (plan.props.iter())
+        .map(|q| names.iter().position(|n| *n == q.name).unwrap_or_default())
+        .collect();
+    let future = index.iter().any(|&p| has_future(&checked, p));
+    let n = options.event;
+    // The run reads the trace as `hindsight run` does (runs of repeated
+    // records at once), up to the event (to the end with a future
+    // operator), with the witness of the event's violations only.
     let session_options = SessionOptions {
-        witness: true,
+        witness: false,
+        witness_at: Some(n),
+        until: (!future).then_some(n),
         all_witnesses: 0,
         satisfactions: false,
         stop_at_first: false,
@@ -307,41 +360,24 @@ pub fn replay(
         time_decimals: decimals,
         ..options.session.clone()
     };
-    let mut session =
-        Session::from_source(text, session_options).map_err(|e| WhyError::Run(e.to_string()))?;
-    let future = (0..checked.props.len()).any(|p| has_future(&checked, p));
-    let n = options.event;
-    let mut events = Events::new();
-    let mut found = Found::default();
-    let mut reader = session.trace_reader(input);
-    let mut stopped = false;
-    while future || (events.len() as u64) < n {
-        let point = match reader.next_timepoint() {
-            Ok(Some(p)) => p,
-            Ok(None) => break,
-            Err(e) => return Err(WhyError::Run(e.to_string())),
-        };
-        for e in point.events() {
-            let args: Vec<&[u8]> = e.args().collect();
-            events.push(e.name, &args, e.time, !point.timed, e.line);
-            let time = point.timed.then_some(e.time);
-            if session.push(e.name, &args, time, &mut found).is_break() {
-                stopped = true;
-                break;
-            }
-            if !future && events.len() as u64 >= n {
-                break;
-            }
-        }
-        if stopped {
-            break;
-        }
+    let mut session = Session::from_plan(plan, text, session_options)
+        .map_err(|e| WhyError::Run(e.to_string()))?;
+    if let Some(c) = &options.cancel {
+        session.set_cancel(c.clone());
     }
-    drop(reader);
-    let outcome = session.finish(&mut found);
+    let mut found = Found {
+        index,
+        event: n,
+        violations: Vec::new(),
+        error: None,
+        events: Events::new(),
+        expand: future,
+    };
+    let outcome = session.run(input, &mut found);
     if let Some(e) = outcome.error.as_ref().or(found.error.as_ref()) {
         return Err(WhyError::Run(e.to_string()));
     }
+    let mut events = std::mem::take(&mut found.events);
     if (events.len() as u64) < n || n == 0 {
         return Err(WhyError::NoEvent {
             asked: n,
@@ -353,7 +389,7 @@ pub fn replay(
         Some(p) => vec![p],
         None => {
             let violated: Vec<usize> = (0..names.len())
-                .filter(|&p| found.violations.iter().any(|v| v.0 == p && v.1 == n))
+                .filter(|&p| found.violations.iter().any(|v| v.0 == p))
                 .collect();
             if violated.is_empty() {
                 (0..names.len()).collect()
@@ -368,8 +404,8 @@ pub fn replay(
             let witness = found
                 .violations
                 .iter()
-                .find(|v| v.0 == p && v.1 == n)
-                .map(|v| v.2.clone());
+                .find(|v| v.0 == p)
+                .map(|v| v.1.clone());
             explain(&checked, p, &events, &consts, n as usize, witness, options)
         })
         .collect()
