@@ -411,8 +411,8 @@ fn computations_are_not_explained() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "property busy computes (an aggregation, arithmetic or LET): hindsight why does not \
-             explain computations yet"
+            "property busy computes (`(c <- CNT f; u . P[<=5] open(u,f))`): hindsight why \
+             does not explain aggregations and arithmetic yet"
         ),
         "{}",
         stderr(&out)
@@ -426,6 +426,38 @@ fn computations_are_not_explained() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("plain"), "{}", stdout(&out));
+}
+
+/// A `LET` computes nothing: what it names is explained in its place.
+#[test]
+fn a_let_is_explained_as_what_it_names() {
+    let spec = scratch_file(
+        "why",
+        "let.qtl",
+        "prop bigNeedsApproval :\n\
+         \x20 LET big(a, m) = withdraw(a, m) & m > 500 IN\n\
+         \x20 Forall a . Forall m . big(a, m) -> @ P approve(a)\n",
+    );
+    let log = scratch_file(
+        "why",
+        "let.csv",
+        "approve,acc1\nwithdraw,acc1,800\nwithdraw,acc2,100\nwithdraw,acc2,600\n",
+    );
+    let out = bin()
+        .arg("why")
+        .arg(&spec)
+        .arg(&log)
+        .args(["--event", "4"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text_line(&text, "witness: "), "a=acc2 m=600");
+    assert_eq!(text_line(&text, "events cited: "), "4 withdraw(acc2, 600)");
+    assert!(
+        text.contains("`P approve(acc2)` is false at 3: no `approve(acc2)` from 1 to 3"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -533,4 +565,22 @@ fn explanations_cite_the_events_of_runs_of_repeats() {
     let (property, line, events) = run(&reads, &trace, 6);
     assert_eq!((property, line), ("closeAfterReads".into(), 6.into()));
     assert_eq!(events, [1, 2, 3, 4, 5, 6]);
+    // With a future operator the last repeat of a run differs from the
+    // others: its next event is another.
+    let next = scratch_file("why-repeats", "next.qtl", "prop next : a -> X b\n");
+    let trace = scratch_file("why-repeats", "next.csv", "a\na\na\na\nb\n");
+    assert_eq!(run(&next, &trace, 3).2, [3]);
+    let out = bin()
+        .arg("why")
+        .arg(&next)
+        .arg(&trace)
+        .args(["--event", "4"])
+        .output()
+        .expect("runs");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("property next not violated at event 4: a\n"),
+        "{text}"
+    );
+    assert!(text.contains("events cited: 5 b\n"), "{text}");
 }

@@ -111,6 +111,32 @@ impl Events {
         }
     }
 
+    /// Appends `n` repeats of the last event (the same record, on the `n`
+    /// lines after it), each a step of its own.
+    pub fn push_repeats(&mut self, n: u64) {
+        let Some(r) = self.names.len().checked_sub(1) else {
+            return;
+        };
+        let (name, start, end) = (self.names[r], self.starts[r], self.starts[r + 1]);
+        let (stamp, line) = (self.last_stamp.unwrap_or_default(), self.lines[r]);
+        let last = self.last_event(r + 1);
+        for k in 1..=n {
+            self.names.push(name);
+            self.args.extend_from_within(start..end);
+            self.starts.push(self.args.len());
+            self.len += 1;
+            let c = if self.step_clock {
+                self.len as u64
+            } else {
+                self.clock[r + 1]
+            };
+            self.last_stamp = Some(stamp);
+            self.clock.push(c);
+            self.lines.push(line + (last - self.first[r]) as u64 + k);
+            self.first.push(self.len);
+        }
+    }
+
     /// The number of events.
     pub fn len(&self) -> usize {
         self.len
@@ -219,6 +245,36 @@ mod tests {
         // Repeats are on the lines after their event; the clock counts events.
         assert_eq!((ev.line(4), ev.line(6)), (4, 6));
         assert_eq!((ev.clock(4), ev.clock(6)), (4, 6));
+    }
+
+    #[test]
+    fn repeats_as_steps_of_their_own() {
+        let mut ev = Events::new();
+        ev.push(b"a", &[b"1"], 0, true, 1);
+        ev.push_repeats(2);
+        ev.push(b"b", &[], 0, true, 4);
+        assert_eq!((ev.len(), ev.steps()), (4, 4));
+        let shown: Vec<String> = (1..=4).map(|i| ev.show(i)).collect();
+        assert_eq!(shown, ["a(1)", "a(1)", "a(1)", "b"]);
+        assert_eq!(
+            (1..=4).map(|i| ev.line(i)).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            (1..=4).map(|i| ev.clock(i)).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        let mut ev = Events::new();
+        ev.push(b"a", &[], 7, false, 1);
+        ev.push(b"a", &[], 5, false, 2);
+        ev.push_repeats(1);
+        ev.push(b"a", &[], 6, false, 4);
+        // The clock never goes back: a repeat keeps it, the next event
+        // advances it by the stamps' difference.
+        assert_eq!(
+            (1..=4).map(|i| ev.clock(i)).collect::<Vec<_>>(),
+            [7, 7, 7, 8]
+        );
     }
 
     #[test]

@@ -158,9 +158,9 @@ pub enum WhyError {
     NoProperty(String, Vec<String>),
     /// Bad values for `--assign`.
     Assign(String),
-    /// The property computes (aggregations, arithmetic, `LET`), which
-    /// explanations do not cover yet.
-    Unsupported(String),
+    /// The property computes (an aggregation or arithmetic, written as the
+    /// second field), which explanations do not cover yet.
+    Unsupported(String, String),
     /// The explanation's evaluation disagrees with the monitor (a bug).
     Disagree {
         /// The property.
@@ -192,10 +192,10 @@ impl std::fmt::Display for WhyError {
                 )
             }
             WhyError::Assign(e) => write!(f, "{e}"),
-            WhyError::Unsupported(p) => write!(
+            WhyError::Unsupported(p, what) => write!(
                 f,
-                "property {p} computes (an aggregation, arithmetic or LET): hindsight why \
-                 does not explain computations yet"
+                "property {p} computes (`{what}`): hindsight why does not explain \
+                 aggregations and arithmetic yet"
             ),
             WhyError::Disagree { property, event } => write!(
                 f,
@@ -252,34 +252,18 @@ impl Report for Found {
     }
 
     fn repeated(&mut self, n: u64) {
-        if !self.expand {
+        if self.expand {
+            self.events.push_repeats(n);
+        } else {
             self.events.repeat(n);
-            return;
-        }
-        let r = self.events.steps();
-        if r == 0 {
-            return;
-        }
-        let ev = &mut self.events;
-        let i = ev.last_event(r);
-        let (name, args) = (ev.step_name(r), ev.step_args(r).to_vec());
-        let texts = |v: u32| ev.text(v).unwrap_or_default().to_vec();
-        let name = texts(name);
-        let args: Vec<Vec<u8>> = args.into_iter().map(texts).collect();
-        let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let timed = ev.clock(i);
-        let line = ev.line(i);
-        for k in 1..=n {
-            ev.push(&name, &args, timed, false, line + k);
         }
     }
 }
 
-/// Whether a property has a future operator (its verdicts may wait for
-/// later events: the trace is then read to its end).
-/// Whether property `prop` computes: an aggregation, arithmetic or `LET`,
-/// which explanations do not cover.
-fn unexplained(checked: &Checked, prop: usize) -> bool {
+/// The first subformula of property `prop` that computes (an aggregation
+/// or arithmetic), which explanations do not cover. (A `LET` is expanded
+/// by the checker: what it names is explained as written in its place.)
+fn unexplained(checked: &Checked, prop: usize) -> Option<FormId> {
     let p = &checked.props[prop];
     let mut stack: Vec<FormId> = std::iter::once(p.body)
         .chain(p.rules.iter().map(|r| r.body))
@@ -287,13 +271,16 @@ fn unexplained(checked: &Checked, prop: usize) -> bool {
     while let Some(f) = stack.pop() {
         let form = checked.arena.form(f);
         if matches!(form, Form::Rel { .. } | Form::Agg(..) | Form::Let(..)) {
-            return true;
+            return Some(f);
         }
-        stack.extend(form.children());
+        // Leftmost first.
+        stack.extend(form.children().collect::<Vec<_>>().into_iter().rev());
     }
-    false
+    None
 }
 
+/// Whether a property has a future operator (its verdicts may wait for
+/// later events: the trace is then read to its end).
 fn has_future(checked: &Checked, prop: usize) -> bool {
     let p = &checked.props[prop];
     let mut stack: Vec<FormId> = std::iter::once(p.body)
@@ -333,8 +320,12 @@ pub fn replay(
         ),
     };
     let asked = (0..names.len()).filter(|&p| chosen.is_none_or(|c| c == p));
-    if let Some(p) = asked.into_iter().find(|&p| unexplained(&checked, p)) {
-        return Err(WhyError::Unsupported(names[p].clone()));
+    if let Some((p, f)) = asked
+        .into_iter()
+        .find_map(|p| unexplained(&checked, p).map(|f| (p, f)))
+    {
+        let what = checked.arena.show(f);
+        return Err(WhyError::Unsupported(names[p].clone(), what));
     }
     // Only the properties asked for are monitored (as `run --prop` does).
     let (mut plan, _, decimals) = crate::plan::compile_source_timed(text, decimals)
