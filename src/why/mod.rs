@@ -368,6 +368,9 @@ pub fn replay(
     if let Some(e) = outcome.error.as_ref().or(found.error.as_ref()) {
         return Err(WhyError::Run(e.to_string()));
     }
+    if outcome.verdict == crate::session::Verdict::Interrupted {
+        return Err(WhyError::Run("cancelled before the event was read".into()));
+    }
     let mut events = std::mem::take(&mut found.events);
     if (events.len() as u64) < n || n == 0 {
         return Err(WhyError::NoEvent {
