@@ -272,3 +272,50 @@ proptest! {
         agree(&spec.to_qtl(), &trace.events())?;
     }
 }
+
+/// A property whose comparisons of arithmetic terms filter the values of
+/// the events `p(x, n)`, `r(x, n)`, `q(x)` (no assignment: nothing computes
+/// a new value), in the shapes `φ -> C`, `!(φ & C)`, and under a
+/// quantifier inside a temporal operator.
+fn filtering_spec() -> impl Strategy<Value = String> {
+    let select = |v: &[&'static str]| prop::sample::select(v.to_vec());
+    let operand = select(&[
+        "p(u, n)",
+        "P p(u, n)",
+        "@ P p(u, n)",
+        "(!q(u) S p(u, n))",
+        "P[<=3] p(u, n)",
+        "(p(u, n) | r(u, n))",
+    ]);
+    let term = select(&[
+        "n * 2",
+        "n + 1",
+        "n - 3",
+        "-n",
+        "n / 2",
+        "n * n",
+        "(n + 1) * 2",
+    ]);
+    let relop = select(&["<", "<=", ">", ">=", "="]);
+    let konst = select(&["0", "1", "2", "3", "5", "-1", "1.5"]);
+    (0..4u8, operand, term, relop, konst).prop_map(|(k, o, t, r, c)| match k {
+        0 => format!("prop t : Forall u . Forall n . {o} -> {t} {r} {c}"),
+        1 => format!("prop t : Forall u . Forall n . !({o} & {t} {r} {c})"),
+        2 => format!("prop t : Forall u . q(u) -> @ P (Exists n . p(u, n) & {t} {r} {c})"),
+        _ => format!("prop t : Forall u . q(u) -> !(Exists n . {o} & {t} {r} {c})"),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Comparisons of arithmetic terms are explained by their values, as
+    /// the reference evaluates them (`support/reference_agg.rs`).
+    #[test]
+    fn explanations_of_arithmetic_comparisons_agree_with_reference(
+        spec in filtering_spec(),
+        trace in support::gen_agg::trace(false),
+    ) {
+        agree(&spec, &trace)?;
+    }
+}

@@ -411,8 +411,8 @@ fn computations_are_not_explained() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "property busy computes (`(c <- CNT f; u . P[<=5] open(u,f))`): hindsight why \
-             does not explain aggregations and arithmetic yet"
+            "property busy computes values (`(c <- CNT f; u . P[<=5] open(u,f))`): hindsight \
+             why does not explain aggregations and assignments yet"
         ),
         "{}",
         stderr(&out)
@@ -426,6 +426,61 @@ fn computations_are_not_explained() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("plain"), "{}", stdout(&out));
+}
+
+/// A comparison of arithmetic terms is explained by the values of its
+/// sides; an assignment, which computes a value, is refused.
+#[test]
+fn arithmetic_comparisons_are_explained_by_their_values() {
+    let spec = scratch_file(
+        "why",
+        "fee.qtl",
+        "prop fee : Forall a . Forall f . pay(a, f) -> f * 100 >= a\n",
+    );
+    let log = scratch_file(
+        "why",
+        "fee.csv",
+        "pay,1000,10\npay,1000,9\npay,250,2.5\npay,251,2.5\n",
+    );
+    let why = |event: &str| {
+        let out = bin()
+            .arg("why")
+            .arg(&spec)
+            .arg(&log)
+            .args(["--event", event])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = why("4");
+    assert_eq!(text_line(&text, "witness: "), "a=251 f=2.5");
+    assert_eq!(text_line(&text, "events cited: "), "4 pay(251, 2.5)");
+    assert!(
+        text.contains(
+            "`2.5 * 100 >= 251` is false at 4: `2.5 * 100` is 250: the values do not compare so"
+        ),
+        "{text}"
+    );
+    assert!(why("3").starts_with("property fee not violated at event 3"));
+    let next = scratch_file(
+        "why",
+        "next.qtl",
+        "prop next : Forall m . Forall n . (ack(m) & n = m - 1) -> @ P send(n)\n",
+    );
+    let out = bin()
+        .arg("why")
+        .arg(&next)
+        .arg(&log)
+        .args(["--event", "1"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("property next computes values (`n = m - 1`)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A `LET` computes nothing: what it names is explained in its place.

@@ -21,6 +21,7 @@ pub mod render;
 pub mod seen;
 mod since;
 mod temporal;
+mod terms;
 #[cfg(test)]
 mod tests;
 pub mod truth;
@@ -158,8 +159,8 @@ pub enum WhyError {
     NoProperty(String, Vec<String>),
     /// Bad values for `--assign`.
     Assign(String),
-    /// The property computes (an aggregation or arithmetic, written as the
-    /// second field), which explanations do not cover yet.
+    /// The property computes values (an aggregation or an assignment,
+    /// written as the second field), which explanations do not cover yet.
     Unsupported(String, String),
     /// The explanation's evaluation disagrees with the monitor (a bug).
     Disagree {
@@ -194,8 +195,8 @@ impl std::fmt::Display for WhyError {
             WhyError::Assign(e) => write!(f, "{e}"),
             WhyError::Unsupported(p, what) => write!(
                 f,
-                "property {p} computes (`{what}`): hindsight why does not explain \
-                 aggregations and arithmetic yet"
+                "property {p} computes values (`{what}`): hindsight why does not explain \
+                 aggregations and assignments yet"
             ),
             WhyError::Disagree { property, event } => write!(
                 f,
@@ -260,9 +261,12 @@ impl Report for Found {
     }
 }
 
-/// The first subformula of property `prop` that computes (an aggregation
-/// or arithmetic), which explanations do not cover. (A `LET` is expanded
-/// by the checker: what it names is explained as written in its place.)
+/// The first subformula of property `prop` that computes new values (an
+/// aggregation, or an equality that may assign its variable side:
+/// `n = m - 1`), which explanations do not cover. (A comparison of
+/// arithmetic terms that filters values is explained by its values; a
+/// `LET` is expanded by the checker, and what it names is explained in its
+/// place.)
 fn unexplained(checked: &Checked, prop: usize) -> Option<FormId> {
     let p = &checked.props[prop];
     let mut stack: Vec<FormId> = std::iter::once(p.body)
@@ -270,7 +274,11 @@ fn unexplained(checked: &Checked, prop: usize) -> Option<FormId> {
         .collect();
     while let Some(f) = stack.pop() {
         let form = checked.arena.form(f);
-        if matches!(form, Form::Rel { .. } | Form::Agg(..) | Form::Let(..)) {
+        let lone =
+            |e: &crate::syntax::Expr| matches!(e.items.as_slice(), [crate::syntax::Item::Var(_)]);
+        let assigns = matches!(form, Form::Rel { op: crate::syntax::RelOp::Eq, left, right }
+            if lone(left) || lone(right));
+        if assigns || matches!(form, Form::Agg(..) | Form::Let(..)) {
             return Some(f);
         }
         // Leftmost first.

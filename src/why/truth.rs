@@ -7,8 +7,10 @@
 //! monitor computes `now` from `pre` (the DejaVu recurrences), but on
 //! explicit values instead of BDDs: `φ S ψ` at `i` is `ψ(i) | φ(i) & S(i-1)`,
 //! a timed operator keeps the window of events that can still satisfy it,
-//! a rule call is its body under the call's values. Event atoms and
-//! comparisons are read off the event directly. The semantics are those of
+//! a rule call is its body under the call's values; a series has one value
+//! per step of [`Events`] (an event and the repeats taken at once with it).
+//! Event atoms and comparisons are read off the event directly, and a
+//! comparison of arithmetic terms off its values. The semantics are those of
 //! docs/LANGUAGE.md: `Exists`/`Forall` range over the values of the trace
 //! and one fresh value standing for all others; `exists`/`forall` and
 //! comparisons use the values seen for the variable, those that the event
@@ -270,6 +272,9 @@ impl<'a> Truth<'a> {
                     vars.insert(v.name.clone());
                 }
             }
+            Form::Rel { left, right, .. } => {
+                vars.extend(left.vars().chain(right.vars()).map(|v| v.name.clone()));
+            }
             Form::Quant(_, x, body) => {
                 let body = *body;
                 vars.extend(stacker::maybe_grow(64 * 1024, 1 << 20, || {
@@ -320,6 +325,15 @@ impl<'a> Truth<'a> {
                 let name = self.events.id(name.name.as_bytes()).unwrap_or(FRESH);
                 let values = args.iter().map(|a| self.term(env, a)).collect();
                 return Kid::Atom(name, values);
+            }
+            Form::Rel { op, left, right } => {
+                // A comparison of arithmetic terms filters the values of the
+                // formula it constrains: it holds of the values or not.
+                let holds = match (self.expr_value(env, left), self.expr_value(env, right)) {
+                    (Some(a), Some(b)) => crate::value::relop_holds(*op, &a, &b),
+                    _ => false,
+                };
+                return Kid::Const(holds);
             }
             Form::Cmp { op, left, right } => {
                 let mut need = Vec::new();
@@ -415,7 +429,8 @@ impl<'a> Truth<'a> {
             }
             Form::Quant(..) => Op::Quant(QuantOp::new(ctx, id, env)),
             Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => Op::Pending,
-            // Refused before any proof (see `unexplained`).
+            // Answered by `kid` (a comparison of terms), or refused before
+            // any proof (see `unexplained`).
             Form::Rel { .. } | Form::Agg(..) | Form::Let(..) => Op::Pending,
         }
     }
