@@ -140,3 +140,70 @@ fn runs_crossing_a_time_change_and_broken_runs_match_per_event_stepping() {
         99 + 100 + 100
     );
 }
+
+/// A session that keeps the events it steps (as `hindsight why` does):
+/// each event stepped, each run of repeats taken at once, and the
+/// violations with their witnesses.
+#[derive(Default)]
+struct Kept {
+    stepped: Vec<(String, u64)>,
+    repeated: Vec<u64>,
+    violations: Vec<(u64, Option<String>)>,
+}
+
+impl hindsight::session::Report for Kept {
+    fn violation(
+        &mut self,
+        v: &hindsight::report::Violation<'_>,
+        witness: Option<&[(String, hindsight::runtime::WitnessValue)]>,
+    ) -> std::io::Result<()> {
+        let w = witness.map(hindsight::runtime::witness::format_witness);
+        self.violations.push((v.event, w));
+        Ok(())
+    }
+
+    fn stepped(&mut self, name: &[u8], args: &[&[u8]], _: Option<u64>, line: u64) {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| String::from_utf8_lossy(a).into())
+            .collect();
+        let name = String::from_utf8_lossy(name);
+        self.stepped
+            .push((format!("{name}({})", args.join(",")), line));
+    }
+
+    fn repeated(&mut self, n: u64) {
+        self.repeated.push(n);
+    }
+}
+
+/// `until` ends the run at an event, inside a run of repeats; `witness_at`
+/// gives the violations at its event a witness, and no other: that event
+/// is stepped on its own, also as a repeat.
+#[test]
+fn a_session_reads_up_to_an_event_with_the_witness_of_that_event() {
+    use hindsight::session::{Session, SessionOptions};
+    let spec = "prop again : Forall x . a(x) -> !@a(x)";
+    let trace = runs(&[("a,1", 8), ("b,2", 1)]);
+    let options = SessionOptions {
+        witness_at: Some(5),
+        until: Some(7),
+        ..SessionOptions::default()
+    };
+    let session = Session::from_source(spec, options).expect("well-formed");
+    let mut kept = Kept::default();
+    let outcome = session.run(trace.as_bytes(), &mut kept);
+    assert!(outcome.error.is_none());
+    let events: Vec<u64> = kept.violations.iter().map(|v| v.0).collect();
+    assert_eq!(events, [2, 3, 4, 5, 6, 7]);
+    let witnessed: Vec<(u64, String)> = (kept.violations.iter())
+        .filter_map(|(e, w)| w.clone().map(|w| (*e, w)))
+        .collect();
+    assert_eq!(witnessed, [(5, "x=1".to_owned())]);
+    // Stepped and repeated account for exactly the 7 events read, and
+    // event 5 was stepped on its own.
+    let total = kept.stepped.len() as u64 + kept.repeated.iter().sum::<u64>();
+    assert_eq!(total, 7, "{kept:?}", kept = (&kept.stepped, &kept.repeated));
+    assert!(kept.stepped.iter().any(|s| s.1 == 5), "{:?}", kept.stepped);
+    assert!(!kept.repeated.is_empty(), "no run was taken at once");
+}

@@ -13,7 +13,7 @@ use hindsight::check::{Checked, check_source};
 use hindsight::runtime::WitnessValue;
 use hindsight::syntax::{Form, Quant};
 use hindsight::why::events::Events;
-use hindsight::why::{Node, WhyOptions, explain, intern_consts};
+use hindsight::why::{Node, WhyOptions, explain, intern_consts, replay};
 use proptest::prelude::*;
 
 use support::reference::{self, Event, Oracle};
@@ -137,6 +137,129 @@ proptest! {
     }
 }
 
+/// `trace` with event `k` repeated `copies[k]` more times (cycling through
+/// `copies`), untimed: each event's time is its number.
+fn with_repeats(trace: &[Event], copies: &[usize]) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    for (k, e) in trace.iter().enumerate() {
+        for _ in 0..=copies[k % copies.len()] {
+            out.push(Event {
+                time: out.len() as u64 + 1,
+                ..e.clone()
+            });
+        }
+    }
+    out
+}
+
+/// An untimed CSV trace. With `vary`, every other line ends with a blank,
+/// so that no line is the same bytes as the one before it: the same
+/// events, read one by one (no run of repeated records is taken at once).
+fn csv(trace: &[Event], vary: bool) -> String {
+    let mut out = String::new();
+    for (k, e) in trace.iter().enumerate() {
+        out += &e.name;
+        for a in &e.args {
+            out += ",";
+            out += a;
+        }
+        if vary && k % 2 == 1 {
+            out += " ";
+        }
+        out += "\n";
+    }
+    out
+}
+
+/// Explains every property at every event of `trace` (repeats in it) read
+/// with the runs of repeated records taken at once and read one by one:
+/// the explanations are the same, and agree with the reference. With
+/// `past` (no future operator) every verdict is the reference's.
+fn repeats_agree(text: &str, trace: &[Event], past: bool) -> Result<(), TestCaseError> {
+    let checked = check_source(text);
+    prop_assume!(checked.is_ok(), "the generated spec is not well-formed");
+    let checked = checked.unwrap();
+    let violations = reference::violations_clocked(&checked, trace, true);
+    let (runs, one_by_one) = (csv(trace, false), csv(trace, true));
+    for p in 0..checked.props.len() {
+        let mut oracle = Oracle::new(&checked, p, trace);
+        for i in 1..=trace.len() {
+            let options = WhyOptions {
+                event: i as u64,
+                property: Some(checked.props[p].name.name.clone()),
+                max_nodes: 400,
+                ..WhyOptions::default()
+            };
+            let fast = replay(text, runs.as_bytes(), &options);
+            let slow = replay(text, one_by_one.as_bytes(), &options);
+            let (fast, slow) = match (fast, slow) {
+                (Ok(f), Ok(s)) => (f, s),
+                (Err(f), Err(s)) => {
+                    prop_assert_eq!(f.to_string(), s.to_string());
+                    continue;
+                }
+                (f, s) => {
+                    return Err(TestCaseError::fail(format!(
+                        "property {p} event {i}: {:?} with runs, {:?} one by one\n{text}",
+                        f.err(),
+                        s.err()
+                    )));
+                }
+            };
+            prop_assert_eq!(fast.len(), 1);
+            let (e, s) = (&fast[0], &slow[0]);
+            prop_assert_eq!(&e.proof, &s.proof, "property {} event {}\n{}", p, i, text);
+            prop_assert_eq!(&e.cited, &s.cited);
+            prop_assert_eq!(&e.assignment, &s.assignment);
+            prop_assert_eq!((e.violated, e.line), (s.violated, s.line));
+            // A violation the monitor reports is the reference's; with a
+            // future operator a verdict whose horizon lies beyond the last
+            // event is not reported (the proof still says what the
+            // reference says of the finite trace: `check_node`).
+            let expected = violations.contains(&(p, i));
+            prop_assert!(
+                e.violated == expected || !past && !e.violated,
+                "at {}\n{}",
+                i,
+                text
+            );
+            if e.violated {
+                prop_assert!(!e.proof.holds, "root verdict at {}\n{}", i, text);
+            }
+            check_node(&checked, &mut oracle, &e.proof, text)?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases().div_ceil(4), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Runs of repeated records, which the replay takes at once as `run`
+    /// does: the explanation is the one of the events read one by one.
+    #[test]
+    fn explanations_with_runs_of_repeats_are_those_without(
+        spec in strategies::spec_with_definitions(0..=2),
+        trace in strategies::trace(),
+        copies in prop::collection::vec(prop_oneof![2 => Just(0usize), 1 => 1..6usize], 1..8),
+    ) {
+        let trace = with_repeats(&trace.events(), &copies);
+        repeats_agree(&spec.to_qtl(), &trace, true)?;
+    }
+
+    /// The same with bounded future operators (a repeat is a step of its
+    /// own there: at the last of a run the next event is another).
+    #[test]
+    fn explanations_of_future_operators_with_runs_of_repeats_are_those_without(
+        spec in strategies::spec_future(),
+        trace in strategies::trace(),
+        copies in prop::collection::vec(prop_oneof![2 => Just(0usize), 1 => 1..6usize], 1..8),
+    ) {
+        let trace = with_repeats(&trace.events(), &copies);
+        repeats_agree(&spec.to_qtl(), &trace, false)?;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases().div_ceil(8), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
 
@@ -147,5 +270,52 @@ proptest! {
         trace in strategies::trace_of(30, 60),
     ) {
         agree(&spec.to_qtl(), &trace.events())?;
+    }
+}
+
+/// A property whose comparisons of arithmetic terms filter the values of
+/// the events `p(x, n)`, `r(x, n)`, `q(x)` (no assignment: nothing computes
+/// a new value), in the shapes `φ -> C`, `!(φ & C)`, and under a
+/// quantifier inside a temporal operator.
+fn filtering_spec() -> impl Strategy<Value = String> {
+    let select = |v: &[&'static str]| prop::sample::select(v.to_vec());
+    let operand = select(&[
+        "p(u, n)",
+        "P p(u, n)",
+        "@ P p(u, n)",
+        "(!q(u) S p(u, n))",
+        "P[<=3] p(u, n)",
+        "(p(u, n) | r(u, n))",
+    ]);
+    let term = select(&[
+        "n * 2",
+        "n + 1",
+        "n - 3",
+        "-n",
+        "n / 2",
+        "n * n",
+        "(n + 1) * 2",
+    ]);
+    let relop = select(&["<", "<=", ">", ">=", "="]);
+    let konst = select(&["0", "1", "2", "3", "5", "-1", "1.5"]);
+    (0..4u8, operand, term, relop, konst).prop_map(|(k, o, t, r, c)| match k {
+        0 => format!("prop t : Forall u . Forall n . {o} -> {t} {r} {c}"),
+        1 => format!("prop t : Forall u . Forall n . !({o} & {t} {r} {c})"),
+        2 => format!("prop t : Forall u . q(u) -> @ P (Exists n . p(u, n) & {t} {r} {c})"),
+        _ => format!("prop t : Forall u . q(u) -> !(Exists n . {o} & {t} {r} {c})"),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Comparisons of arithmetic terms are explained by their values, as
+    /// the reference evaluates them (`support/reference_agg.rs`).
+    #[test]
+    fn explanations_of_arithmetic_comparisons_agree_with_reference(
+        spec in filtering_spec(),
+        trace in support::gen_agg::trace(false),
+    ) {
+        agree(&spec, &trace)?;
     }
 }

@@ -411,8 +411,8 @@ fn computations_are_not_explained() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "property busy computes (an aggregation, arithmetic or LET): hindsight why does not \
-             explain computations yet"
+            "property busy computes values (`(c <- CNT f; u . P[<=5] open(u,f))`): hindsight \
+             why does not explain aggregations and assignments yet"
         ),
         "{}",
         stderr(&out)
@@ -426,6 +426,93 @@ fn computations_are_not_explained() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("plain"), "{}", stdout(&out));
+}
+
+/// A comparison of arithmetic terms is explained by the values of its
+/// sides; an assignment, which computes a value, is refused.
+#[test]
+fn arithmetic_comparisons_are_explained_by_their_values() {
+    let spec = scratch_file(
+        "why",
+        "fee.qtl",
+        "prop fee : Forall a . Forall f . pay(a, f) -> f * 100 >= a\n",
+    );
+    let log = scratch_file(
+        "why",
+        "fee.csv",
+        "pay,1000,10\npay,1000,9\npay,250,2.5\npay,251,2.5\n",
+    );
+    let why = |event: &str| {
+        let out = bin()
+            .arg("why")
+            .arg(&spec)
+            .arg(&log)
+            .args(["--event", event])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = why("4");
+    assert_eq!(text_line(&text, "witness: "), "a=251 f=2.5");
+    assert_eq!(text_line(&text, "events cited: "), "4 pay(251, 2.5)");
+    assert!(
+        text.contains(
+            "`2.5 * 100 >= 251` is false at 4: `2.5 * 100` is 250: the values do not compare so"
+        ),
+        "{text}"
+    );
+    assert!(why("3").starts_with("property fee not violated at event 3"));
+    let next = scratch_file(
+        "why",
+        "next.qtl",
+        "prop next : Forall m . Forall n . (ack(m) & n = m - 1) -> @ P send(n)\n",
+    );
+    let out = bin()
+        .arg("why")
+        .arg(&next)
+        .arg(&log)
+        .args(["--event", "1"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("property next computes values (`n = m - 1`)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A `LET` computes nothing: what it names is explained in its place.
+#[test]
+fn a_let_is_explained_as_what_it_names() {
+    let spec = scratch_file(
+        "why",
+        "let.qtl",
+        "prop bigNeedsApproval :\n\
+         \x20 LET big(a, m) = withdraw(a, m) & m > 500 IN\n\
+         \x20 Forall a . Forall m . big(a, m) -> @ P approve(a)\n",
+    );
+    let log = scratch_file(
+        "why",
+        "let.csv",
+        "approve,acc1\nwithdraw,acc1,800\nwithdraw,acc2,100\nwithdraw,acc2,600\n",
+    );
+    let out = bin()
+        .arg("why")
+        .arg(&spec)
+        .arg(&log)
+        .args(["--event", "4"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text_line(&text, "witness: "), "a=acc2 m=600");
+    assert_eq!(text_line(&text, "events cited: "), "4 withdraw(acc2, 600)");
+    assert!(
+        text.contains("`P approve(acc2)` is false at 3: no `approve(acc2)` from 1 to 3"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -481,4 +568,74 @@ fn errors_name_the_problem() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Runs of repeated records, which the replay takes at once as `run` does:
+/// the explanations cite the exact events inside the runs, with their lines.
+#[test]
+fn explanations_cite_the_events_of_runs_of_repeats() {
+    let trace = scratch_file(
+        "why-repeats",
+        "file_access.csv",
+        "open,db\nread,db\nread,db\nread,db\nread,db\nclose,db\nclose,db\nclose,db\nclose,db\nwrite,db\n",
+    );
+    let run = |spec: &Path, trace: &Path, event: u64| {
+        let out = bin()
+            .arg("why")
+            .arg("--json")
+            .arg(spec)
+            .arg(trace)
+            .args(["--event", &event.to_string()])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let o: serde_json::Value =
+            serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+        let cited: Vec<u64> = (o["events"].as_array().expect("events").iter())
+            .map(|e| e["event"].as_u64().expect("number"))
+            .collect();
+        (o["property"].clone(), o["line"].clone(), cited)
+    };
+    let file_access = spec("file_access.qtl");
+    // Each close after the first closes a closed file: the close before it
+    // (a repeat) and the close itself decide.
+    for (event, cited) in [(7, [6, 7]), (8, [7, 8]), (9, [8, 9]), (10, [9, 10])] {
+        let (property, line, events) = run(&file_access, &trace, event);
+        assert_eq!(property, "accessWhileOpen");
+        assert_eq!(line, event, "the line of event {event}");
+        assert_eq!(events, cited, "at {event}");
+    }
+    // Every read of a run is cited: `read(db)` at every event since the open.
+    let reads = scratch_file(
+        "why-repeats",
+        "reads.qtl",
+        "pred open(f), read(f), close(f)\n\
+         prop closeAfterReads : Forall f . close(f) -> !@(read(f) S open(f))\n",
+    );
+    let trace = scratch_file(
+        "why-repeats",
+        "reads.csv",
+        "open,db\nread,db\nread,db\nread,db\nread,db\nclose,db\n",
+    );
+    let (property, line, events) = run(&reads, &trace, 6);
+    assert_eq!((property, line), ("closeAfterReads".into(), 6.into()));
+    assert_eq!(events, [1, 2, 3, 4, 5, 6]);
+    // With a future operator the last repeat of a run differs from the
+    // others: its next event is another.
+    let next = scratch_file("why-repeats", "next.qtl", "prop next : a -> X b\n");
+    let trace = scratch_file("why-repeats", "next.csv", "a\na\na\na\nb\n");
+    assert_eq!(run(&next, &trace, 3).2, [3]);
+    let out = bin()
+        .arg("why")
+        .arg(&next)
+        .arg(&trace)
+        .args(["--event", "4"])
+        .output()
+        .expect("runs");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("property next not violated at event 4: a\n"),
+        "{text}"
+    );
+    assert!(text.contains("events cited: 5 b\n"), "{text}");
 }

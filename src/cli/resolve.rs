@@ -106,6 +106,8 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
         event_steps: opts.mfotl.event_steps,
         end_of_trace: opts.end_of_trace,
         witness: opts.users.witness,
+        witness_at: None,
+        until: None,
         all_witnesses: if opts.users.all_witnesses {
             usize::try_from(opts.users.max_witnesses).unwrap_or(usize::MAX)
         } else {

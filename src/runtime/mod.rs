@@ -240,10 +240,15 @@ impl Monitor {
 
     /// Turns witnesses on or off for every property (see [`Monitor::witness`]): when
     /// on, [`Monitor::witness`] gives the values that falsify each property
-    /// violated at the last event. Off by default, and then free.
+    /// violated at the last event. Off by default, and then free. Turned
+    /// on, it forgets the last event, so that a repeat of it is evaluated in
+    /// full (not as a no-op) and gets its witness.
     pub fn enable_witnesses(&mut self, on: bool) {
         for p in &mut self.props {
             p.enable_witnesses(on);
+        }
+        if on {
+            self.last_event.clear();
         }
     }
 

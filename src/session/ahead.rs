@@ -42,10 +42,11 @@ struct Batch {
 
 impl Session {
     /// Whether [`Session::run_ahead`] applies to a trace read by `reader`:
-    /// an MFOTL run by time-points on a MonPoly log.
+    /// an MFOTL run by time-points on a MonPoly log, to its end.
     pub(super) fn reads_ahead<R: Read>(&self, reader: &mut TraceReader<R>) -> bool {
         self.typing.is_some()
             && !self.options.event_steps
+            && self.options.until.is_none()
             && reader.detect_format() == Format::MonPoly
     }
 

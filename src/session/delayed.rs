@@ -245,7 +245,7 @@ impl Session {
                 None => out.satisfaction(&violation, step.number - 1, step.ts, &v.tuples),
             }
         } else {
-            let witness = self.options.witness.then_some(&v.witness[..]);
+            let witness = (self.options.witnessed(step.number)).then_some(&v.witness[..]);
             out.violation(&violation, witness)
         };
         if written.is_err() {

@@ -69,7 +69,7 @@ use crate::profile::Profiler;
 use crate::report::EventCounts;
 use crate::runtime::Monitor;
 use crate::syntax::Diagnostic;
-use crate::trace::{Format, TimePoint, TraceReader, timed_by_name};
+use crate::trace::{Format, TraceReader, timed_by_name};
 
 /// The one name of the runtime's step error in the driver.
 pub use crate::runtime::StepError;
@@ -137,7 +137,8 @@ impl Session {
         let spec_timed = plan.props.iter().any(|p| !p.time_bits.is_empty());
         let kept = (options.jobs > 1).then(|| plan.clone());
         let mut monitor = Monitor::new(plan, options.monitor.clone())?;
-        monitor.enable_witnesses(options.witness);
+        let later = options.witness_at.is_some() && monitor.has_future();
+        monitor.enable_witnesses(options.witness || later);
         if options.all_witnesses > 0 {
             monitor.enable_all_witnesses(options.all_witnesses);
         }
@@ -337,6 +338,9 @@ impl Session {
         let mfotl_points = self.typing.is_some() && !self.options.event_steps;
         let mut culprits = false;
         loop {
+            if self.at_end() {
+                break;
+            }
             let next = reader.next_timepoint();
             // An event read after a cancellation may be cut short: not processed.
             if self.cancelled() {
@@ -381,7 +385,10 @@ impl Session {
             }
             self.after_event(out);
             if runs && self.last_ok && self.monitor.repeat_is_noop() {
-                let n = reader.repeats(u64::MAX);
+                let n = match self.repeats_before_end() {
+                    0 => 0,
+                    most => reader.repeats(most),
+                };
                 if n > 0
                     && let Some(event) = reader.last_event()
                     && self.repeats(&event, n, out).is_break()
@@ -393,58 +400,6 @@ impl Session {
         }
         self.format = Some(reader.format());
         self.finish(out)
-    }
-
-    /// The events of `point`, one step each.
-    #[inline]
-    fn events<P: Report + ?Sized>(
-        &mut self,
-        point: &TimePoint<'_>,
-        out: &mut P,
-    ) -> ControlFlow<()> {
-        for event in point.events() {
-            // Up to 8 arguments live on the stack: no allocation per event.
-            let mut few: [&[u8]; 8] = [&[]; 8];
-            let many: Vec<&[u8]>;
-            let mut args: &[&[u8]] = if event.arity() <= few.len() {
-                for (slot, arg) in few.iter_mut().zip(event.args()) {
-                    *slot = arg;
-                }
-                &few[..event.arity()]
-            } else {
-                many = event.args().collect();
-                &many
-            };
-            let typed: Vec<std::borrow::Cow<'_, [u8]>>;
-            let typed_args: Vec<&[u8]>;
-            if let Some(typing) = &self.typing {
-                match typing.read(event.name, args) {
-                    Ok(t) => {
-                        typed = t;
-                        typed_args = typed.iter().map(|a| &**a).collect();
-                        args = &typed_args;
-                    }
-                    Err(misfit) => {
-                        let e = step::misfit(typing, &event, misfit);
-                        if self.skip() {
-                            self.bad.skip(e.line, || e.to_string());
-                            continue;
-                        }
-                        self.error = Some(RunError::Trace(e));
-                        return ControlFlow::Break(());
-                    }
-                }
-            }
-            let step = Step {
-                name: event.name,
-                args,
-                time: event.time,
-                line: event.line,
-                timed: point.timed,
-            };
-            self.step(step, out)?;
-        }
-        ControlFlow::Continue(())
     }
 
     /// Pushes the next event: its name, arguments and time stamp (`None`

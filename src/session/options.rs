@@ -65,6 +65,15 @@ pub struct SessionOptions {
     pub event_steps: bool,
     /// Give each violation a witness (see [`crate::monitor::Monitor::witness`]).
     pub witness: bool,
+    /// Give a witness to the violations at this event (from 1) only, as
+    /// `witness` does to all: no other violation costs a witness search.
+    /// (With a future operator, whose verdicts come later, every violation
+    /// gets one.)
+    pub witness_at: Option<u64>,
+    /// [`Session::run`](super::Session::run) reads the trace up to this
+    /// event (from 1) and no further: the run ends there as at the end of
+    /// the trace.
+    pub until: Option<u64>,
     /// List up to this many falsifying tuples with each violation (0: off).
     pub all_witnesses: usize,
     /// Report MFOTL satisfactions (MonPoly's output) instead of violations.
@@ -104,6 +113,8 @@ impl Default for SessionOptions {
             event_steps: false,
             end_of_trace: None,
             witness: false,
+            witness_at: None,
+            until: None,
             all_witnesses: 0,
             satisfactions: false,
             stop_at_first: false,

@@ -19,6 +19,13 @@ use crate::report::Undecided;
 use crate::trace::{Format, TraceOptions};
 
 impl SessionOptions {
+    /// Whether a violation at event `number` gets a witness (`witness`,
+    /// or `witness_at` that event).
+    #[inline]
+    pub fn witnessed(&self, number: u64) -> bool {
+        self.witness || self.witness_at == Some(number)
+    }
+
     /// Why a run with these options takes the sequential engine whatever
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
     /// witnesses (a slice may blame another value than the sequential run
@@ -29,8 +36,10 @@ impl SessionOptions {
     /// with future operators (which stops where the sequential run decides
     /// its first violating step) take it too.
     pub fn sequential_only(&self) -> Option<&'static str> {
-        if self.witness || self.all_witnesses > 0 {
+        if self.witness || self.witness_at.is_some() || self.all_witnesses > 0 {
             Some("witnesses")
+        } else if self.until.is_some() {
+            Some("reading up to an event")
         } else if self.satisfactions {
             Some("satisfactions")
         } else if self.strict {

@@ -62,6 +62,28 @@ pub trait Report {
         let _ = (events, bytes_read);
     }
 
+    /// Called after each event that [`Session::run`](super::Session::run)
+    /// steps on its own (not one of a time-point of several events stepped
+    /// at once), with its name, arguments, time stamp (`None` in an untimed
+    /// trace) and line: for a caller that keeps the events, as `hindsight
+    /// why` does.
+    #[inline]
+    fn stepped(&mut self, name: &[u8], args: &[&[u8]], time: Option<u64>, line: u64) {
+        let _ = (name, args, time, line);
+    }
+
+    /// Called after `n` repeats of the last event [`Report::stepped`] (the
+    /// same record on the `n` lines after it) are taken at once: the
+    /// monitor was at a fixed point for it with no time bound (see
+    /// [`Monitor::repeat_is_noop`](crate::runtime::Monitor::repeat_is_noop)),
+    /// so that no repeat changes anything, and the truth of every
+    /// subformula, under any values, is at each repeat what it was at the
+    /// last event.
+    #[inline]
+    fn repeated(&mut self, n: u64) {
+        let _ = n;
+    }
+
     /// Called once when no more events come, before the warnings, errors
     /// and summary of the end of the run.
     fn end(&mut self) {}

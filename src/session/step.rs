@@ -1,12 +1,14 @@
 //! One step of the session: an event stepped, counted and its violations
-//! reported, or a run of repeats of the last event stepped at once.
+//! reported, or a run of repeats of the last event stepped at once; the
+//! events of a time-point one step each; where a run that reads up to an
+//! event ends.
 
 use std::ops::ControlFlow;
 
 use super::read::FirstEvents;
 use super::{Report, RunError, Session, StepError, names};
 use crate::report::Violation;
-use crate::trace::{TraceError, TraceErrorKind};
+use crate::trace::{TimePoint, TraceError, TraceErrorKind};
 
 /// An event as the session steps it.
 #[derive(Clone, Copy)]
@@ -56,6 +58,7 @@ impl Session {
             // No verdict to report: the whole run at once.
             self.monitor.step_repeats(n);
             self.counts.add_n(event.name, n);
+            out.repeated(n);
             return ControlFlow::Continue(());
         }
         let args: Vec<&[u8]> = event.args().collect();
@@ -63,6 +66,7 @@ impl Session {
         for k in 1..=n {
             self.monitor.step_repeats(1);
             self.counts.add_n(event.name, 1);
+            out.repeated(1);
             let step = Step {
                 name: event.name,
                 args: &args,
@@ -75,6 +79,105 @@ impl Session {
             self.report_violated(out, &step, number, ts, true)?;
         }
         ControlFlow::Continue(())
+    }
+
+    /// The events of `point`, one step each.
+    #[inline]
+    pub(super) fn events<P: Report + ?Sized>(
+        &mut self,
+        point: &TimePoint<'_>,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        for event in point.events() {
+            if self.at_end() {
+                return ControlFlow::Break(());
+            }
+            // Up to 8 arguments live on the stack: no allocation per event.
+            let mut few: [&[u8]; 8] = [&[]; 8];
+            let many: Vec<&[u8]>;
+            let mut args: &[&[u8]] = if event.arity() <= few.len() {
+                for (slot, arg) in few.iter_mut().zip(event.args()) {
+                    *slot = arg;
+                }
+                &few[..event.arity()]
+            } else {
+                many = event.args().collect();
+                &many
+            };
+            let typed: Vec<std::borrow::Cow<'_, [u8]>>;
+            let typed_args: Vec<&[u8]>;
+            if let Some(typing) = &self.typing {
+                match typing.read(event.name, args) {
+                    Ok(t) => {
+                        typed = t;
+                        typed_args = typed.iter().map(|a| &**a).collect();
+                        args = &typed_args;
+                    }
+                    Err(misfit) => {
+                        let e = self::misfit(typing, &event, misfit);
+                        if self.skip() {
+                            self.bad.skip(e.line, || e.to_string());
+                            continue;
+                        }
+                        self.error = Some(RunError::Trace(e));
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            let step = Step {
+                name: event.name,
+                args,
+                time: event.time,
+                line: event.line,
+                timed: point.timed,
+            };
+            self.before_step();
+            self.step(step, out)?;
+            if self.last_ok {
+                let time = point.timed.then_some(event.time);
+                out.stepped(event.name, args, time, event.line);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Whether the run has read as far as [`SessionOptions::until`].
+    #[inline(always)]
+    pub(super) fn at_end(&self) -> bool {
+        self.options
+            .until
+            .is_some_and(|u| self.monitor.events() >= u)
+    }
+
+    /// The most repeats of the last event that may be taken at once: up
+    /// to [`SessionOptions::until`], and short of
+    /// [`SessionOptions::witness_at`] (whose event is stepped on its own
+    /// to find its witness).
+    pub(super) fn repeats_before_end(&self) -> u64 {
+        let events = self.monitor.events();
+        let mut most = u64::MAX;
+        if let Some(u) = self.options.until {
+            most = most.min(u.saturating_sub(events));
+        }
+        if let Some(w) = self.options.witness_at
+            && w > events
+        {
+            most = most.min(w - events - 1);
+        }
+        most
+    }
+
+    /// Before a step: witnesses on for the event of
+    /// [`SessionOptions::witness_at`].
+    #[inline(always)]
+    pub(super) fn before_step(&mut self) {
+        if let Some(w) = self.options.witness_at
+            && w == self.monitor.events() + 1
+            && !self.options.witness
+            && !self.monitor.has_future()
+        {
+            self.monitor.enable_witnesses(true);
+        }
     }
 
     /// One event: steps the monitor, counts it, reports its violations.
@@ -185,7 +288,7 @@ impl Session {
                 None => out.satisfaction(&v, number - 1, ts, tuples),
             }
         } else {
-            let witness = self.options.witness.then(|| monitor.witness(property));
+            let witness = (self.options.witnessed(number)).then(|| monitor.witness(property));
             out.violation(&v, witness.as_deref())
         };
         if written.is_err() {

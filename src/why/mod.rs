@@ -19,7 +19,9 @@ pub mod proof;
 pub mod quant;
 pub mod render;
 pub mod seen;
+mod since;
 mod temporal;
+mod terms;
 #[cfg(test)]
 mod tests;
 pub mod truth;
@@ -157,9 +159,9 @@ pub enum WhyError {
     NoProperty(String, Vec<String>),
     /// Bad values for `--assign`.
     Assign(String),
-    /// The property computes (aggregations, arithmetic, `LET`), which
-    /// explanations do not cover yet.
-    Unsupported(String),
+    /// The property computes values (an aggregation or an assignment,
+    /// written as the second field), which explanations do not cover yet.
+    Unsupported(String, String),
     /// The explanation's evaluation disagrees with the monitor (a bug).
     Disagree {
         /// The property.
@@ -191,10 +193,10 @@ impl std::fmt::Display for WhyError {
                 )
             }
             WhyError::Assign(e) => write!(f, "{e}"),
-            WhyError::Unsupported(p) => write!(
+            WhyError::Unsupported(p, what) => write!(
                 f,
-                "property {p} computes (an aggregation, arithmetic or LET): hindsight why \
-                 does not explain computations yet"
+                "property {p} computes values (`{what}`): hindsight why does not explain \
+                 aggregations and assignments yet"
             ),
             WhyError::Disagree { property, event } => write!(
                 f,
@@ -210,12 +212,20 @@ impl std::error::Error for WhyError {}
 /// A witness as the monitor names it.
 type Witness = Vec<(String, WitnessValue)>;
 
-/// What the monitor told during the replay.
-#[derive(Default)]
+/// What the monitor told during the replay, and the events it stepped.
 struct Found {
-    /// `(property, event, witness)` of each violation.
-    violations: Vec<(usize, u64, Witness)>,
+    /// The index in the specification of each property monitored.
+    index: Vec<usize>,
+    /// The event explained: only its violations are kept.
+    event: u64,
+    /// `(property, witness)` of each violation at the event.
+    violations: Vec<(usize, Witness)>,
     error: Option<RunError>,
+    events: Events,
+    /// Whether repeats taken at once are kept as steps of their own (with
+    /// a future operator, whose value at the last repeat of a run depends
+    /// on the next event).
+    expand: bool,
 }
 
 impl Report for Found {
@@ -224,38 +234,61 @@ impl Report for Found {
         v: &Violation<'_>,
         witness: Option<&[(String, WitnessValue)]>,
     ) -> io::Result<()> {
-        self.violations.push((
-            v.property,
-            v.event,
-            witness.map(<[_]>::to_vec).unwrap_or_default(),
-        ));
+        if v.event == self.event {
+            let p = self.index.get(v.property).copied().unwrap_or_default();
+            self.violations
+                .push((p, witness.map(<[_]>::to_vec).unwrap_or_default()));
+        }
         Ok(())
     }
 
     fn error(&mut self, error: &RunError) {
         self.error = Some(error.clone());
     }
+
+    #[inline]
+    fn stepped(&mut self, name: &[u8], args: &[&[u8]], time: Option<u64>, line: u64) {
+        let events = &mut self.events;
+        events.push(name, args, time.unwrap_or(0), time.is_none(), line);
+    }
+
+    fn repeated(&mut self, n: u64) {
+        if self.expand {
+            self.events.push_repeats(n);
+        } else {
+            self.events.repeat(n);
+        }
+    }
 }
 
-/// Whether a property has a future operator (its verdicts may wait for
-/// later events: the trace is then read to its end).
-/// Whether property `prop` computes: an aggregation, arithmetic or `LET`,
-/// which explanations do not cover.
-fn unexplained(checked: &Checked, prop: usize) -> bool {
+/// The first subformula of property `prop` that computes new values (an
+/// aggregation, or an equality that may assign its variable side:
+/// `n = m - 1`), which explanations do not cover. (A comparison of
+/// arithmetic terms that filters values is explained by its values; a
+/// `LET` is expanded by the checker, and what it names is explained in its
+/// place.)
+fn unexplained(checked: &Checked, prop: usize) -> Option<FormId> {
     let p = &checked.props[prop];
     let mut stack: Vec<FormId> = std::iter::once(p.body)
         .chain(p.rules.iter().map(|r| r.body))
         .collect();
     while let Some(f) = stack.pop() {
         let form = checked.arena.form(f);
-        if matches!(form, Form::Rel { .. } | Form::Agg(..) | Form::Let(..)) {
-            return true;
+        let lone =
+            |e: &crate::syntax::Expr| matches!(e.items.as_slice(), [crate::syntax::Item::Var(_)]);
+        let assigns = matches!(form, Form::Rel { op: crate::syntax::RelOp::Eq, left, right }
+            if lone(left) || lone(right));
+        if assigns || matches!(form, Form::Agg(..) | Form::Let(..)) {
+            return Some(f);
         }
-        stack.extend(form.children());
+        // Leftmost first.
+        stack.extend(form.children().collect::<Vec<_>>().into_iter().rev());
     }
-    false
+    None
 }
 
+/// Whether a property has a future operator (its verdicts may wait for
+/// later events: the trace is then read to its end).
 fn has_future(checked: &Checked, prop: usize) -> bool {
     let p = &checked.props[prop];
     let mut stack: Vec<FormId> = std::iter::once(p.body)
@@ -295,11 +328,30 @@ pub fn replay(
         ),
     };
     let asked = (0..names.len()).filter(|&p| chosen.is_none_or(|c| c == p));
-    if let Some(p) = asked.into_iter().find(|&p| unexplained(&checked, p)) {
-        return Err(WhyError::Unsupported(names[p].clone()));
+    if let Some((p, f)) = asked
+        .into_iter()
+        .find_map(|p| unexplained(&checked, p).map(|f| (p, f)))
+    {
+        let what = checked.arena.show(f);
+        return Err(WhyError::Unsupported(names[p].clone(), what));
     }
+    // Only the properties asked for are monitored (as `run --prop` does).
+    let (mut plan, _, decimals) = crate::plan::compile_source_timed(text, decimals)
+        .map_err(|e| WhyError::Spec(e.errors().to_vec()))?;
+    plan.props
+        .retain(|q| chosen.is_none_or(|c| names[c] == q.name));
+    let index: Vec<usize> = (plan.props.iter())
+        .map(|q| names.iter().position(|n| *n == q.name).unwrap_or_default())
+        .collect();
+    let future = index.iter().any(|&p| has_future(&checked, p));
+    let n = options.event;
+    // The run reads the trace as `hindsight run` does (runs of repeated
+    // records at once), up to the event (to the end with a future
+    // operator), with the witness of the event's violations only.
     let session_options = SessionOptions {
-        witness: true,
+        witness: false,
+        witness_at: Some(n),
+        until: (!future).then_some(n),
         all_witnesses: 0,
         satisfactions: false,
         stop_at_first: false,
@@ -307,41 +359,27 @@ pub fn replay(
         time_decimals: decimals,
         ..options.session.clone()
     };
-    let mut session =
-        Session::from_source(text, session_options).map_err(|e| WhyError::Run(e.to_string()))?;
-    let future = (0..checked.props.len()).any(|p| has_future(&checked, p));
-    let n = options.event;
-    let mut events = Events::new();
-    let mut found = Found::default();
-    let mut reader = session.trace_reader(input);
-    let mut stopped = false;
-    while future || (events.len() as u64) < n {
-        let point = match reader.next_timepoint() {
-            Ok(Some(p)) => p,
-            Ok(None) => break,
-            Err(e) => return Err(WhyError::Run(e.to_string())),
-        };
-        for e in point.events() {
-            let args: Vec<&[u8]> = e.args().collect();
-            events.push(e.name, &args, e.time, !point.timed, e.line);
-            let time = point.timed.then_some(e.time);
-            if session.push(e.name, &args, time, &mut found).is_break() {
-                stopped = true;
-                break;
-            }
-            if !future && events.len() as u64 >= n {
-                break;
-            }
-        }
-        if stopped {
-            break;
-        }
+    let mut session = Session::from_plan(plan, text, session_options)
+        .map_err(|e| WhyError::Run(e.to_string()))?;
+    if let Some(c) = &options.cancel {
+        session.set_cancel(c.clone());
     }
-    drop(reader);
-    let outcome = session.finish(&mut found);
+    let mut found = Found {
+        index,
+        event: n,
+        violations: Vec::new(),
+        error: None,
+        events: Events::new(),
+        expand: future,
+    };
+    let outcome = session.run(input, &mut found);
     if let Some(e) = outcome.error.as_ref().or(found.error.as_ref()) {
         return Err(WhyError::Run(e.to_string()));
     }
+    if outcome.verdict == crate::session::Verdict::Interrupted {
+        return Err(WhyError::Run("cancelled before the event was read".into()));
+    }
+    let mut events = std::mem::take(&mut found.events);
     if (events.len() as u64) < n || n == 0 {
         return Err(WhyError::NoEvent {
             asked: n,
@@ -353,7 +391,7 @@ pub fn replay(
         Some(p) => vec![p],
         None => {
             let violated: Vec<usize> = (0..names.len())
-                .filter(|&p| found.violations.iter().any(|v| v.0 == p && v.1 == n))
+                .filter(|&p| found.violations.iter().any(|v| v.0 == p))
                 .collect();
             if violated.is_empty() {
                 (0..names.len()).collect()
@@ -368,8 +406,8 @@ pub fn replay(
             let witness = found
                 .violations
                 .iter()
-                .find(|v| v.0 == p && v.1 == n)
-                .map(|v| v.2.clone());
+                .find(|v| v.0 == p)
+                .map(|v| v.1.clone());
             explain(&checked, p, &events, &consts, n as usize, witness, options)
         })
         .collect()

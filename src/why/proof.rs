@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use super::events::{FRESH, ValueId};
 use super::truth::{Binder, Citing, Ctx, Env, STATEMENT, Truth, lookup};
-use crate::syntax::{BinOp, Form, FormId, Quant, TimeBound};
+use crate::syntax::{BinOp, Expr, Form, FormId, Quant, TimeBound};
 
 /// One node of a proof.
 #[derive(Clone, Debug)]
@@ -199,10 +199,11 @@ impl<'t, 'a> Prover<'t, 'a> {
         let form = self.truth.arena().form(id).clone();
         match form {
             Form::True | Form::False => node.reason = "a constant".into(),
-            // Refused before any proof (see `unexplained`).
-            Form::Rel { .. } | Form::Agg(..) | Form::Let(..) => {
-                node.reason = "not explained: a computation".into()
+            Form::Rel { left, right, .. } => {
+                node.reason = self.rel_reason(&env, &left, &right, holds);
             }
+            // Refused before any proof (see `unexplained`).
+            Form::Agg(..) | Form::Let(..) => node.reason = "not explained: a computation".into(),
             Form::Call { name, args } => {
                 if let Some(k) = self.truth.rule(&name.name) {
                     let inner = self.truth.rule_env(k, &args, &env);
@@ -300,6 +301,43 @@ impl<'t, 'a> Prover<'t, 'a> {
         } else {
             format!("no value seen by event {i} for {}", unseen.join(", "))
         }
+    }
+
+    /// Why a comparison of arithmetic terms has its value: the values of
+    /// its computed sides (its variables are written as their values).
+    fn rel_reason(&self, env: &Env, left: &Expr, right: &Expr, holds: bool) -> String {
+        let mut sides = Vec::new();
+        for e in [left, right] {
+            if e.items.len() > 1 {
+                let shown = self.show_expr(env, e);
+                sides.push(match self.truth.expr_value(env, e) {
+                    Some(v) => format!("`{shown}` is {}", String::from_utf8_lossy(&v)),
+                    None => format!("`{shown}` has no value"),
+                });
+            }
+        }
+        let verdict = if holds {
+            "the values compare so"
+        } else {
+            "the values do not compare so"
+        };
+        if sides.is_empty() {
+            verdict.into()
+        } else {
+            format!("{}: {verdict}", sides.join(", "))
+        }
+    }
+
+    /// An arithmetic term with the variables of `env` written as their values.
+    fn show_expr(&self, env: &Env, e: &Expr) -> String {
+        e.map_vars(|v| match lookup(env, &v.name) {
+            Some(b) => crate::syntax::Term::Var(crate::syntax::Ident {
+                name: self.show_value(b.value),
+                span: v.span,
+            }),
+            None => crate::syntax::Term::Var(v.clone()),
+        })
+        .show(true)
     }
 
     pub(super) fn value(&mut self, node: &Proof, id: FormId, i: usize) -> bool {

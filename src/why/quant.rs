@@ -147,8 +147,9 @@ impl Truth<'_> {
         inner
     }
 
-    /// The quantifier's value at event `i`, as a series step.
-    pub(super) fn quant_step(&mut self, q: &mut QuantOp, i: usize) -> bool {
+    /// The quantifier's value at step `r`, as a series step.
+    pub(super) fn quant_step(&mut self, q: &mut QuantOp, r: usize) -> bool {
+        let i = self.events.first_event(r);
         let Form::Quant(quant, _, body) = self.arena.form(q.id) else {
             return false;
         };
@@ -165,7 +166,7 @@ impl Truth<'_> {
                     k
                 }
             };
-            if self.value(&kid, i) == exists {
+            if self.value_step(&kid, r) == exists {
                 return exists;
             }
         }

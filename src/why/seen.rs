@@ -37,9 +37,9 @@ impl Truth<'_> {
             }
             let mut taken = HashSet::new();
             let mut domain = Vec::new();
-            for i in 1..=self.events.len() {
-                let n = self.events.name(i);
-                for (p, &a) in self.events.args(i).iter().enumerate() {
+            for r in 1..=self.events.steps() {
+                let n = self.events.step_name(r);
+                for (p, &a) in self.events.step_args(r).iter().enumerate() {
                     if places.contains(&(n, p)) && taken.insert(a) {
                         domain.push(a);
                     }
@@ -119,12 +119,13 @@ impl Truth<'_> {
         let mut first = HashMap::new();
         let mut order = Vec::new();
         if !atoms.is_empty() {
-            for i in 1..=self.events.len() {
+            // A value is first seen at a step's event, never at a repeat.
+            for r in 1..=self.events.steps() {
                 for (n, pats) in &atoms {
-                    if let Some(v) = self.bind_atom(*n, pats, x, i)
+                    if let Some(v) = self.bind_atom(*n, pats, x, r)
                         && !first.contains_key(&v)
                     {
-                        first.insert(v, i);
+                        first.insert(v, self.events.first_event(r));
                         order.push(v);
                     }
                 }
@@ -134,12 +135,12 @@ impl Truth<'_> {
         self.seen_order.insert(binder, order);
     }
 
-    /// The value that the atom `n(pats)` binds to `x` at event `i`, if it
-    /// matches the event (a repeated variable must get equal values).
-    fn bind_atom(&self, n: ValueId, pats: &[Pat], x: &str, i: usize) -> Option<ValueId> {
+    /// The value that the atom `n(pats)` binds to `x` at step `r`, if it
+    /// matches its event (a repeated variable must get equal values).
+    fn bind_atom(&self, n: ValueId, pats: &[Pat], x: &str, r: usize) -> Option<ValueId> {
         let ev = self.events;
-        let args = ev.args(i);
-        if ev.name(i) != n || args.len() != pats.len() {
+        let args = ev.step_args(r);
+        if ev.step_name(r) != n || args.len() != pats.len() {
             return None;
         }
         let mut out = None;

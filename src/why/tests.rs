@@ -98,3 +98,15 @@ fn a_rule_that_no_event_makes_false_cites_nothing_when_false() {
     assert!(!c.may_cite(&checked.arena, rule, false));
     assert!(c.may_cite(&checked.arena, checked.props[0].body, false));
 }
+
+#[test]
+fn a_cancelled_replay_says_so() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let options = super::WhyOptions {
+        event: 2,
+        cancel: Some(flag),
+        ..super::WhyOptions::default()
+    };
+    let e = super::replay("prop p : a -> @b", &b"b\na\n"[..], &options).expect_err("cancelled");
+    assert_eq!(e.to_string(), "cancelled before the event was read");
+}

@@ -7,8 +7,10 @@
 //! monitor computes `now` from `pre` (the DejaVu recurrences), but on
 //! explicit values instead of BDDs: `φ S ψ` at `i` is `ψ(i) | φ(i) & S(i-1)`,
 //! a timed operator keeps the window of events that can still satisfy it,
-//! a rule call is its body under the call's values. Event atoms and
-//! comparisons are read off the event directly. The semantics are those of
+//! a rule call is its body under the call's values; a series has one value
+//! per step of [`Events`] (an event and the repeats taken at once with it).
+//! Event atoms and comparisons are read off the event directly, and a
+//! comparison of arithmetic terms off its values. The semantics are those of
 //! docs/LANGUAGE.md: `Exists`/`Forall` range over the values of the trace
 //! and one fresh value standing for all others; `exists`/`forall` and
 //! comparisons use the values seen for the variable, those that the event
@@ -73,14 +75,14 @@ pub enum Kid {
 
 /// `φ S ψ` and the operators made of it, with their operands possibly negated.
 #[derive(Clone, Debug)]
-struct SinceOp {
-    bound: Option<TimeBound>,
-    phi: Option<(Kid, bool)>,
-    psi: (Kid, bool),
+pub(super) struct SinceOp {
+    pub(super) bound: Option<TimeBound>,
+    pub(super) phi: Option<(Kid, bool)>,
+    pub(super) psi: (Kid, bool),
     /// `Z`: ψ at an earlier event only.
-    strict: bool,
+    pub(super) strict: bool,
     /// The result negated (`H φ` is `!P !φ`).
-    negate: bool,
+    pub(super) negate: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -98,15 +100,16 @@ enum Op {
 }
 
 #[derive(Debug)]
-struct Series {
+pub(super) struct Series {
     op: Op,
+    /// Its value per step (see [`Events`]): at each event of the step.
     bits: Vec<u64>,
-    /// Events `1..=done` are computed.
+    /// Steps `1..=done` are computed.
     done: usize,
     /// The last value of an untimed since, before any negation.
-    last: bool,
-    /// Timed operators: the candidate events, oldest first.
-    window: VecDeque<usize>,
+    pub(super) last: bool,
+    /// Timed operators: the candidate steps, oldest first.
+    pub(super) window: VecDeque<usize>,
 }
 
 /// A pattern of an atom's argument for the seen sets.
@@ -128,7 +131,7 @@ pub struct Truth<'a> {
     pub(super) rules: HashMap<&'a str, usize>,
     pub(super) free: HashMap<FormId, Vec<String>>,
     pub(super) consts: HashMap<String, ValueId>,
-    series: Vec<Series>,
+    pub(super) series: Vec<Series>,
     index: HashMap<SeriesKey, usize>,
     /// Per binder: the first event at which each value is seen.
     pub(super) seen: HashMap<Binder, HashMap<ValueId, usize>>,
@@ -269,6 +272,9 @@ impl<'a> Truth<'a> {
                     vars.insert(v.name.clone());
                 }
             }
+            Form::Rel { left, right, .. } => {
+                vars.extend(left.vars().chain(right.vars()).map(|v| v.name.clone()));
+            }
             Form::Quant(_, x, body) => {
                 let body = *body;
                 vars.extend(stacker::maybe_grow(64 * 1024, 1 << 20, || {
@@ -319,6 +325,15 @@ impl<'a> Truth<'a> {
                 let name = self.events.id(name.name.as_bytes()).unwrap_or(FRESH);
                 let values = args.iter().map(|a| self.term(env, a)).collect();
                 return Kid::Atom(name, values);
+            }
+            Form::Rel { op, left, right } => {
+                // A comparison of arithmetic terms filters the values of the
+                // formula it constrains: it holds of the values or not.
+                let holds = match (self.expr_value(env, left), self.expr_value(env, right)) {
+                    (Some(a), Some(b)) => crate::value::relop_holds(*op, &a, &b),
+                    _ => false,
+                };
+                return Kid::Const(holds);
             }
             Form::Cmp { op, left, right } => {
                 let mut need = Vec::new();
@@ -414,7 +429,8 @@ impl<'a> Truth<'a> {
             }
             Form::Quant(..) => Op::Quant(QuantOp::new(ctx, id, env)),
             Form::True | Form::False | Form::Call { .. } | Form::Cmp { .. } => Op::Pending,
-            // Refused before any proof (see `unexplained`).
+            // Answered by `kid` (a comparison of terms), or refused before
+            // any proof (see `unexplained`).
             Form::Rel { .. } | Form::Agg(..) | Form::Let(..) => Op::Pending,
         }
     }
@@ -425,21 +441,42 @@ impl<'a> Truth<'a> {
             return false;
         }
         match kid {
-            Kid::Const(b) => *b,
-            Kid::Atom(n, args) => self.events.name(i) == *n && self.events.args(i) == &args[..],
             Kid::Cmp(holds, need) => {
                 *holds
                     && need
                         .iter()
                         .all(|&(b, v)| self.first_seen(b, v).is_some_and(|f| f <= i))
             }
+            _ => {
+                let r = self.events.step_of(i);
+                self.value_step(kid, r)
+            }
+        }
+    }
+
+    /// The value of `kid` at step `r` (from 1): at each of its events.
+    pub(super) fn value_step(&mut self, kid: &Kid, r: usize) -> bool {
+        match kid {
+            Kid::Const(b) => *b,
+            Kid::Atom(n, args) => {
+                // Compared field by field: a call of `memcmp` costs more
+                // than the one or two fields of an event.
+                let have = self.events.step_args(r);
+                self.events.step_name(r) == *n
+                    && have.len() == args.len()
+                    && have.iter().zip(args).all(|(a, b)| a == b)
+            }
+            Kid::Cmp(..) => {
+                let i = self.events.first_event(r);
+                self.value(kid, i)
+            }
             Kid::Series(s) => {
                 let s = *s;
-                if self.series[s].done < i {
-                    stacker::maybe_grow(64 * 1024, 1 << 20, || self.extend(s, i));
+                if self.series[s].done < r {
+                    stacker::maybe_grow(64 * 1024, 1 << 20, || self.extend(s, r));
                 }
                 let bits = &self.series[s].bits;
-                bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+                bits.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
             }
         }
     }
@@ -451,24 +488,32 @@ impl<'a> Truth<'a> {
         }
     }
 
-    /// Computes series `s` up to event `to`.
+    /// [`Truth::lit`] at step `r`.
+    pub(super) fn lit_step(&mut self, lit: &Option<(Kid, bool)>, r: usize) -> bool {
+        match lit {
+            None => true,
+            Some((k, neg)) => self.value_step(k, r) != *neg,
+        }
+    }
+
+    /// Computes series `s` up to step `to`.
     fn extend(&mut self, s: usize, to: usize) {
         let mut op = std::mem::replace(&mut self.series[s].op, Op::Pending);
         while self.series[s].done < to {
-            let i = self.series[s].done + 1;
-            if i.is_multiple_of(1024) && self.cancelled() {
+            let r = self.series[s].done + 1;
+            if r.is_multiple_of(1024) && self.cancelled() {
                 self.series[s].done = to;
                 break;
             }
-            let v = self.step(s, &mut op, i);
+            let v = self.step(s, &mut op, r);
             let series = &mut self.series[s];
-            if series.bits.len() <= i / 64 {
-                series.bits.resize(i / 64 + 1, 0);
+            if series.bits.len() <= r / 64 {
+                series.bits.resize(r / 64 + 1, 0);
             }
             if v {
-                series.bits[i / 64] |= 1 << (i % 64);
+                series.bits[r / 64] |= 1 << (r % 64);
             }
-            series.done = i;
+            series.done = r;
         }
         self.series[s].op = op;
     }
@@ -483,13 +528,16 @@ impl<'a> Truth<'a> {
         bound.is_none_or(|b| b.contains(self.events.clock(i) - self.events.clock(j)))
     }
 
-    fn step(&mut self, s: usize, op: &mut Op, i: usize) -> bool {
+    /// The value of series `s` (its operator `op`) at step `r`: at the
+    /// step's first event, and so at each of its repeats.
+    fn step(&mut self, s: usize, op: &mut Op, r: usize) -> bool {
+        let i = self.events.first_event(r);
         match op {
             Op::Pending => false,
-            Op::Not(a) => !self.value(a, i),
+            Op::Not(a) => !self.value_step(a, r),
             Op::Bin(op, a, b) => {
-                let a = self.value(a, i);
-                let b = self.value(b, i);
+                let a = self.value_step(a, r);
+                let b = self.value_step(b, r);
                 match op {
                     BinOp::And => a && b,
                     BinOp::Or => a || b,
@@ -497,8 +545,9 @@ impl<'a> Truth<'a> {
                     BinOp::Iff => a == b,
                 }
             }
-            Op::Prev(t, a) => i > 1 && self.within(*t, i - 1, i) && self.value(a, i - 1),
-            Op::Since(op) => self.since_step(s, op, i),
+            // The event before the step's first is its previous step's last.
+            Op::Prev(t, a) => r > 1 && self.within(*t, i - 1, i) && self.value_step(a, r - 1),
+            Op::Since(op) => self.since_step(s, op, r),
             Op::Next(t, a) => {
                 i < self.events.len() && self.within(*t, i, i + 1) && self.value(a, i + 1)
             }
@@ -519,53 +568,7 @@ impl<'a> Truth<'a> {
                 }
                 found != *negate
             }
-            Op::Quant(q) => self.quant_step(q, i),
-        }
-    }
-
-    fn since_step(&mut self, s: usize, op: &SinceOp, i: usize) -> bool {
-        let phi = self.lit(&op.phi, i);
-        let psi = self.lit(&Some(op.psi.clone()), i);
-        let v = match op.bound {
-            None if !op.strict => {
-                let raw = psi || (phi && self.series[s].last);
-                self.series[s].last = raw;
-                raw
-            }
-            bound => {
-                let bound = bound.unwrap_or(TimeBound { lo: 0, hi: None });
-                if !phi {
-                    self.series[s].window.clear();
-                }
-                if !op.strict && psi {
-                    self.push_window(s, bound, i);
-                }
-                let clock = self.events.clock(i);
-                let window = &mut self.series[s].window;
-                if let Some(h) = bound.hi {
-                    while window
-                        .front()
-                        .is_some_and(|&j| clock - self.events.clock(j) > h)
-                    {
-                        window.pop_front();
-                    }
-                }
-                let v = (window.front()).is_some_and(|&j| clock - self.events.clock(j) >= bound.lo);
-                if op.strict && psi {
-                    self.push_window(s, bound, i);
-                }
-                v
-            }
-        };
-        v != op.negate
-    }
-
-    /// Adds event `i` to the window of series `s`; without an upper bound
-    /// only the oldest candidate matters.
-    fn push_window(&mut self, s: usize, bound: TimeBound, i: usize) {
-        let window = &mut self.series[s].window;
-        if bound.hi.is_some() || window.is_empty() {
-            window.push_back(i);
+            Op::Quant(q) => self.quant_step(q, r),
         }
     }
 }
