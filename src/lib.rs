@@ -85,9 +85,6 @@ internal! {
     runtime;
     syntax;
     value;
-    // Four items are unused outside it (`Events::is_empty`, `Explanation::index`,
-    // `cited`, `Truth::root`): left to the work on `why` under way.
-    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     why;
 }
 #[cfg(feature = "cli")]

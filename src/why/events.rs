@@ -142,7 +142,8 @@ impl Events {
         self.len
     }
 
-    /// Whether there is no event.
+    /// Whether there is no event (for library callers: `internals`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -121,8 +121,6 @@ impl Node {
 pub struct Explanation {
     /// The property's name.
     pub property: String,
-    /// Its index in the specification.
-    pub index: usize,
     /// The event (from 1), its trace line and time stamp (timed traces).
     pub event: u64,
     /// The trace line where the event starts.
@@ -526,7 +524,6 @@ pub fn explain(
         .collect();
     Ok(Explanation {
         property: name,
-        index: prop,
         event: n as u64,
         line: events.line(n),
         event_text: events.show(n),

@@ -42,18 +42,6 @@ pub struct Proof {
 }
 
 impl Proof {
-    /// Every event the proof cites, sorted, once each.
-    pub fn cited(&self) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut stack = vec![self];
-        while let Some(p) = stack.pop() {
-            out.extend(&p.cites);
-            stack.extend(&p.children);
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
 
     /// Whether the proof cites an event.
     pub(super) fn cites_any(&self) -> bool {

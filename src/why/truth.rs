@@ -197,13 +197,6 @@ impl<'a> Truth<'a> {
         self.rules.get(name).copied()
     }
 
-    /// The root formula of a context.
-    pub fn root(&self, ctx: Ctx) -> FormId {
-        match ctx {
-            STATEMENT => self.prop.body,
-            k => self.prop.rules[k - 1].body,
-        }
-    }
 
     /// The value of a term under `env` (a constant's interned id).
     pub fn term(&self, env: &Env, t: &Term) -> ValueId {
