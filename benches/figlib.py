@@ -184,10 +184,15 @@ def rustflags():
     return "; ".join(found) if found else "none (no RUSTFLAGS, no rustflags in any .cargo/config)"
 
 
-def header(argv, binary, built, load_before, load_after, started):
-    commit = sh(["git", "rev-parse", "--short=10", "HEAD"])
-    dirty = "dirty (uncommitted changes)" if sh(["git", "status", "--porcelain",
-                                                   "--untracked-files=no"]) else "clean"
+def commit():
+    """The commit checked out, and whether the tree has uncommitted changes."""
+    dirty = sh(["git", "status", "--porcelain", "--untracked-files=no"])
+    return (sh(["git", "rev-parse", "--short=10", "HEAD"]),
+            "dirty (uncommitted changes)" if dirty else "clean")
+
+
+def header(argv, binary, built, load_before, load_after, started, source):
+    commit, dirty = source
     how = ("`cargo build --release` by this script, default features (`cli`)"
            if built else f"`--bin {binary}` (not built by this script: its flags are unknown)")
     return "\n".join([

@@ -40,7 +40,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fmsd as fmsd_script  # noqa: E402  (its property list and reference parser)
 import table1 as table1_script  # noqa: E402  (its traces, rows and reference parser)
-from figlib import (SHARED, ROOT, WrongVerdict, build, callgrind, header, instr,  # noqa: E402
+from figlib import (SHARED, ROOT, WrongVerdict, build, commit, header, instr,  # noqa: E402
                     instructions, load, log, mb, measure, ratio, secs, table)
 
 FMSD = os.path.join(SHARED, "fmsd")
@@ -366,7 +366,7 @@ def main():
     if ctx.no_instructions:
         ctx.callgrind_jobs = 0
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-    load_before = load()
+    load_before, source = load(), commit()
     built = ctx.bin is None
     ctx.bin = os.path.abspath(ctx.bin) if ctx.bin else build(
         ["read_trace"] if "readers" in only else [])
@@ -388,7 +388,7 @@ def main():
         if not ctx.keep:
             shutil.rmtree(ctx.tmp, ignore_errors=True)
     argv = sys.argv[1:]
-    print(header(argv, ctx.bin, built, load_before, load(), started))
+    print(header(argv, ctx.bin, built, load_before, load(), started, source))
     for section in out:
         print("\n" + section)
 
