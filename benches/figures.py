@@ -124,7 +124,7 @@ def fmsd(ctx):
             rat = f"{floor}{ratio(r / t.best)} ({floor}{ratio(r / t.median)})" if r else "-"
             met = yes(r / t.best >= target and t.rss <= RSS_TARGET_KB) if r else "-"
             rows.append([p, mode, secs(t.best), secs(t.median), mb(t.rss), None, f"{at:,}",
-                         f"{r:.3f} s" if r else "-", rat, f"≥ {target}x, ≤ 40 MB", met])
+                         f"{floor}{r:.3f} s" if r else "-", rat, f"≥ {target}x, ≤ 40 MB", met])
     for row, n in zip(rows, instructions(pending, ctx.callgrind_jobs)):
         row[5] = instr(n)
     head = ["property", "run", "wall, best", "wall, median", "peak RSS", "instructions",
@@ -288,9 +288,9 @@ def readers(ctx):
         proc = subprocess.run(cmd, capture_output=True, text=True)
         expect_violations([cmd], [[at[p]]])(0, proc.returncode, proc.stdout)
     src = os.path.join(FMSD, "access", logname + ".csv")
-    files = {"CSV": shutil.copy(src, os.path.join(ctx.tmp, "access.csv")),
+    files = {"CSV": shutil.copy(src, os.path.join(ctx.tmp, f"access-{logname}.csv")),
              "MonPoly": shutil.copy(os.path.join(FMSD, "access", logname + ".monpoly"),
-                                    os.path.join(ctx.tmp, "access.monpoly"))}
+                                    os.path.join(ctx.tmp, f"access-{logname}.monpoly"))}
     for fmt, name in [("crv", "CRV CSV"), ("xml", "XML"), ("json", "JSON")]:
         files[name] = generate(ctx, f"access-{logname}.{fmt}",
                                [os.path.join(ROOT, "benches", "convert_trace.py"), fmt], src)
@@ -322,8 +322,8 @@ def readers(ctx):
     for i, (name, comp, _, size) in enumerate(inputs):
         best, med = min(per_reading[i]), statistics.median(per_reading[i])  # ns per event
         rows.append([name, comp, f"{size / 1e6:.2f} MB",
-                     f"{size * 1e3 / (best * events):.0f} MB/s, {best:.0f} ns",
-                     f"{size * 1e3 / (med * events):.0f} MB/s, {med:.0f} ns",
+                     f"{size * 1e3 / (best * events):.0f} MB/s, {best:,.0f} ns",
+                     f"{size * 1e3 / (med * events):.0f} MB/s, {med:,.0f} ns",
                      f"{counts[i] / events:,.0f}" if counts[i] is not None else ""])
     head = ["format", "compression", "size (text)", "best: MB/s, per event",
             "median: MB/s, per event", "instructions per event"]
