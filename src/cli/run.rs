@@ -103,13 +103,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Err(code) => return code,
         };
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
-        return match session.run_parallel_file(trace, &mut report) {
-            Ok(outcome) => exit_code(&outcome),
-            Err(e) => {
-                eprintln!("error: cannot read {trace_name}: {e}");
-                ExitCode::from(2)
-            }
-        };
+        return file_exit(session.run_parallel_file(trace, &mut report), &trace_name);
     }
     if let Some(path) = &opts.users.profile {
         let started = File::create(path)
@@ -131,13 +125,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     if let Some(path) = trace.filter(|p| p.metadata().is_ok_and(|m| m.is_file())) {
         // A file: the session may read it ahead in a thread of its own.
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
-        return match session.run_file(path, &mut report) {
-            Ok(outcome) => exit_code(&outcome),
-            Err(e) => {
-                eprintln!("error: cannot read {trace_name}: {e}");
-                ExitCode::from(2)
-            }
-        };
+        return file_exit(session.run_file(path, &mut report), &trace_name);
     }
     let input = match open_input(trace, &stdout) {
         Ok(input) => input,
@@ -149,6 +137,18 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
     };
     let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
     exit_code(&session.run(input, &mut report))
+}
+
+/// The exit status of a run on the file `name`, or of the file that could
+/// not be read (status 2, said on standard error).
+fn file_exit(run: io::Result<Outcome>, name: &str) -> ExitCode {
+    match run {
+        Ok(outcome) => exit_code(&outcome),
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Runs `session` (of `plan`) in cluster mode, as `opts.cluster` says, on `trace`; process 0
