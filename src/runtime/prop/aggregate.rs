@@ -52,14 +52,20 @@ pub(super) struct Group {
 
 /// The new value of each group of `changed` (`None` for a group left
 /// empty, which is dropped; the aggregation's default for the empty
-/// relation without grouping variables).
+/// relation without grouping variables). An aggregation without grouping
+/// variables that has not `started` has a value even when nothing changed:
+/// that of the empty relation.
 #[allow(clippy::type_complexity)]
-pub(super) fn group_values<K: std::hash::Hash + Eq>(
-    groups: &mut HashMap<K, Group>,
-    changed: Vec<K>,
+pub(super) fn group_values<T: std::hash::Hash + Eq>(
+    groups: &mut HashMap<Vec<T>, Group>,
+    mut changed: Vec<Vec<T>>,
     a: &AggNode<'_>,
     kind: ValueKind,
-) -> Result<Vec<(K, Option<Vec<u8>>)>, arith::ArithError> {
+    started: bool,
+) -> Result<Vec<(Vec<T>, Option<Vec<u8>>)>, arith::ArithError> {
+    if a.group.is_empty() && !started && changed.is_empty() {
+        changed.push(Vec::new());
+    }
     let mut outputs = Vec::with_capacity(changed.len());
     for key in changed {
         let value = match groups.get(&key) {
@@ -195,10 +201,7 @@ impl PropMonitor {
                 changed.push(key);
             }
         }
-        if a.group.is_empty() && !state.started && changed.is_empty() {
-            changed.push(Vec::new());
-        }
-        let outputs = match group_values(&mut state.groups, changed, a, kind) {
+        let outputs = match group_values(&mut state.groups, changed, a, kind, state.started) {
             Ok(outputs) => outputs,
             Err(e) => {
                 self.state.computed[n] = Some(Computed::Agg(state));

@@ -177,10 +177,7 @@ impl PropMonitor {
                 }
             }
         }
-        if a.group.is_empty() && !s.started && changed.is_empty() {
-            changed.push(Vec::new());
-        }
-        let outputs = match group_values(&mut s.groups, changed, a, kind) {
+        let outputs = match group_values(&mut s.groups, changed, a, kind, s.started) {
             Ok(outputs) => outputs,
             Err(e) => {
                 self.state.computed[n] = Some(Computed::Window(s));
