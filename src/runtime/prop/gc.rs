@@ -119,6 +119,9 @@ impl PropMonitor {
             }
             distinguishing.push((v, acc));
         }
+        if let Some(f) = &state.future {
+            f.held_codes(plan, class, &mut pinned);
+        }
         for (n, consts) in state.call_consts.iter().enumerate() {
             if let Op::RuleCall { rule, .. } = &plan.nodes[n].op {
                 for (&p, code) in plan.rules[*rule].params.iter().zip(consts) {
