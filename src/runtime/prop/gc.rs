@@ -2,7 +2,7 @@
 //! distinguishes from the code of unseen values, and that nothing pins, can
 //! no longer influence a verdict; it is handed back to its enumeration.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use super::PropMonitor;
 use crate::bdd::{Bdd, BddSpace, BddVar, Space};

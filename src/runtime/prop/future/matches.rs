@@ -8,7 +8,9 @@
 //! the tuple up among them. The codes are pinned for the garbage collection
 //! of value codes while they are held (see [`Future::held_codes`]).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use hashbrown::HashSet;
 
 use super::Future;
 use crate::bdd::{BddSpace, Space};
