@@ -15,6 +15,9 @@ pub struct EventCounts {
     /// slot the next new name takes when they are [`RECENT`].
     recent: Vec<(Vec<u8>, u64)>,
     next_slot: usize,
+    /// The slot of the last name counted (looked at first: runs of one
+    /// name are common too).
+    last: usize,
 }
 
 /// How many names [`EventCounts`] counts without a hash table.
@@ -24,8 +27,15 @@ impl EventCounts {
     /// Counts one event named `name`.
     #[inline]
     pub fn add(&mut self, name: &[u8]) {
-        if let Some((_, count)) = self.recent.iter_mut().find(|(n, _)| n == name) {
+        if let Some((n, count)) = self.recent.get_mut(self.last)
+            && n == name
+        {
             *count += 1;
+            return;
+        }
+        if let Some(i) = self.recent.iter().position(|(n, _)| n == name) {
+            self.recent[i].1 += 1;
+            self.last = i;
             return;
         }
         self.add_new(name);
@@ -35,10 +45,12 @@ impl EventCounts {
     /// slot, whose name's count goes to the table.
     fn add_new(&mut self, name: &[u8]) {
         if self.recent.len() < RECENT {
+            self.last = self.recent.len();
             self.recent.push((name.to_vec(), 1));
             return;
         }
         let slot = self.next_slot;
+        self.last = slot;
         self.next_slot = (slot + 1) % RECENT;
         let (old, count) = &mut self.recent[slot];
         // A name seen before (the usual case) costs no allocation.
