@@ -179,3 +179,60 @@ fn examples_agree_with_and_without_collection() {
     }
     assert!(compared >= 20, "only {compared} traces found");
 }
+
+/// Violating step numbers of a future statement, as they are decided.
+fn delayed_verdicts(spec: &str, gc: GcPolicy, events: &[(String, Vec<String>)]) -> Vec<u64> {
+    let mut m = monitor(spec, gc);
+    m.set_step_clock(true);
+    let mut out = Vec::new();
+    for (name, args) in events {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        m.step(name.as_bytes(), &args, 0).expect("valid");
+        for d in m.take_decided() {
+            if !d.violations.is_empty() {
+                out.push(d.step + 1);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn values_held_by_pending_future_verdicts_are_never_reclaimed() {
+    // Requests answered 3 events later, but every 25th one never: the
+    // requests' and answers' values are kept only by the positions not
+    // decided yet (as codes, in point mode), while collections run at
+    // every event.
+    let mut trace = Vec::new();
+    for i in 0..400 {
+        trace.push(("req".to_string(), vec![format!("r{i}")]));
+        if i >= 3 && (i - 3) % 25 != 7 {
+            trace.push(("resp".to_string(), vec![format!("r{}", i - 3)]));
+        }
+    }
+    let specs = [
+        "prop answered : Forall r . req(r) -> F[<=8] resp(r)",
+        "prop answered : Forall r . req(r) -> F[<=8] (resp(r) | cancel(r))",
+        "prop answered : Forall r . !(req(r) & G[1,8] !resp(r))",
+        "prop answered : Forall r . req(r) -> !resp(r) U[<=8] (resp(r) & X[<=3] !req(r))",
+    ];
+    for spec in specs {
+        let never = delayed_verdicts(spec, GcPolicy::Never, &trace);
+        assert_eq!(
+            delayed_verdicts(spec, GcPolicy::Always, &trace),
+            never,
+            "{spec}"
+        );
+        assert_eq!(
+            delayed_verdicts(spec, GcPolicy::Auto, &trace),
+            never,
+            "{spec}"
+        );
+    }
+    // Request 7 (event 12: two events per request from the fourth on) is
+    // the first never answered, and one in 25 after it; the last
+    // requests' windows reach past the trace (undecided).
+    let first = delayed_verdicts(specs[0], GcPolicy::Always, &trace);
+    assert_eq!(first.first(), Some(&12));
+    assert_eq!(first.len(), 16);
+}

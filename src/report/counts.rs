@@ -2,31 +2,67 @@
 
 use std::collections::BTreeMap;
 
-/// Events counted per name, cheaply for runs of the same name (the common
-/// case in logs): consecutive events of one name touch no hash table.
+/// Events counted per name, cheaply for the few names a log interleaves
+/// (the common case): an event of one of the last few names seen touches no
+/// hash table.
 #[derive(Debug, Default)]
 pub struct EventCounts {
     totals: hashbrown::HashMap<Vec<u8>, u64>,
     /// Per index of a name known by index ([`add_indexed`](Self::add_indexed)):
     /// the name and its count.
     indexed: Vec<Option<(Box<[u8]>, u64)>>,
-    /// The name of the current run of equal names, and its length so far.
-    run: Vec<u8>,
-    run_len: u64,
+    /// The names seen last and their counts not yet in `totals`, and the
+    /// slot the next new name takes when they are [`RECENT`].
+    recent: Vec<(Vec<u8>, u64)>,
+    next_slot: usize,
+    /// The slot of the last name counted (looked at first: runs of one
+    /// name are common too).
+    last: usize,
 }
+
+/// How many names [`EventCounts`] counts without a hash table.
+const RECENT: usize = 4;
 
 impl EventCounts {
     /// Counts one event named `name`.
     #[inline]
     pub fn add(&mut self, name: &[u8]) {
-        if self.run_len > 0 && self.run == name {
-            self.run_len += 1;
-        } else {
-            self.flush();
-            self.run.clear();
-            self.run.extend_from_slice(name);
-            self.run_len = 1;
+        if let Some((n, count)) = self.recent.get_mut(self.last)
+            && n == name
+        {
+            *count += 1;
+            return;
         }
+        if let Some(i) = self.recent.iter().position(|(n, _)| n == name) {
+            self.recent[i].1 += 1;
+            self.last = i;
+            return;
+        }
+        self.add_new(name);
+    }
+
+    /// [`add`](Self::add) of a name not among the recent ones: it takes a
+    /// slot, whose name's count goes to the table.
+    fn add_new(&mut self, name: &[u8]) {
+        if self.recent.len() < RECENT {
+            self.last = self.recent.len();
+            self.recent.push((name.to_vec(), 1));
+            return;
+        }
+        let slot = self.next_slot;
+        self.last = slot;
+        self.next_slot = (slot + 1) % RECENT;
+        let (old, count) = &mut self.recent[slot];
+        // A name seen before (the usual case) costs no allocation.
+        match self.totals.get_mut(old.as_slice()) {
+            Some(total) => *total += *count,
+            None => {
+                self.totals.insert(old.clone(), *count);
+            }
+        }
+        old.clear();
+        old.extend_from_slice(name);
+        *count = 1;
     }
 
     /// Counts `n` events named `name`.
@@ -35,7 +71,9 @@ impl EventCounts {
             return;
         }
         self.add(name);
-        self.run_len += n - 1;
+        if let Some((_, count)) = self.recent.iter_mut().find(|(k, _)| k == name) {
+            *count += n - 1;
+        }
     }
 
     /// Counts `n` events named `name`, whose index among the names the
@@ -54,28 +92,13 @@ impl EventCounts {
         self.indexed[i] = Some((name.into(), n));
     }
 
-    fn flush(&mut self) {
-        if self.run_len > 0 {
-            // A name seen before (the usual case) costs no allocation.
-            match self.totals.get_mut(self.run.as_slice()) {
-                Some(total) => *total += self.run_len,
-                None => {
-                    self.totals.insert(self.run.clone(), self.run_len);
-                }
-            }
-            self.run_len = 0;
-        }
-    }
-
     /// The counts per name (names decoded lossily as UTF-8; names that
     /// decode alike are added up).
-    pub fn into_counts(mut self) -> BTreeMap<String, u64> {
-        self.flush();
+    pub fn into_counts(self) -> BTreeMap<String, u64> {
         let mut out = BTreeMap::new();
         let indexed = self.indexed.into_iter().flatten();
-        for (k, v) in self
-            .totals
-            .into_iter()
+        for (k, v) in (self.totals.into_iter())
+            .chain(self.recent)
             .chain(indexed.map(|(k, v)| (k.into(), v)))
         {
             *out.entry(String::from_utf8_lossy(&k).into_owned())
@@ -97,6 +120,21 @@ mod count_tests {
         }
         let counts: Vec<(String, u64)> = c.into_counts().into_iter().collect();
         assert_eq!(counts, vec![("a".to_string(), 3), ("b".to_string(), 4)]);
+    }
+
+    #[test]
+    fn more_names_than_the_recent_ones_are_counted() {
+        let mut c = EventCounts::default();
+        for i in 0..1000u32 {
+            c.add(format!("e{}", i % 7).as_bytes());
+            c.add_n(format!("f{}", i % 3).as_bytes(), 2);
+        }
+        let counts = c.into_counts();
+        assert_eq!(counts.len(), 10);
+        assert_eq!(counts["e0"], 143);
+        assert_eq!(counts["e6"], 142);
+        assert_eq!(counts["f0"], 2 * 334);
+        assert_eq!(counts.values().sum::<u64>(), 3000);
     }
 
     #[test]

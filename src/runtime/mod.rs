@@ -508,11 +508,22 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
-        if let Some(e) = self.failure() {
-            return Err(e);
-        }
         for (name, args) in events {
             self.check_arity(name, args)?;
+        }
+        self.step_set_typed(events, time)
+    }
+
+    /// [`step_set`](Self::step_set) of events whose arities are known to be
+    /// those the specification gives their names: events read against an
+    /// MFOTL signature, which the specification's predicates agree with.
+    pub(crate) fn step_set_typed(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        time: u64,
+    ) -> Result<&[usize], StepError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
         }
         let (tick, regressed) = self.tick(time)?;
         self.bind_all(|p| p.bind_set(events))?;

@@ -180,11 +180,11 @@ impl Session {
         let mut all = std::mem::take(&mut self.held.decided);
         self.monitor.take_decided_into(&mut all);
         let mut flow = ControlFlow::Continue(());
-        for decided in all.drain(..) {
+        for mut decided in all.drain(..) {
             let Some(step) = self.held.steps.pop_front() else {
                 continue;
             };
-            for v in &decided.violations {
+            for v in &mut decided.violations {
                 flow = self.report_delayed(out, &step, v);
                 if flow.is_break() {
                     break;
@@ -209,14 +209,18 @@ impl Session {
         &mut self,
         out: &mut P,
         step: &HeldStep,
-        v: &StepViolation,
+        v: &mut StepViolation,
     ) -> ControlFlow<()> {
         let blamed = if step.point && step.events.events.len() > 1 {
-            let mut fields = Vec::new();
+            // The buffers of the time-points' steps, lent.
+            let mut fields = super::points::recycle(std::mem::take(&mut self.rooms.0));
             step.events.fields_into(&mut fields);
-            let mut events = Vec::new();
+            let mut events = super::points::recycle_events(std::mem::take(&mut self.rooms.1));
             step.events.events_into(&fields, &mut events);
-            self.monitor.culprit_of(v, &events).unwrap_or(0)
+            let blamed = self.monitor.culprit_of(v, &events).unwrap_or(0);
+            let events = super::points::recycle_events(events);
+            self.rooms = (super::points::recycle(fields), events);
+            blamed
         } else {
             0
         };
@@ -238,9 +242,8 @@ impl Session {
         let written = if self.options.satisfactions {
             match &self.typing {
                 Some(typing) => {
-                    let mut sorted = v.tuples.clone();
-                    typing.sort_tuples(&mut sorted);
-                    out.satisfaction(&violation, step.number - 1, step.ts, &sorted)
+                    typing.sort_tuples(&mut v.tuples);
+                    out.satisfaction(&violation, step.number - 1, step.ts, &v.tuples)
                 }
                 None => out.satisfaction(&violation, step.number - 1, step.ts, &v.tuples),
             }
@@ -281,14 +284,14 @@ impl Session {
         let decided = self.monitor.take_decided();
         let mut steps: Vec<Option<HeldStep>> = self.held.steps.drain(..).map(Some).collect();
         if !self.closed && !self.stopped_at_first {
-            for d in decided {
+            for mut d in decided {
                 let Some(step) = (d.step.checked_sub(base))
                     .and_then(|i| steps.get_mut(i as usize))
                     .and_then(Option::take)
                 else {
                     continue;
                 };
-                for v in &d.violations {
+                for v in &mut d.violations {
                     if self.report_delayed(out, &step, v).is_break() {
                         break;
                     }

@@ -135,7 +135,13 @@ impl Session {
         events: &[(&[u8], &[&[u8]])],
         out: &mut P,
     ) -> ControlFlow<()> {
-        if let Err(e) = self.monitor.step_set(events, point.time) {
+        // Typed against the signature, the events have their names' arities.
+        let stepped = if self.typing.is_some() {
+            self.monitor.step_set_typed(events, point.time)
+        } else {
+            self.monitor.step_set(events, point.time)
+        };
+        if let Err(e) = stepped {
             self.error = Some(RunError::step(point.line, e, false, None));
             return ControlFlow::Break(());
         }
@@ -185,13 +191,13 @@ type SplitEvents<'a> = Vec<(&'a [u8], &'a [&'a [u8]])>;
 
 /// An empty vector with the room of `v`, for borrows of another lifetime
 /// (the standard library collects in place, without allocating).
-fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+pub(super) fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
     v.clear();
     v.into_iter().map(|_| &[][..]).collect()
 }
 
 /// [`recycle`] for split events.
-fn recycle_events<'b>(mut v: SplitEvents<'_>) -> SplitEvents<'b> {
+pub(super) fn recycle_events<'b>(mut v: SplitEvents<'_>) -> SplitEvents<'b> {
     v.clear();
     v.into_iter().map(|_| (&[][..], &[][..])).collect()
 }

@@ -357,7 +357,11 @@ impl PropMonitor {
     /// set nor completed for witnesses: none reads it.)
     pub(super) fn is_set(&self, n: NodeIx) -> bool {
         let c = &self.compiled;
-        !self.point_on || (c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n])
+        if !self.point_on {
+            // An event pattern that point mode keeps as matches is no set.
+            return !(self.state.future.as_ref()).is_some_and(|f| f.is_matches(n));
+        }
+        c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n]
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.

@@ -2,7 +2,7 @@
 //! distinguishes from the code of unseen values, and that nothing pins, can
 //! no longer influence a verdict; it is handed back to its enumeration.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use super::PropMonitor;
 use crate::bdd::{Bdd, BddSpace, BddVar, Space};
@@ -118,6 +118,9 @@ impl PropMonitor {
                 }
             }
             distinguishing.push((v, acc));
+        }
+        if let Some(f) = &state.future {
+            f.held_codes(plan, class, &mut pinned);
         }
         for (n, consts) in state.call_consts.iter().enumerate() {
             if let Op::RuleCall { rule, .. } = &plan.nodes[n].op {

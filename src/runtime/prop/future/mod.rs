@@ -82,6 +82,9 @@ pub(crate) struct Future {
     pub(super) point: Option<PointForm>,
     /// In point mode: the first position not decided yet.
     pub(super) point_next: u64,
+    /// In point mode, per node: its matches, when it is an event pattern
+    /// kept as code tuples rather than sets (see [`matches`]).
+    pub(super) matches: Vec<Option<matches::Matches>>,
     /// In point mode, scratch: the guard's cubes and a valuation of every
     /// BDD variable (boxed: taken out and put back at every decision).
     pub(super) scratch: Option<Box<point::Scratch>>,
@@ -197,9 +200,16 @@ impl Future {
                 _ => None,
             })
             .collect();
+        let feeds: Vec<NodeIx> = (0..n).filter(|&i| is_feed[i]).collect();
+        let mut matches = vec![None; n];
+        if let Some(form) = &point {
+            for &k in &feeds {
+                matches[k] = matches::Matches::new(plan, &delays.delayed, form, k);
+            }
+        }
         Some(Future {
             order,
-            feeds: (0..n).filter(|&i| is_feed[i]).collect(),
+            feeds,
             readers,
             seen_kept,
             walk,
@@ -213,6 +223,7 @@ impl Future {
             decided: Vec::new(),
             point,
             point_next: 0,
+            matches,
             scratch: None,
             next_gap: 0,
         })
@@ -318,5 +329,6 @@ impl Future {
     }
 }
 
+mod matches;
 mod point;
 mod sets;

@@ -14,7 +14,10 @@
 //! reaches past the known positions is *unknown* unless its known part
 //! decides it (`ψ` found for `U`, `φ` failing before). Positions are
 //! decided in order; the queues keep the positions from the first
-//! undecided one on.
+//! undecided one on. An event pattern that only the guard or the body
+//! reads is not even a set: its matches are kept as code tuples
+//! ([`matches`](super::matches)), and the guard's tuples are read off
+//! them.
 
 use super::{Decision, Future};
 use crate::bdd::{BddSpace, BddVar, Space};
@@ -53,6 +56,20 @@ pub(crate) struct Scratch {
     /// after the other, and how many tuples.
     bad: Vec<u64>,
     bad_tuples: usize,
+    /// The codes of the tuple being evaluated.
+    tuple: Vec<u64>,
+}
+
+/// Sets the bits of the codes `tuple` in `sc.values` (`on`), or clears
+/// them all.
+fn set_bits(sc: &mut Scratch, tuple: &[u64], on: bool) {
+    let mut at = 0;
+    for (&code, &w) in tuple.iter().zip(&sc.widths) {
+        for (j, b) in sc.bits[at..at + w].iter().enumerate() {
+            sc.values[usize::from(b.0)] = on && (code >> (w - 1 - j)) & 1 == 1;
+        }
+        at += w;
+    }
 }
 
 /// Kleene's three-valued conjunction.
@@ -80,7 +97,7 @@ fn ripe(f: &Future, p: u64) -> bool {
         return true;
     };
     let later = f.time(f.end - 1).saturating_add(f.next_gap);
-    later - f.time(p) > reach || f.val(form.guard, p).is_false()
+    later - f.time(p) > reach || f.guard_empty(form.guard, p)
 }
 
 impl PropMonitor {
@@ -102,6 +119,9 @@ impl PropMonitor {
         for k in 0..f.vals.len() {
             let drop = keep.saturating_sub(f.first[k]).min(f.vals[k].len() as u64);
             f.vals[k].drain(..drop as usize);
+            if let Some(m) = &mut f.matches[k] {
+                m.drop_front(drop as usize);
+            }
             f.first[k] += drop;
         }
         let drop = keep.saturating_sub(f.base).min(f.times.len() as u64);
@@ -126,14 +146,13 @@ impl PropMonitor {
     /// a definite value of the body.
     fn decide_point(&self, space: &mut Space, f: &mut Future, p: u64) -> Option<Decision> {
         let form = f.point.as_ref()?;
-        let guard = f.val(form.guard, p);
         let mut decision = Decision {
             position: p,
             holds: true,
             found: Falsified::default(),
             tuples: Vec::new(),
         };
-        if guard.is_false() {
+        if f.guard_empty(form.guard, p) {
             return Some(decision);
         }
         let plan = &self.compiled.plan;
@@ -162,8 +181,13 @@ impl PropMonitor {
         }
         sc.bad.clear();
         sc.bad_tuples = 0;
-        let complete = space.cubes(guard, MAX_PATHS, &mut sc.lits, &mut sc.ends);
-        let known = complete && self.bad_tuples(space, f, p, &mut sc);
+        let known = if f.is_matches(form.guard) {
+            self.match_tuples(space, f, p, &mut sc)
+        } else {
+            let guard = f.val(form.guard, p);
+            let complete = space.cubes(guard, MAX_PATHS, &mut sc.lits, &mut sc.ends);
+            complete && self.bad_tuples(space, f, p, &mut sc)
+        };
         let form = f.point.as_ref()?;
         let n = form.vars.len();
         let result = known.then(|| {
@@ -248,6 +272,47 @@ impl PropMonitor {
         true
     }
 
+    /// [`bad_tuples`](Self::bad_tuples) when the guard is kept as matches:
+    /// the body at each of its tuples at position `p`.
+    fn match_tuples(&self, space: &Space, f: &Future, p: u64, sc: &mut Scratch) -> bool {
+        let Some(form) = &f.point else {
+            return false;
+        };
+        let Some(m) = &f.matches[form.guard] else {
+            return false;
+        };
+        // The bits of the tuple's codes, for the parts of the body kept as
+        // sets.
+        let plan = &self.compiled.plan;
+        let bits = (f.feeds.iter())
+            .any(|&k| k != form.guard && !f.is_matches(k) && !plan.nodes[k].free.is_empty());
+        let mut known = true;
+        let mut tuple = std::mem::take(&mut sc.tuple);
+        tuple.clear();
+        tuple.resize(form.vars.len(), 0);
+        m.for_each_tuple((p - f.first[form.guard]) as usize, &mut tuple, |tuple| {
+            if !known {
+                return;
+            }
+            if bits {
+                set_bits(sc, tuple, true);
+            }
+            match self.body_at(space, f, form.body, p, &sc.values, tuple) {
+                None => known = false,
+                Some(value) if value == form.bad => {
+                    sc.bad_tuples += 1;
+                    sc.bad.extend_from_slice(tuple);
+                }
+                Some(_) => {}
+            }
+            if bits {
+                set_bits(sc, tuple, false);
+            }
+        });
+        sc.tuple = tuple;
+        known
+    }
+
     /// [`bad_tuples`](Self::bad_tuples) of one cube, its fixed bits set
     /// in `sc.values` and its free ones in `sc.free`.
     fn cube_tuples(
@@ -262,18 +327,20 @@ impl PropMonitor {
             for (i, b) in sc.free.iter().enumerate() {
                 sc.values[usize::from(b.0)] = mask >> i & 1 == 1;
             }
-            match self.body_at(space, f, form.body, p, &sc.values) {
+            sc.tuple.clear();
+            let mut at = 0;
+            for &w in &sc.widths {
+                let code = (sc.bits[at..at + w].iter()).fold(0u64, |c, b| {
+                    (c << 1) | u64::from(sc.values[usize::from(b.0)])
+                });
+                sc.tuple.push(code);
+                at += w;
+            }
+            match self.body_at(space, f, form.body, p, &sc.values, &sc.tuple) {
                 None => return false,
                 Some(value) if value == form.bad => {
                     sc.bad_tuples += 1;
-                    let mut at = 0;
-                    for &w in &sc.widths {
-                        let code = (sc.bits[at..at + w].iter()).fold(0u64, |c, b| {
-                            (c << 1) | u64::from(sc.values[usize::from(b.0)])
-                        });
-                        sc.bad.push(code);
-                        at += w;
-                    }
+                    sc.bad.extend_from_slice(&sc.tuple);
                 }
                 Some(_) => {}
             }
@@ -302,13 +369,14 @@ impl PropMonitor {
         n: NodeIx,
         p: u64,
         values: &[bool],
+        tuple: &[u64],
     ) -> Option<bool> {
-        let at = |k: NodeIx, q: u64| self.body_at(space, f, k, q, values);
+        let at = |k: NodeIx, q: u64| self.body_at(space, f, k, q, values, tuple);
         // An operand read at many positions: its queued set when it has
         // one there, without a call.
         let queued = |k: NodeIx, q: u64| {
             if f.first[k] <= q && q < f.next(k) {
-                Some(space.eval_bits(f.val(k, q), values))
+                Some(f.read(space, k, q, values, tuple))
             } else {
                 at(k, q)
             }
@@ -316,7 +384,7 @@ impl PropMonitor {
         let nodes = &self.compiled.plan.nodes;
         match nodes[n].op {
             // An immediate node: its queued set at the codes.
-            _ if f.first[n] <= p && p < f.next(n) => Some(space.eval_bits(f.val(n, p), values)),
+            _ if f.first[n] <= p && p < f.next(n) => Some(f.read(space, n, p, values, tuple)),
             Op::Not(a) => at(a, p).map(|x| !x),
             Op::And(a, b) => match at(a, p) {
                 Some(false) => Some(false),

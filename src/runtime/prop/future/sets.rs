@@ -19,6 +19,15 @@ impl PropMonitor {
         };
         for &k in &f.feeds {
             f.vals[k].push_back(self.state.now[k]);
+            if let Some(m) = &mut f.matches[k] {
+                m.open();
+                let b = &self.scratch.binding;
+                for (n, r) in &b.matched {
+                    if *n == k {
+                        m.add(b.codes[r.clone()].iter().map(|&(_, c)| c.0));
+                    }
+                }
+            }
         }
         f.times.push_back(tick.now);
         if f.seen_kept.iter().any(|&k| k) {

@@ -1,0 +1,247 @@
+//! The matches of an event pattern kept as code tuples, for point mode.
+//!
+//! In point mode (see [`point`](super::point)) an event pattern that only
+//! the guard or the delayed body reads, over the statement's leading
+//! variables, is never needed as a set: it is read at one tuple at a time.
+//! So it is not built as a BDD at all. Its matches at each position are
+//! kept as the codes of its variables, and reading it at a tuple is looking
+//! the tuple up among them. The codes are pinned for the garbage collection
+//! of value codes while they are held (see [`Future::held_codes`]).
+
+use std::collections::VecDeque;
+
+use hashbrown::HashSet;
+
+use super::Future;
+use crate::bdd::{BddSpace, Space};
+use crate::plan::future::PointForm;
+use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::runtime::ids::Code;
+
+/// The matches of one event pattern, position by position.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Matches {
+    /// Per variable of a match's codes (the pattern's variables in the
+    /// order of their first place): its place among the point form's.
+    pub(super) places: Vec<usize>,
+    /// Per kept position: the index of its first code in `codes`.
+    starts: VecDeque<usize>,
+    /// The codes of every match, one match after the other, from `head`
+    /// on (those before belong to positions dropped).
+    codes: Vec<u32>,
+    head: usize,
+}
+
+impl Matches {
+    /// The matches of pattern `n` if it can be kept as tuples in point
+    /// form `form`: an atom whose variables are all the form's, that only
+    /// delayed nodes read (or that is the guard itself).
+    pub(super) fn new(
+        plan: &PropPlan,
+        delayed: &[bool],
+        form: &PointForm,
+        n: NodeIx,
+    ) -> Option<Self> {
+        let Op::Atom { args, .. } = &plan.nodes[n].op else {
+            return None;
+        };
+        let mut vars: Vec<VarIx> = Vec::new();
+        for a in args {
+            if let Arg::Var(v) = a
+                && !vars.contains(v)
+            {
+                vars.push(*v);
+            }
+        }
+        let places = (vars.iter())
+            .map(|v| form.vars.iter().position(|w| w == v))
+            .collect::<Option<Vec<usize>>>()?;
+        let read_as_set = (0..plan.nodes.len())
+            .any(|i| !delayed[i] && crate::plan::future::reads(plan, i).any(|k| k == n));
+        if read_as_set || plan.rules.iter().any(|r| r.body == n) {
+            return None;
+        }
+        Some(Matches {
+            places,
+            ..Matches::default()
+        })
+    }
+
+    /// Appends the next position, with no match yet.
+    pub(super) fn open(&mut self) {
+        self.starts.push_back(self.codes.len());
+    }
+
+    /// Adds a match to the last position: its codes (a pattern without
+    /// variables keeps one code, 0, per match).
+    pub(super) fn add(&mut self, codes: impl Iterator<Item = u32>) {
+        if self.places.is_empty() {
+            self.codes.push(0);
+        } else {
+            self.codes.extend(codes);
+        }
+    }
+
+    /// Drops the first `n` positions.
+    pub(super) fn drop_front(&mut self, n: usize) {
+        let n = n.min(self.starts.len());
+        if n == 0 {
+            return;
+        }
+        self.head = self.starts.get(n).copied().unwrap_or(self.codes.len());
+        self.starts.drain(..n);
+        // The codes before `head` are dead: moved out once they are most.
+        if self.head > 64 && 2 * self.head > self.codes.len() {
+            self.codes.drain(..self.head);
+            for s in &mut self.starts {
+                *s -= self.head;
+            }
+            self.head = 0;
+        }
+    }
+
+    /// The codes of the `i`th kept position's matches.
+    #[inline]
+    fn at(&self, i: usize) -> &[u32] {
+        let end = self.starts.get(i + 1).copied().unwrap_or(self.codes.len());
+        &self.codes[self.starts[i]..end]
+    }
+
+    /// Whether the `i`th kept position has no match.
+    pub(super) fn is_empty_at(&self, i: usize) -> bool {
+        self.at(i).is_empty()
+    }
+
+    /// Whether the `i`th kept position has a match at `tuple` (the codes
+    /// of the point form's variables).
+    #[inline]
+    pub(super) fn contains_at(&self, i: usize, tuple: &[u64]) -> bool {
+        let codes = self.at(i);
+        match self.places.as_slice() {
+            [] => !codes.is_empty(),
+            &[p] => codes.iter().any(|&c| u64::from(c) == tuple[p]),
+            places => codes.chunks_exact(places.len()).any(|m| {
+                (m.iter().zip(places)).all(|(&c, &p)| u64::from(c) == tuple[p])
+            }),
+        }
+    }
+
+    /// Calls `f` with the tuple of each match of the `i`th kept position,
+    /// as the codes of the point form's variables (in `tuple`, which has
+    /// one for each).
+    pub(super) fn for_each_tuple(&self, i: usize, tuple: &mut [u64], mut f: impl FnMut(&[u64])) {
+        let places = &self.places;
+        let codes = self.at(i);
+        if places.is_empty() {
+            if !codes.is_empty() {
+                f(tuple);
+            }
+            return;
+        }
+        for m in codes.chunks_exact(places.len()) {
+            for (&c, &p) in m.iter().zip(places) {
+                tuple[p] = u64::from(c);
+            }
+            f(tuple);
+        }
+    }
+}
+
+impl Future {
+    /// Whether node `k` is kept as matches (not as sets).
+    #[inline]
+    pub(crate) fn is_matches(&self, k: NodeIx) -> bool {
+        self.matches.get(k).is_some_and(Option::is_some)
+    }
+
+    /// Adds to `out` the codes of class `class` held by the kept matches
+    /// (they must not be handed back while a position may read them).
+    pub(crate) fn held_codes(&self, plan: &PropPlan, class: usize, out: &mut HashSet<Code>) {
+        let Some(form) = &self.point else {
+            return;
+        };
+        for m in self.matches.iter().flatten() {
+            let w = m.places.len();
+            let in_class: Vec<bool> = (m.places.iter())
+                .map(|&p| plan.vars[form.vars[p]].class == class)
+                .collect();
+            if w == 0 || !in_class.contains(&true) {
+                continue;
+            }
+            for (j, &c) in m.codes[m.head..].iter().enumerate() {
+                if in_class[j % w] {
+                    out.insert(Code(c));
+                }
+            }
+        }
+    }
+}
+
+impl Future {
+    /// Whether the guard `g` holds at no tuple at position `p`.
+    pub(super) fn guard_empty(&self, g: NodeIx, p: u64) -> bool {
+        match &self.matches[g] {
+            Some(m) => m.is_empty_at((p - self.first[g]) as usize),
+            None => self.val(g, p).is_false(),
+        }
+    }
+
+    /// The value of immediate node `k` at position `q` (which it has) at
+    /// the tuple whose codes are `tuple` and whose bits are set in `values`.
+    #[inline]
+    pub(super) fn read(&self, space: &Space, k: NodeIx, q: u64, values: &[bool], tuple: &[u64]) -> bool {
+        match &self.matches[k] {
+            Some(m) => m.contains_at((q - self.first[k]) as usize, tuple),
+            None => space.eval_bits(self.val(k, q), values),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Matches;
+
+    fn matches(width: usize) -> Matches {
+        Matches {
+            places: (0..width).rev().collect(),
+            ..Matches::default()
+        }
+    }
+
+    #[test]
+    fn positions_keep_their_matches_as_the_front_is_dropped() {
+        let mut m = matches(2);
+        for p in 0..200u32 {
+            m.open();
+            // Position p: the matches (p, p+1) and, every third, (p, 0).
+            m.add([p, p + 1].into_iter());
+            if p % 3 == 0 {
+                m.add([p, 0].into_iter());
+            }
+        }
+        m.drop_front(150);
+        // Places are reversed: a match's first code is the tuple's second.
+        assert!(m.contains_at(0, &[151, 150]));
+        assert!(m.contains_at(0, &[0, 150]));
+        assert!(!m.contains_at(0, &[150, 151]));
+        assert!(!m.contains_at(1, &[0, 151]));
+        let mut seen = Vec::new();
+        let mut tuple = [0u64; 2];
+        m.for_each_tuple(3, &mut tuple, |t| seen.push(t.to_vec()));
+        assert_eq!(seen, [vec![154, 153], vec![0, 153]]);
+        m.drop_front(49);
+        assert!(m.contains_at(0, &[200, 199]));
+        assert!(!m.is_empty_at(0));
+    }
+
+    #[test]
+    fn a_pattern_without_variables_keeps_whether_it_matched() {
+        let mut m = matches(0);
+        m.open();
+        m.open();
+        m.add(std::iter::empty());
+        assert!(m.is_empty_at(0));
+        assert!(!m.contains_at(0, &[]));
+        assert!(m.contains_at(1, &[]));
+    }
+}
