@@ -28,6 +28,7 @@ impl PropMonitor {
         } else {
             &atoms.all
         };
+        let raw = (self.state.future.as_ref()).is_some_and(|f| f.raw);
         let b = &mut self.scratch.binding;
         // The codes looked up for this event, by class and argument position:
         // atoms that bind the same argument in one class share the lookup.
@@ -39,6 +40,21 @@ impl PropMonitor {
             };
             if pattern.len() != args.len() || (!c.plain_atom[n] && !matches_pattern(pattern, args))
             {
+                continue;
+            }
+            if raw && c.plan.nodes[n].free.len() > 0 {
+                // Kept as values: no code (see `future::matches`).
+                let start = b.raw_spans.len();
+                for (i, (p, value)) in pattern.iter().zip(args).enumerate() {
+                    let Arg::Var(v) = p else { continue };
+                    if pattern[..i].iter().any(|q| q == &Arg::Var(*v)) {
+                        continue;
+                    }
+                    let at = b.raw.len() as u32;
+                    b.raw.extend_from_slice(value);
+                    b.raw_spans.push((at, b.raw.len() as u32));
+                }
+                b.raw_matched.push((n, start..b.raw_spans.len()));
                 continue;
             }
             let start = b.codes.len();

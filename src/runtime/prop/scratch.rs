@@ -71,11 +71,20 @@ pub(super) struct Binding {
     pub grown: Vec<(usize, usize)>,
     /// The step repeats the previous event at a fixed point: nothing to do.
     pub repeat: bool,
+    /// With matches kept as values (see `future::matches`): the matches
+    /// of the patterns with variables, each with the range of its values
+    /// in `raw_spans`, whose bytes are in `raw`.
+    pub raw_matched: Vec<(NodeIx, Range<usize>)>,
+    pub raw_spans: Vec<(u32, u32)>,
+    pub raw: Vec<u8>,
 }
 
 impl Binding {
     /// Forgets the previous step.
     pub fn clear(&mut self) {
+        self.raw_matched.clear();
+        self.raw_spans.clear();
+        self.raw.clear();
         self.matched.clear();
         self.codes.clear();
         self.newly_seen.clear();

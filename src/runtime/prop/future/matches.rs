@@ -7,6 +7,12 @@
 //! kept as the codes of its variables, and reading it at a tuple is looking
 //! the tuple up among them. The codes are pinned for the garbage collection
 //! of value codes while they are held (see [`Future::held_codes`]).
+//!
+//! When every event pattern with variables is kept so, and nothing else
+//! reads the variables ([`Future::raw`]), the matches keep the values
+//! themselves: binding enumerates no value, and there are no codes to
+//! collect. A violation's tuples then come in the order of their values
+//! (with codes, in the order of their codes).
 
 use std::collections::VecDeque;
 
@@ -27,9 +33,19 @@ pub(crate) struct Matches {
     /// Per kept position: the index of its first code in `codes`.
     starts: VecDeque<usize>,
     /// The codes of every match, one match after the other, from `head`
-    /// on (those before belong to positions dropped).
+    /// on (those before belong to positions dropped). Kept as values
+    /// ([`Future::raw`]): each value's start and end in `bytes` instead.
     codes: Vec<u32>,
     head: usize,
+    bytes: Vec<u8>,
+}
+
+/// The tuple of the point form's variables at which a node is read: their
+/// codes, or with matches kept as values, the values.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Tuple<'a> {
+    Codes(&'a [u64]),
+    Values(&'a [&'a [u8]]),
 }
 
 impl Matches {
@@ -82,8 +98,21 @@ impl Matches {
         }
     }
 
+    /// Adds a match to the last position kept as values: its values
+    /// `spans` in `raw`.
+    pub(super) fn add_values(&mut self, spans: &[(u32, u32)], raw: &[u8]) {
+        for &(a, b) in spans {
+            let at = self.bytes.len() as u32;
+            self.bytes.extend_from_slice(&raw[a as usize..b as usize]);
+            self.codes.extend([at, self.bytes.len() as u32]);
+        }
+        if self.places.is_empty() {
+            self.codes.extend([0, 0]);
+        }
+    }
+
     /// Drops the first `n` positions.
-    pub(super) fn drop_front(&mut self, n: usize) {
+    pub(super) fn drop_front(&mut self, n: usize, raw: bool) {
         let n = n.min(self.starts.len());
         if n == 0 {
             return;
@@ -97,7 +126,20 @@ impl Matches {
                 *s -= self.head;
             }
             self.head = 0;
+            if raw {
+                let first = self.codes.first().map_or(self.bytes.len(), |&a| a as usize);
+                self.bytes.drain(..first);
+                for c in &mut self.codes {
+                    *c -= first as u32;
+                }
+            }
         }
+    }
+
+    /// The `j`th value of a position's codes kept as values.
+    #[inline]
+    fn value(&self, codes: &[u32], j: usize) -> &[u8] {
+        &self.bytes[codes[2 * j] as usize..codes[2 * j + 1] as usize]
     }
 
     /// The codes of the `i`th kept position's matches.
@@ -115,8 +157,22 @@ impl Matches {
     /// Whether the `i`th kept position has a match at `tuple` (the codes
     /// of the point form's variables).
     #[inline]
-    pub(super) fn contains_at(&self, i: usize, tuple: &[u64]) -> bool {
+    pub(super) fn contains_at(&self, i: usize, tuple: Tuple<'_>) -> bool {
         let codes = self.at(i);
+        let tuple = match tuple {
+            Tuple::Codes(t) => t,
+            Tuple::Values(t) => {
+                let w = self.places.len();
+                return match self.places.as_slice() {
+                    [] => !codes.is_empty(),
+                    &[p] => (0..codes.len() / 2).any(|j| self.value(codes, j) == t[p]),
+                    places => (0..codes.len() / (2 * w)).any(|m| {
+                        (places.iter().enumerate())
+                            .all(|(k, &p)| self.value(codes, m * w + k) == t[p])
+                    }),
+                };
+            }
+        };
         match self.places.as_slice() {
             [] => !codes.is_empty(),
             &[p] => codes.iter().any(|&c| u64::from(c) == tuple[p]),
@@ -147,6 +203,31 @@ impl Matches {
     }
 }
 
+impl Matches {
+    /// [`for_each_tuple`](Self::for_each_tuple) of matches kept as values.
+    pub(super) fn for_each_values<'a>(
+        &'a self,
+        i: usize,
+        tuple: &mut [&'a [u8]],
+        mut f: impl FnMut(&[&'a [u8]]),
+    ) {
+        let codes = self.at(i);
+        let w = self.places.len();
+        if w == 0 {
+            if !codes.is_empty() {
+                f(tuple);
+            }
+            return;
+        }
+        for m in 0..codes.len() / (2 * w) {
+            for (k, &p) in self.places.iter().enumerate() {
+                tuple[p] = self.value(codes, m * w + k);
+            }
+            f(tuple);
+        }
+    }
+}
+
 impl Future {
     /// Whether node `k` is kept as matches (not as sets).
     #[inline]
@@ -160,6 +241,9 @@ impl Future {
         let Some(form) = &self.point else {
             return;
         };
+        if self.raw {
+            return;
+        }
         for m in self.matches.iter().flatten() {
             let w = m.places.len();
             let in_class: Vec<bool> = (m.places.iter())
@@ -189,7 +273,14 @@ impl Future {
     /// The value of immediate node `k` at position `q` (which it has) at
     /// the tuple whose codes are `tuple` and whose bits are set in `values`.
     #[inline]
-    pub(super) fn read(&self, space: &Space, k: NodeIx, q: u64, values: &[bool], tuple: &[u64]) -> bool {
+    pub(super) fn read(
+        &self,
+        space: &Space,
+        k: NodeIx,
+        q: u64,
+        values: &[bool],
+        tuple: Tuple<'_>,
+    ) -> bool {
         match &self.matches[k] {
             Some(m) => m.contains_at((q - self.first[k]) as usize, tuple),
             None => space.eval_bits(self.val(k, q), values),
@@ -199,7 +290,7 @@ impl Future {
 
 #[cfg(test)]
 mod tests {
-    use super::Matches;
+    use super::{Matches, Tuple};
 
     fn matches(width: usize) -> Matches {
         Matches {
@@ -219,18 +310,18 @@ mod tests {
                 m.add([p, 0].into_iter());
             }
         }
-        m.drop_front(150);
+        m.drop_front(150, false);
         // Places are reversed: a match's first code is the tuple's second.
-        assert!(m.contains_at(0, &[151, 150]));
-        assert!(m.contains_at(0, &[0, 150]));
-        assert!(!m.contains_at(0, &[150, 151]));
-        assert!(!m.contains_at(1, &[0, 151]));
+        assert!(m.contains_at(0, Tuple::Codes(&[151, 150])));
+        assert!(m.contains_at(0, Tuple::Codes(&[0, 150])));
+        assert!(!m.contains_at(0, Tuple::Codes(&[150, 151])));
+        assert!(!m.contains_at(1, Tuple::Codes(&[0, 151])));
         let mut seen = Vec::new();
         let mut tuple = [0u64; 2];
         m.for_each_tuple(3, &mut tuple, |t| seen.push(t.to_vec()));
         assert_eq!(seen, [vec![154, 153], vec![0, 153]]);
-        m.drop_front(49);
-        assert!(m.contains_at(0, &[200, 199]));
+        m.drop_front(49, false);
+        assert!(m.contains_at(0, Tuple::Codes(&[200, 199])));
         assert!(!m.is_empty_at(0));
     }
 
@@ -241,7 +332,7 @@ mod tests {
         m.open();
         m.add(std::iter::empty());
         assert!(m.is_empty_at(0));
-        assert!(!m.contains_at(0, &[]));
-        assert!(m.contains_at(1, &[]));
+        assert!(!m.contains_at(0, Tuple::Codes(&[])));
+        assert!(m.contains_at(1, Tuple::Codes(&[])));
     }
 }

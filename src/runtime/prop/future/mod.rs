@@ -85,6 +85,10 @@ pub(crate) struct Future {
     /// In point mode, per node: its matches, when it is an event pattern
     /// kept as code tuples rather than sets (see [`matches`]).
     pub(super) matches: Vec<Option<matches::Matches>>,
+    /// In point mode: whether every event pattern with variables is kept
+    /// as matches, and nothing else reads the variables: then the matches
+    /// keep the values themselves, which get no code at all.
+    pub(crate) raw: bool,
     /// In point mode, scratch: the guard's cubes and a valuation of every
     /// BDD variable (boxed: taken out and put back at every decision).
     pub(super) scratch: Option<Box<point::Scratch>>,
@@ -207,6 +211,16 @@ impl Future {
                 matches[k] = matches::Matches::new(plan, &delays.delayed, form, k);
             }
         }
+        let raw = point.as_ref().is_some_and(|form| {
+            matches[form.guard].is_some()
+                && form.vars.iter().all(|&v| !plan.vars[v].needs_seen)
+                && (0..n).all(|k| {
+                    let node = &plan.nodes[k];
+                    node.free.is_empty()
+                        || matches[k].is_some()
+                        || (!is_feed[k] && !matches!(node.op, Op::Atom { .. }))
+                })
+        });
         Some(Future {
             order,
             feeds,
@@ -224,6 +238,7 @@ impl Future {
             point,
             point_next: 0,
             matches,
+            raw,
             scratch: None,
             next_gap: 0,
         })

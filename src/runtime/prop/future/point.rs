@@ -19,6 +19,7 @@
 //! ([`matches`](super::matches)), and the guard's tuples are read off
 //! them.
 
+use super::matches::Tuple;
 use super::{Decision, Future};
 use crate::bdd::{BddSpace, BddVar, Space};
 use crate::plan::future::PointForm;
@@ -58,6 +59,9 @@ pub(crate) struct Scratch {
     bad_tuples: usize,
     /// The codes of the tuple being evaluated.
     tuple: Vec<u64>,
+    /// With matches kept as values: the values of the tuples at which the
+    /// statement is false, one tuple after the other.
+    bad_values: Vec<Box<[u8]>>,
 }
 
 /// Sets the bits of the codes `tuple` in `sc.values` (`on`), or clears
@@ -116,11 +120,12 @@ impl PropMonitor {
             f.point_next += 1;
         }
         let keep = f.point_next;
+        let raw = f.raw;
         for k in 0..f.vals.len() {
             let drop = keep.saturating_sub(f.first[k]).min(f.vals[k].len() as u64);
             f.vals[k].drain(..drop as usize);
             if let Some(m) = &mut f.matches[k] {
-                m.drop_front(drop as usize);
+                m.drop_front(drop as usize, raw);
             }
             f.first[k] += drop;
         }
@@ -180,6 +185,7 @@ impl PropMonitor {
             sc.fixed_by.resize(plan.bdd_vars, 0);
         }
         sc.bad.clear();
+        sc.bad_values.clear();
         sc.bad_tuples = 0;
         let known = if f.is_matches(form.guard) {
             self.match_tuples(space, f, p, &mut sc)
@@ -194,21 +200,34 @@ impl PropMonitor {
             if sc.bad_tuples == 0 {
                 return decision;
             }
-            let mut codes: Vec<&[u64]> = if n == 0 {
-                vec![&[]]
-            } else {
-                sc.bad.chunks(n).collect()
-            };
-            codes.sort_unstable();
-            codes.dedup();
             decision.holds = false;
-            let values: Vec<Vec<WitnessValue>> = (codes.iter())
-                .map(|t| {
-                    (t.iter().zip(&form.vars))
-                        .map(|(&c, &v)| self.decode(v, c))
-                        .collect()
-                })
-                .collect();
+            let values: Vec<Vec<WitnessValue>> = if f.raw {
+                let mut tuples: Vec<Vec<Box<[u8]>>> = if n == 0 {
+                    vec![Vec::new()]
+                } else {
+                    sc.bad_values.chunks(n).map(<[_]>::to_vec).collect()
+                };
+                tuples.sort_unstable();
+                tuples.dedup();
+                (tuples.into_iter())
+                    .map(|t| t.into_iter().map(WitnessValue::Value).collect())
+                    .collect()
+            } else {
+                let mut codes: Vec<&[u64]> = if n == 0 {
+                    vec![&[]]
+                } else {
+                    sc.bad.chunks(n).collect()
+                };
+                codes.sort_unstable();
+                codes.dedup();
+                (codes.iter())
+                    .map(|t| {
+                        (t.iter().zip(&form.vars))
+                            .map(|(&c, &v)| self.decode(v, c))
+                            .collect()
+                    })
+                    .collect()
+            };
             if let Some(width) = self.explain.tuple_width() {
                 let mut tuples: Vec<Vec<WitnessValue>> = (values.iter())
                     .map(|t| t[..t.len().min(width)].to_vec())
@@ -281,23 +300,42 @@ impl PropMonitor {
         let Some(m) = &f.matches[form.guard] else {
             return false;
         };
+        let i = (p - f.first[form.guard]) as usize;
+        let n = form.vars.len();
+        let mut known = true;
+        if f.raw {
+            let mut tuple: Vec<&[u8]> = vec![&[]; n];
+            m.for_each_values(i, &mut tuple, |tuple| {
+                if !known {
+                    return;
+                }
+                match self.body_at(space, f, form.body, p, &sc.values, Tuple::Values(tuple)) {
+                    None => known = false,
+                    Some(value) if value == form.bad => {
+                        sc.bad_tuples += 1;
+                        sc.bad_values.extend(tuple.iter().map(|v| Box::<[u8]>::from(*v)));
+                    }
+                    Some(_) => {}
+                }
+            });
+            return known;
+        }
         // The bits of the tuple's codes, for the parts of the body kept as
         // sets.
         let plan = &self.compiled.plan;
         let bits = (f.feeds.iter())
             .any(|&k| k != form.guard && !f.is_matches(k) && !plan.nodes[k].free.is_empty());
-        let mut known = true;
         let mut tuple = std::mem::take(&mut sc.tuple);
         tuple.clear();
-        tuple.resize(form.vars.len(), 0);
-        m.for_each_tuple((p - f.first[form.guard]) as usize, &mut tuple, |tuple| {
+        tuple.resize(n, 0);
+        m.for_each_tuple(i, &mut tuple, |tuple| {
             if !known {
                 return;
             }
             if bits {
                 set_bits(sc, tuple, true);
             }
-            match self.body_at(space, f, form.body, p, &sc.values, tuple) {
+            match self.body_at(space, f, form.body, p, &sc.values, Tuple::Codes(tuple)) {
                 None => known = false,
                 Some(value) if value == form.bad => {
                     sc.bad_tuples += 1;
@@ -336,7 +374,7 @@ impl PropMonitor {
                 sc.tuple.push(code);
                 at += w;
             }
-            match self.body_at(space, f, form.body, p, &sc.values, &sc.tuple) {
+            match self.body_at(space, f, form.body, p, &sc.values, Tuple::Codes(&sc.tuple)) {
                 None => return false,
                 Some(value) if value == form.bad => {
                     sc.bad_tuples += 1;
@@ -369,7 +407,7 @@ impl PropMonitor {
         n: NodeIx,
         p: u64,
         values: &[bool],
-        tuple: &[u64],
+        tuple: Tuple<'_>,
     ) -> Option<bool> {
         let at = |k: NodeIx, q: u64| self.body_at(space, f, k, q, values, tuple);
         // An operand read at many positions: its queued set when it has

@@ -27,6 +27,11 @@ impl PropMonitor {
                         m.add(b.codes[r.clone()].iter().map(|&(_, c)| c.0));
                     }
                 }
+                for (n, r) in &b.raw_matched {
+                    if *n == k {
+                        m.add_values(&b.raw_spans[r.clone()], &b.raw);
+                    }
+                }
             }
         }
         f.times.push_back(tick.now);
