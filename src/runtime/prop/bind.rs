@@ -42,7 +42,7 @@ impl PropMonitor {
             {
                 continue;
             }
-            if raw && c.plan.nodes[n].free.len() > 0 {
+            if raw && !c.plan.nodes[n].free.is_empty() {
                 // Kept as values: no code (see `future::matches`).
                 let start = b.raw_spans.len();
                 for (i, (p, value)) in pattern.iter().zip(args).enumerate() {
