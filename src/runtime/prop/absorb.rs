@@ -88,8 +88,8 @@ pub(super) fn analyse(
             stack.extend(plan.nodes[k].op.same_step_kids().iter());
         }
     }
-    for k in 0..n {
-        let Op::Or(x, y) = plan.nodes[k].op else {
+    for (k, node) in plan.nodes.iter().enumerate() {
+        let Op::Or(x, y) = node.op else {
             continue;
         };
         if !in_order[k] || twins.dropped[k] || twins.of[k].is_some() || x == y {
