@@ -37,6 +37,7 @@ for_both!(
     quantifiers,
     prepared_sets_and_renamings,
     restriction,
+    cofactor_added,
     renaming,
     cubes,
     queries,
@@ -146,6 +147,33 @@ fn restriction<S: BddSpace>() {
     let f = s.restrict(xor, &[(v(1), true)]);
     assert_eq!(f, s.not(a));
     assert!(!s.depends_on(f, v(1)));
+}
+
+fn cofactor_added<S: BddSpace>() {
+    let mut s = S::new(4);
+    let (a, b, c) = (s.lit(v(0), true), s.lit(v(1), true), s.lit(v(2), true));
+    // f = a ∧ (b ∨ c): its cofactor at a, b = false is c.
+    let bc = s.or(b, c);
+    let f = s.and(a, bc);
+    let ff = s.ff();
+    // g ∨ (c ∧ ¬a ∧ b), with the cube on a variable of the restriction.
+    let nb = s.lit(v(1), false);
+    let g = s.and(nb, c);
+    let got = s.or_cofactor(g, f, &[(v(0), true), (v(1), false)], &[(v(0), false), (v(1), true)]);
+    let na = s.lit(v(0), false);
+    let nab = s.and(na, b);
+    let part = s.and(c, nab);
+    assert_eq!(got, s.or(g, part));
+    // Nothing to add: a false cofactor, or a cube with conflicting literals.
+    assert_eq!(s.or_cofactor(g, f, &[(v(0), false)], &[(v(3), true)]), g);
+    assert_eq!(s.or_cofactor(g, f, &[], &[(v(3), true), (v(3), false)]), g);
+    // No literals: g ∨ f; from false: the product itself.
+    assert_eq!(s.or_cofactor(g, f, &[], &[]), s.or(g, f));
+    let d = s.lit(v(3), true);
+    let fd = s.and(f, d);
+    assert_eq!(s.or_cofactor(ff, f, &[], &[(v(3), true)]), fd);
+    // A variable restricted twice: its first value counts.
+    assert_eq!(s.or_cofactor(ff, f, &[(v(0), true), (v(0), false)], &[]), bc);
 }
 
 fn renaming<S: BddSpace>() {

@@ -124,6 +124,23 @@ pub trait BddSpace: fmt::Debug + Sized {
     /// value counts.
     fn restrict(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd;
 
+    /// `g ∨ (f|lits ∧ cube)`: `f` restricted at `lits` (as by
+    /// [`restrict`](Self::restrict)), conjoined with the cube of `cube`
+    /// (false if it has conflicting literals), added to `g`. A package may
+    /// do it in one walk, without building the cofactor or the product.
+    fn or_cofactor(
+        &mut self,
+        g: Bdd,
+        f: Bdd,
+        lits: &[(BddVar, bool)],
+        cube: &[(BddVar, bool)],
+    ) -> Bdd {
+        let restricted = self.restrict(f, lits);
+        let cube = self.cube(cube);
+        let part = self.and(restricted, cube);
+        self.or(g, part)
+    }
+
     /// Substitutes variables of `f` simultaneously: every `from` becomes its
     /// `to`.
     ///

@@ -217,8 +217,10 @@ pub fn run_file(
 /// segments: a plain CSV file (no header, uncompressed, untimed) at least
 /// [`segments::MIN_BYTES`] long whose properties' state is their summaries
 /// (no time bounds, seen values, comparisons or future operators: the
-/// state [`crate::runtime::Snapshot`] compares), and on which slicing
-/// leaves the busiest worker [`UNEVEN`] times an even share or more; with
+/// state [`crate::runtime::Snapshot`] compares), on which slicing leaves
+/// the busiest worker [`UNEVEN`] times an even share or more, and whose
+/// first blocks suggest that warm-ups reach the true state
+/// ([`segments::warm_up_agrees`]); with
 /// [`Segments::Always`], any such file of any length.
 fn segment_layout(
     plan: &Plan,
@@ -256,6 +258,10 @@ fn segment_layout(
     if options.segments == Segments::Auto {
         let workers = choose(plan, jobs, &sample).layout(plan, jobs);
         if segments::busiest_share(&workers, &sample) * (jobs as f64) < UNEVEN {
+            return Ok(None);
+        }
+        // Segments whose warm-ups would not agree are stepped twice.
+        if !segments::warm_up_agrees(plan, &options.monitor, &sample) {
             return Ok(None);
         }
     }

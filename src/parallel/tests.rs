@@ -368,6 +368,24 @@ fn a_segment_whose_warm_up_missed_a_value_is_stepped_again() {
 }
 
 #[test]
+fn warm_ups_are_judged_on_the_first_blocks() {
+    let judge = |spec: &str, trace: &str| {
+        let (plan, _) = compile_source(spec).expect("well-formed");
+        let options = MonitorOptions::default();
+        super::segments::warm_up_agrees(&plan, &options, &blocks(&plan, trace))
+    };
+    // Logins and opens come back every few events: a warm-up sees them again.
+    assert!(judge(ACCESS, &busy(3000)));
+    // A toggle flips its value's state for good: a warm-up after it cannot
+    // know it (telemetry on the rules paper's T2 and T3).
+    let telemetry = "prop t : Forall x . closed(x) -> !telem(x) \
+                     where closed(x) := toggle(x) <-> @!closed(x)";
+    let toggles: String = (0..3000).map(|i| format!("toggle,{i}\n")).collect();
+    let telems: String = (0..3000).map(|i| format!("telem,{i}\n")).collect();
+    assert!(!judge(telemetry, &format!("{toggles}{telems}")));
+}
+
+#[test]
 fn a_warm_up_steps_only_the_events_that_change_the_state() {
     use super::segments::warm_steps;
     let (plan, _) = compile_source(ACCESS).expect("well-formed");

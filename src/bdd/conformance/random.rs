@@ -22,6 +22,8 @@ enum Formula {
     AndExists(Vec<u16>, Box<Formula>, Box<Formula>),
     Restrict(Vec<(u16, bool)>, Box<Formula>),
     Rename(Vec<(u16, u16)>, Box<Formula>),
+    /// `g ∨ (f|lits ∧ cube)`.
+    OrCofactor(Vec<(u16, bool)>, Vec<(u16, bool)>, Box<Formula>, Box<Formula>),
 }
 
 fn formula() -> impl Strategy<Value = Formula> {
@@ -56,8 +58,20 @@ fn formula() -> impl Strategy<Value = Formula> {
                 inner.clone()
             )
                 .prop_map(|(ls, f)| Formula::Restrict(ls, Box::new(f))),
-            (proptest::collection::vec((0..N, 0..N), 0..4), inner)
+            (proptest::collection::vec((0..N, 0..N), 0..4), inner.clone())
                 .prop_map(|(ps, f)| Formula::Rename(ps, Box::new(f))),
+            (
+                proptest::collection::vec((0..N, any::<bool>()), 0..4),
+                proptest::collection::vec((0..N, any::<bool>()), 0..4),
+                inner.clone(),
+                inner
+            )
+                .prop_map(|(ls, ks, g, f)| Formula::OrCofactor(
+                    ls,
+                    ks,
+                    Box::new(g),
+                    Box::new(f)
+                )),
         ]
     })
 }
@@ -105,6 +119,11 @@ fn truth(f: &Formula, x: u32) -> bool {
                 }
             }
             truth(f, y)
+        }
+        Formula::OrCofactor(ls, ks, g, f) => {
+            let restricted = truth(&Formula::Restrict(ls.clone(), f.clone()), x);
+            let cube = ks.iter().all(|&(v, b)| bit(x, v) == b);
+            truth(g, x) || (restricted && cube)
         }
         Formula::Rename(ps, f) => {
             // f[σ](x) = f(y) with y(v) = x(σ(v)); the first pair of a variable counts.
@@ -164,6 +183,13 @@ fn build<S: BddSpace>(s: &mut S, f: &Formula) -> Bdd {
             let lits: Vec<(BddVar, bool)> = ls.iter().map(|&(i, b)| (v(i), b)).collect();
             let a = build(s, f);
             s.restrict(a, &lits)
+        }
+        Formula::OrCofactor(ls, ks, g, f) => {
+            let lits = |ls: &[(u16, bool)]| -> Vec<(BddVar, bool)> {
+                ls.iter().map(|&(i, b)| (v(i), b)).collect()
+            };
+            let (a, b) = (build(s, g), build(s, f));
+            s.or_cofactor(a, b, &lits(ls), &lits(ks))
         }
         Formula::Rename(ps, f) => {
             // Renamings take the first pair of a variable (as the reference).

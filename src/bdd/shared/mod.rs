@@ -20,12 +20,14 @@
 //! The package in parts, each using only those before it: `node` (node
 //! numbers, terminals, the hash mix), `cache` (the operation cache),
 //! `table` (nodes, unique table, collection), `apply` (connectives,
-//! if-then-else, cubes), `quantify` (quantification, restriction, renaming),
+//! if-then-else, cubes), `quantify` (quantification, restriction, renaming), `cofactor`
+//! (a cofactor times a cube added to a function, in one walk),
 //! `query` (walks that build nothing) and `space` (the package's
 //! [`BddSpace`](super::BddSpace)).
 
 mod apply;
 mod cache;
+mod cofactor;
 mod node;
 mod quantify;
 mod query;

@@ -10,6 +10,7 @@ use std::fmt;
 use super::apply::decided;
 use super::cache::Op;
 use super::node::{Id, TRUE};
+use super::cofactor::Memo;
 use super::table::Manager;
 use crate::bdd::id::Stamp;
 use crate::bdd::{Bdd, BddSpace, BddVar, MAX_VARS, Renaming, Roots, VarSet};
@@ -21,6 +22,8 @@ pub struct Space {
     num_vars: usize,
     pub(super) m: Manager,
     stamp: Stamp,
+    /// Scratch of [`BddSpace::or_cofactor`].
+    cofactor_memo: Memo,
 }
 
 impl fmt::Debug for Space {
@@ -79,6 +82,7 @@ impl BddSpace for Space {
             num_vars: num_vars.min(MAX_VARS),
             m: Manager::new(),
             stamp: Stamp::new(),
+            cofactor_memo: Memo::default(),
         }
     }
 
@@ -220,6 +224,20 @@ impl BddSpace for Space {
             return f;
         }
         let r = self.m.restrict_lits(id, lits);
+        self.bdd(r)
+    }
+
+    fn or_cofactor(
+        &mut self,
+        g: Bdd,
+        f: Bdd,
+        lits: &[(BddVar, bool)],
+        cube: &[(BddVar, bool)],
+    ) -> Bdd {
+        let (g, f) = (self.id(g), self.id(f));
+        let c = self.m.restriction_cube(lits);
+        let k = self.m.cube(cube);
+        let r = self.m.or_cofactor(g, f, c, k, &mut self.cofactor_memo);
         self.bdd(r)
     }
 

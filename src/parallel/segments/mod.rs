@@ -190,6 +190,51 @@ fn agree(a: &[Snapshot], b: &[Snapshot]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.agrees(y))
 }
 
+/// Blocks of a file's start on which [`warm_up_agrees`] judges.
+pub const JUDGED_BLOCKS: usize = 4;
+
+/// Whether warm-ups can be expected to reach the state of the monitor that
+/// steps from the start of the file, judged on its first blocks, `sample`:
+/// a monitor steps [`JUDGED_BLOCKS`] of them, another (as a warm-up) their
+/// second half, and their snapshots are compared. Where they differ, as
+/// where every event of a value flips its state (telemetry's toggles), a
+/// segment's verdicts would be dropped at the end of the segment before
+/// and its events stepped again: twice the work of one job, for no gain.
+/// True when it cannot be judged (a sample of one block, an error).
+pub fn warm_up_agrees(plan: &Plan, options: &MonitorOptions, sample: &[Arc<Block>]) -> bool {
+    let sample = &sample[..sample.len().min(JUDGED_BLOCKS)];
+    let half = sample.len() / 2;
+    let options = &for_monitors(options, 1);
+    let (Ok(mut whole), Ok(mut warm)) = (new_worker(plan, options), new_worker(plan, options))
+    else {
+        return true;
+    };
+    if half == 0 {
+        return true;
+    }
+    for block in sample {
+        if whole.process(block).error.is_some() {
+            return true;
+        }
+    }
+    let steps = warm_steps(plan);
+    let mut first = true;
+    for block in &sample[half..] {
+        let found = warm.process_where(block, |ev| {
+            let step = first || steps.as_ref().is_none_or(|s| s.get(ev.name as usize) == Some(&true));
+            first = false;
+            step
+        });
+        if found.error.is_some() {
+            return true;
+        }
+    }
+    match (whole.snapshot(), warm.snapshot()) {
+        (Some(a), Some(b)) => agree(&a, &b),
+        _ => true,
+    }
+}
+
 /// Per event name of `plan` (in the order of its events), whether a
 /// warm-up steps it: `None` when it steps every event. When every property
 /// is tick invariant, an event that no atom under an `S` or `@` mentions

@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::{fuse, point, restrict, twins};
+use super::{absorb, fuse, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
@@ -57,6 +57,9 @@ pub struct CompiledProp {
     /// Twins computed by renaming and the nodes dropped then (with point
     /// evaluation on; see [`twins`]).
     pub(super) twins: twins::Twins,
+    /// Restricted quantifiers absorbed into the disjunctions that read
+    /// them (with point evaluation on; see [`absorb`]).
+    pub(super) absorbed: absorb::Absorbed,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -159,6 +162,7 @@ impl CompiledProp {
             .map(|i| point.needs_set[i] && !bypass.skipped[i])
             .collect();
         let twins = twins::analyse(&plan, &point, &bypass, &fused, &in_order);
+        let absorbed = absorb::analyse(&plan, &point, &bypass, &twins, &in_order);
         // A dropped atom still binds the values seen for its variables.
         let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
         for atoms in atoms_by_event.values_mut() {
@@ -195,6 +199,7 @@ impl CompiledProp {
             untimed,
             computes,
             point_steps,
+            absorbed,
             twins,
             all_steps: (0..n)
                 .filter(|&i| !delays.delayed[i])

@@ -307,6 +307,13 @@ impl PropMonitor {
                 Op::Cmp { .. } => s.cmp[n].unwrap_or_else(|| space.ff()),
                 Op::Not(a) => space.not(now[*a]),
                 Op::And(a, b) => space.and(now[*a], now[*b]),
+                Op::Or(..) if restricting && let Some((a, b)) = compiled.absorbed.into[n] => {
+                    let Some(r) = compiled.bypass.restricted[b] else {
+                        unreachable!("only restricted quantifiers are absorbed")
+                    };
+                    let into = self.state.now[a];
+                    self.absorbed_value(space, into, r)
+                }
                 Op::Or(a, b) => space.or(now[*a], now[*b]),
                 Op::Implies(a, b) => space.imp(now[*a], now[*b]),
                 Op::Iff(a, b) => space.iff(now[*a], now[*b]),
@@ -337,6 +344,14 @@ impl PropMonitor {
                 Op::Quant(Quant::Exists, _, _)
                     if restricting && let Some(r) = compiled.bypass.restricted[n] =>
                 {
+                    if compiled.absorbed.absorbed[n] {
+                        // Never built: whether its atom matched (see `absorb`).
+                        let matched = self.scratch.binding.matched.iter().any(|m| m.0 == r.atom);
+                        let s = &mut self.state;
+                        s.changed[n] = all || matched || !s.now[n].is_false();
+                        s.now[n] = space.constant(matched);
+                        continue;
+                    }
                     self.restricted_value(space, r)
                 }
                 Op::Quant(q, v, a) => self.quant_value(space, n, *q, *v, *a),

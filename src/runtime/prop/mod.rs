@@ -8,7 +8,8 @@
 //! - [`bind`]: binding an event (matching atoms, enumerating values);
 //! - [`eval`]: evaluating a bound step, [`point`], the point evaluation
 //!   of the statement, and [`restrict`], quantifiers over a conjunction with
-//!   an event evaluated by restriction, and [`twins`], subformulas computed
+//!   an event evaluated by restriction ([`absorb`]: in one walk with the
+//!   disjunction that reads them), and [`twins`], subformulas computed
 //!   as the renaming of their twin;
 //! - [`gc`]: garbage collection of value codes;
 //! - [`explain`]: witnesses, tuples and profile introspection.
@@ -26,6 +27,7 @@
 //! the roots of this property and, through an [`Outside`], those of the
 //! others; the monitor offers one after each event.
 
+mod absorb;
 mod aggregate;
 mod bind;
 pub mod compiled;

@@ -218,7 +218,20 @@ pub(super) fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeI
 impl PropMonitor {
     /// The value of the quantifier `r` describes, at this step.
     pub(super) fn restricted_value(&self, space: &mut Space, r: Restricted) -> Bdd {
-        let mut acc = space.ff();
+        let ff = space.ff();
+        self.restricted_into(space, r, ff, false)
+    }
+
+    /// `into ∨` the value of the quantifier `r` describes, at this step, in
+    /// one walk per match (`r` has no renaming; see [`absorb`](super::absorb)).
+    pub(super) fn absorbed_value(&self, space: &mut Space, into: Bdd, r: Restricted) -> Bdd {
+        self.restricted_into(space, r, into, true)
+    }
+
+    /// `acc ∨` the value of the quantifier `r`: per match, the source
+    /// restricted at the match's value of the quantified variable, times the
+    /// cube of its other values; each in one walk if `one_walk`.
+    fn restricted_into(&self, space: &mut Space, r: Restricted, mut acc: Bdd, one_walk: bool) -> Bdd {
         let (mut lits, mut others) = (Vec::new(), Vec::new());
         for (m, range) in &self.scratch.binding.matched {
             if *m != r.atom {
@@ -235,9 +248,10 @@ impl PropMonitor {
             for &(v, c) in codes.iter().filter(|(v, _)| *v != r.var) {
                 self.code_cube(v, c, &mut others);
             }
-            let cube = space.cube(&others);
-            let restricted = match r.source {
-                Source::Set(p) => space.restrict(self.state.now[p], &lits),
+            // The source, the literals to restrict it at, and whether the
+            // restriction is then renamed.
+            let (source, at, renamed) = match r.source {
+                Source::Set(p) => (self.state.now[p], None, None),
                 Source::PreCall {
                     call,
                     body,
@@ -245,18 +259,23 @@ impl PropMonitor {
                 } => match self.state.pre[body] {
                     Some(pre) => {
                         let relation = self.call_constants(space, call, pre);
-                        let sources = self.call_sources(call, &lits);
-                        let restricted = space.restrict(relation, &sources);
-                        // A substitution of only the restricted bits is the identity now.
-                        if renames {
-                            self.call_rename(space, call, restricted)
-                        } else {
-                            restricted
-                        }
+                        (relation, Some(self.call_sources(call, &lits)), renames.then_some(call))
                     }
                     None => continue,
                 },
             };
+            let at = at.as_deref().unwrap_or(&lits);
+            if one_walk && renamed.is_none() {
+                acc = space.or_cofactor(acc, source, at, &others);
+                continue;
+            }
+            let restricted = space.restrict(source, at);
+            // A substitution of only the restricted bits is the identity now.
+            let restricted = match renamed {
+                Some(call) => self.call_rename(space, call, restricted),
+                None => restricted,
+            };
+            let cube = space.cube(&others);
             let part = space.and(restricted, cube);
             acc = space.or(acc, part);
         }

@@ -1,0 +1,164 @@
+//! A cofactor conjoined with a cube and added to another function, in one
+//! walk: `g ∨ (f|c ∧ k)`, with `c` and `k` cubes.
+//!
+//! The monitor adds to a rule's relation, at each matching event, the
+//! relation's cofactor at the event's value placed at other values (the
+//! new pairs of a transitive closure). Restricting, conjoining and adding
+//! one after the other builds the cofactor and its product with the cube as
+//! BDDs of their own, each a walk over the one before; here one walk goes
+//! down `g` and `f` together, `f` along `c`'s literals and the result along
+//! `k`'s, and builds only the nodes of the result.
+//!
+//! Its intermediate results are remembered for the one operation only (its
+//! cubes are seldom the same twice), in a [`Memo`] of its own.
+
+use super::apply::{NEW_STACK, RED_ZONE};
+use super::cache::Op;
+use super::node::{FALSE, Id, TRUE, mix};
+use super::table::Manager;
+use crate::bdd::BddVar;
+
+/// The fewest slots of a [`Memo`].
+const MIN_MEMO: usize = 1 << 12;
+/// The most slots of a [`Memo`].
+const MAX_MEMO: usize = 1 << 16;
+
+/// The results of one [`Manager::or_cofactor`] by `(g, f, k)` (the rest of
+/// `c` is the part of it at and below `f`'s level, so `f` decides it): a
+/// lossy, direct-mapped table whose entries are those of the operation
+/// under way when their stamp is its stamp, so that nothing is cleared
+/// between operations. It grows when an operation filled half of it.
+#[derive(Clone, Default)]
+pub(super) struct Memo {
+    slots: Vec<Slot>,
+    stamp: u32,
+    filled: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    g: Id,
+    f: Id,
+    k: Id,
+    r: Id,
+    stamp: u32,
+}
+
+impl Memo {
+    /// Starts an operation: the entries of the earlier ones no longer count.
+    fn start(&mut self) {
+        if self.slots.is_empty() || 2 * self.filled > self.slots.len() {
+            let len = (4 * self.filled).next_power_of_two().clamp(MIN_MEMO, MAX_MEMO);
+            if len != self.slots.len() {
+                self.slots = vec![Slot::default(); len];
+                self.stamp = 0;
+            }
+        }
+        self.filled = 0;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.slots.fill(Slot::default());
+            self.stamp = 1;
+        }
+    }
+
+    #[inline]
+    fn slot(&self, g: Id, f: Id, k: Id) -> usize {
+        mix(g as u64, f as u64, k as u64) as usize & (self.slots.len() - 1)
+    }
+
+    #[inline]
+    fn get(&self, g: Id, f: Id, k: Id) -> Option<Id> {
+        let s = &self.slots[self.slot(g, f, k)];
+        (s.stamp == self.stamp && s.g == g && s.f == f && s.k == k).then_some(s.r)
+    }
+
+    #[inline]
+    fn put(&mut self, g: Id, f: Id, k: Id, r: Id) {
+        let i = self.slot(g, f, k);
+        let stamp = self.stamp;
+        self.slots[i] = Slot { g, f, k, r, stamp };
+        self.filled += 1;
+    }
+}
+
+impl Manager {
+    /// `g ∨ (f|c ∧ k)`, where `c` and `k` are cubes (nodes of conjunctions
+    /// of literals; `c` may not be false, `k` may, then the result is `g`).
+    pub(super) fn or_cofactor(&mut self, g: Id, f: Id, c: Id, k: Id, memo: &mut Memo) -> Id {
+        if k == FALSE {
+            return g;
+        }
+        memo.start();
+        self.or_cofactor_in(g, f, c, k, memo, 0)
+    }
+
+    /// The cube of `lits` to restrict by: when a variable is given twice
+    /// with conflicting values, its first value counts (as in `restrict`).
+    pub(super) fn restriction_cube(&mut self, lits: &[(BddVar, bool)]) -> Id {
+        let c = self.cube(lits);
+        if c != FALSE || lits.is_empty() {
+            return c;
+        }
+        let mut firsts: Vec<(BddVar, bool)> = Vec::with_capacity(lits.len());
+        for &(v, b) in lits {
+            if firsts.iter().all(|&(w, _)| w != v) {
+                firsts.push((v, b));
+            }
+        }
+        self.cube(&firsts)
+    }
+
+    fn or_cofactor_in(&mut self, g: Id, f: Id, c: Id, k: Id, memo: &mut Memo, depth: u32) -> Id {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.or_cofactor_in(g, f, c, k, memo, depth + 1)
+            });
+        }
+        if f == FALSE || g == TRUE {
+            return g;
+        }
+        // The literals of `c` above `f` restrict nothing.
+        let c = self.cube_from(c, self.level(f));
+        if k == TRUE {
+            // g ∨ f|c: the cached operations.
+            let r = self.restrict(f, c, depth + 1);
+            return if g == FALSE {
+                r
+            } else {
+                self.apply(Op::Or, g, r, depth + 1)
+            };
+        }
+        if let Some(r) = memo.get(g, f, k) {
+            return r;
+        }
+        let v = self.level(g).min(self.level(f)).min(self.level(k));
+        let (g0, g1) = self.cofactors(g, v);
+        let (mut f0, mut f1, mut c_rest) = (f, f, c);
+        if self.level(f) == v {
+            let n = self.node(f);
+            (f0, f1) = (n.lo, n.hi);
+            if self.level(c) == v {
+                // A restricted variable: both sides read the literal's child.
+                let child = if self.node(c).lo == FALSE { n.hi } else { n.lo };
+                (f0, f1) = (child, child);
+                c_rest = self.cube_next(c);
+            }
+        }
+        let mut k_rest = k;
+        if self.level(k) == v {
+            // A variable of the cube: the cofactor is added on its side only.
+            if self.node(k).lo == FALSE {
+                f0 = FALSE;
+            } else {
+                f1 = FALSE;
+            }
+            k_rest = self.cube_next(k);
+        }
+        let lo = self.or_cofactor_in(g0, f0, c_rest, k_rest, memo, depth + 1);
+        let hi = self.or_cofactor_in(g1, f1, c_rest, k_rest, memo, depth + 1);
+        let r = self.mk(v, lo, hi);
+        memo.put(g, f, k, r);
+        r
+    }
+}
