@@ -488,3 +488,28 @@ proptest! {
         prop_assert_eq!(got, want, "{} against {} on the reversed trace:\n{}", f, p, strategies::trace_text(&events));
     }
 }
+
+#[test]
+fn a_guard_of_many_variables_is_matched_value_by_value() {
+    // Nine variables (more than a tuple kept on the stack); answers must
+    // repeat every value, in its place.
+    let vars = "a, b, c, d, e, f, g, h, i";
+    let spec = format!(
+        "prop answered : Forall a . Forall b . Forall c . Forall d . Forall e . Forall f . \
+         Forall g . Forall h . Forall i . req({vars}) -> F[<=2] resp({vars})"
+    );
+    let (v, undecided) = run_untimed(
+        &spec,
+        &[
+            "req,1,2,3,4,5,6,7,8,9",
+            "resp,1,2,3,4,5,6,7,8,9",
+            "req,1,2,3,4,5,6,7,8,9",
+            "resp,1,2,3,4,5,6,7,9,8",
+            "x",
+            "req,9,9,9,9,9,9,9,9,9",
+            "x",
+        ],
+    );
+    assert_eq!(v, [3]);
+    assert_eq!(undecided, 2);
+}

@@ -304,8 +304,16 @@ impl PropMonitor {
         let n = form.vars.len();
         let mut known = true;
         if f.raw {
-            let mut tuple: Vec<&[u8]> = vec![&[]; n];
-            m.for_each_values(i, &mut tuple, |tuple| {
+            // On the stack for the usual few variables.
+            let mut small: [&[u8]; 8] = [&[]; 8];
+            let mut large: Vec<&[u8]> = Vec::new();
+            let tuple: &mut [&[u8]] = if n <= small.len() {
+                &mut small[..n]
+            } else {
+                large.resize(n, &[]);
+                &mut large
+            };
+            m.for_each_values(i, tuple, |tuple| {
                 if !known {
                     return;
                 }
