@@ -123,6 +123,9 @@ impl PropMonitor {
         let raw = f.raw;
         for k in 0..f.vals.len() {
             let drop = keep.saturating_sub(f.first[k]).min(f.vals[k].len() as u64);
+            if drop == 0 {
+                continue;
+            }
             f.vals[k].drain(..drop as usize);
             if let Some(m) = &mut f.matches[k] {
                 m.drop_front(drop as usize, raw);
@@ -130,8 +133,10 @@ impl PropMonitor {
             f.first[k] += drop;
         }
         let drop = keep.saturating_sub(f.base).min(f.times.len() as u64);
-        f.times.drain(..drop as usize);
-        f.base += drop;
+        if drop > 0 {
+            f.times.drain(..drop as usize);
+            f.base += drop;
+        }
     }
 
     /// At the end of a trace left open: decides every undecided position
