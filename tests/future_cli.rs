@@ -213,6 +213,15 @@ fn mfotl_interval_forms_give_monpolys_satisfactions() {
             &["@4 (time point 3): true"],
         ),
         ("a() AND NEXT(0,*) a()", &[]),
+        // At the last time-point, `NEXT` reaches the step that closes the
+        // log: MonPoly decides it there when its operand is immediate, and
+        // not when its operand has a future operator of its own.
+        (
+            "c() AND NOT NEXT[2,6] c()",
+            &["@2 (time point 2): true", "@10 (time point 7): true"],
+        ),
+        ("c() AND NOT NEXT[2,6] (ALWAYS[1,1] (NEXT[1,4) c()))", &[]),
+        ("c() AND NOT NEXT[0,6] (EVENTUALLY[0,1] a())", &[]),
     ];
     for (i, &(formula, want)) in cases.iter().enumerate() {
         let dir = format!("future-cli-mfotl-{i}");

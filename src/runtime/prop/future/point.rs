@@ -455,6 +455,13 @@ impl PropMonitor {
             }
             Op::Next(t, a) => {
                 if p + 1 < f.end {
+                    if f.time(p + 1) == u64::MAX && f.order.binary_search(&a).is_ok() {
+                        // The step that closes a trace as MonPoly closes a
+                        // log (at the greatest time): MonPoly gives `X` a
+                        // value only with its operand's there, and a
+                        // delayed operand has none (as in set mode).
+                        return None;
+                    }
                     if t.contains(f.time(p + 1) - f.time(p)) {
                         at(a, p + 1)
                     } else {
