@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of hindsight's MFOTL front end against MonPoly.
 
-Generates random past-time MFOTL formulas (with aggregations, arithmetic
-and LET) over a small signature and random MonPoly logs (several events per time-point, repeated time stamps, empty
+Generates random MFOTL formulas (past-time, with aggregations, arithmetic
+and LET; with --future, bounded future operators too) over a small signature and random MonPoly logs (several events per time-point, repeated time stamps, empty
 time-points, MonPoly's multi-tuple syntax `p(a)(b)`), runs both tools and
 compares their satisfaction lines byte for byte. A formula MonPoly does not
 accept (not monitorable, a type error) is drawn again.
@@ -109,10 +109,40 @@ def arithmetic(rng, a, fa, ivars):
     return f"({a} AND {neg}{n} {op} {k} {rel} {rng.choice(INTS)})", fa
 
 
+def bounded(rng):
+    """An interval with a finite upper bound (a future operator's)."""
+    lo = rng.randint(0, 2)
+    hi = lo + rng.randint(0, 4)
+    left = rng.choice("[(") if lo < hi else "["
+    right = rng.choice("])") if lo < hi else "]"
+    return f"{left}{lo},{hi}{right}"
+
+
+def future(rng, depth, svars, ivars):
+    """A bounded future operator over random operands, and its free variables."""
+    a, fa = formula(rng, depth - 1, svars, ivars)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f"(NEXT{bounded(rng)} {a})", fa
+    if kind == 1:
+        return f"(EVENTUALLY{bounded(rng)} {a})", fa
+    if kind == 2:
+        return f"(ALWAYS{bounded(rng)} {a})", fa
+    b, fb = formula(rng, depth - 1, svars, ivars)
+    neg = "NOT " if rng.random() < 0.5 else ""
+    return f"(({neg}{a}) UNTIL{bounded(rng)} {b})", fa | fb
+
+
+#: Whether formulas may have bounded future operators (--future).
+FUTURE = False
+
+
 def formula(rng, depth, svars, ivars):
     """A random formula and its free variables (MonPoly checks monitorability)."""
     if depth == 0 or rng.random() < 0.25:
         return atom(rng, svars, ivars)
+    if FUTURE and rng.random() < 0.35:
+        return future(rng, depth, svars, ivars)
     kind = rng.randrange(13)
     if kind >= 10:
         a, fa = formula(rng, depth - 1, svars, ivars)
@@ -205,7 +235,14 @@ def main():
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", default="/tmp/mfotl-oracle")
+    ap.add_argument(
+        "--future",
+        action="store_true",
+        help="formulas with bounded future operators (NEXT, EVENTUALLY, ALWAYS, UNTIL)",
+    )
     args = ap.parse_args()
+    global FUTURE
+    FUTURE = args.future
     rng = random.Random(args.seed)
     os.makedirs(args.keep, exist_ok=True)
     sig = os.path.join(args.keep, "oracle.sig")
