@@ -20,7 +20,9 @@ pub(super) struct Node {
     pub(super) hi: Id,
 }
 
-/// A strong mix of three words (node hashing and cache slots).
+/// A mix of three words (node hashing and cache slots): each multiplied
+/// by its own odd constant and rotated apart, then folded so that the low
+/// bits (slots) depend on the high ones.
 #[inline]
 pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
     let h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
