@@ -28,8 +28,10 @@ impl Manager {
             return r;
         }
         let n = self.node(f);
-        let lo = self.not(n.lo, depth + 1);
-        let hi = self.not(n.hi, depth + 1);
+        // A terminal child is negated without a call.
+        let not = |m: &mut Self, g: Id| if g <= TRUE { TRUE - g } else { m.not(g, depth + 1) };
+        let lo = not(self, n.lo);
+        let hi = not(self, n.hi);
         let r = self.mk(n.var, lo, hi);
         self.cache.put(Op::Not, f, 0, 0, r);
         r
@@ -41,29 +43,33 @@ impl Manager {
         depth % STACK_CHECK_EVERY == STACK_CHECK_EVERY - 1
     }
 
-    /// The result of a binary operation when one operand decides it.
+    /// Binary operation `op` on `a` and `b`. Where an operand decides the
+    /// result (see [`decided`]), no call is made: many cofactors do.
     #[inline(always)]
-    pub(super) fn terminal(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Option<Id> {
-        if let Some(r) = decided(op, a, b) {
-            return Some(r);
+    pub(super) fn apply(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Id {
+        match decided(op, a, b) {
+            Some(r) => r,
+            None => self.apply_open(op, a, b, depth),
+        }
+    }
+
+    /// [`apply`](Self::apply) where no operand decides the result alone.
+    fn apply_open(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Id {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.apply_open(op, a, b, depth + 1)
+            });
         }
         // The cases left that an operand decides: a negation of the other.
         let negated = match (op, a, b) {
-            (Op::Xor, TRUE, x) | (Op::Xor, x, TRUE) => x,
-            (Op::Iff, FALSE, x) | (Op::Iff, x, FALSE) => x,
-            (Op::AndNot, TRUE, x) => x,
-            (Op::Imp, x, FALSE) => x,
-            _ => return None,
+            (Op::Xor, TRUE, x) | (Op::Xor, x, TRUE) => Some(x),
+            (Op::Iff, FALSE, x) | (Op::Iff, x, FALSE) => Some(x),
+            (Op::AndNot, TRUE, x) => Some(x),
+            (Op::Imp, x, FALSE) => Some(x),
+            _ => None,
         };
-        Some(self.not(negated, depth))
-    }
-
-    pub(super) fn apply(&mut self, op: Op, a: Id, b: Id, depth: u32) -> Id {
-        if Self::deep(depth) {
-            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || self.apply(op, a, b, depth + 1));
-        }
-        if let Some(r) = self.terminal(op, a, b, depth) {
-            return r;
+        if let Some(x) = negated {
+            return self.not(x, depth);
         }
         let (a, b) = if op.commutative() && a > b {
             (b, a)

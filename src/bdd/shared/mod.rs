@@ -19,9 +19,10 @@
 //!
 //! The package in parts, each using only those before it: `node` (node
 //! numbers, terminals, the hash mix), `cache` (the operation cache),
-//! `table` (nodes, unique table, collection), `apply` (connectives,
-//! if-then-else, cubes), `quantify` (quantification, restriction, renaming), `cofactor`
-//! (a cofactor times a cube added to a function, in one walk),
+//! `unique` (the unique table), `table` (nodes, collection), `apply`
+//! (connectives, if-then-else, cubes), `quantify` (quantification,
+//! restriction, renaming), `cofactor` (a cofactor times a cube added to a
+//! function, in one walk),
 //! `query` (walks that build nothing) and `space` (the package's
 //! [`BddSpace`](super::BddSpace)).
 
@@ -33,6 +34,7 @@ mod quantify;
 mod query;
 mod space;
 mod table;
+mod unique;
 
 pub use space::Space;
 
@@ -153,18 +155,6 @@ mod tests {
         }
         assert_eq!(fast.m.nodes.len(), lean.m.nodes.len());
         assert_eq!(lean.m.cache.len() * 2, fast.m.cache.len());
-    }
-
-    #[test]
-    fn the_unique_table_grows_fourfold_up_to_the_collection_size_unless_lean() {
-        use table::{MIN_GC_NODES, unique_growth};
-        assert_eq!(unique_growth(0, false), 1024);
-        assert_eq!(unique_growth(1000, false), 4000);
-        assert_eq!(unique_growth(1000, true), 2000);
-        assert_eq!(unique_growth(MIN_GC_NODES / 2, false), MIN_GC_NODES);
-        assert_eq!(unique_growth(MIN_GC_NODES / 2, true), MIN_GC_NODES);
-        assert_eq!(unique_growth(MIN_GC_NODES, false), 2 * MIN_GC_NODES);
-        assert_eq!(unique_growth(3 * MIN_GC_NODES, false), 6 * MIN_GC_NODES);
     }
 
     #[test]

@@ -20,12 +20,13 @@ pub(super) struct Node {
     pub(super) hi: Id,
 }
 
-/// A strong mix of three words (node hashing and cache slots).
+/// A mix of three words (node hashing and cache slots): each multiplied
+/// by its own odd constant and rotated apart, then folded so that the low
+/// bits (slots) depend on the high ones.
 #[inline]
 pub(super) fn mix(a: u64, b: u64, c: u64) -> u64 {
     let h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
         ^ c.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
-    let h = h ^ (h >> 31);
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
+    h ^ (h >> 29)
 }

@@ -197,8 +197,17 @@ impl Manager {
             return r;
         }
         let n = self.node(f);
-        let lo = self.rename(n.lo, map, depth + 1);
-        let hi = self.rename(n.hi, map, depth + 1);
+        // A terminal child is its own renaming: no call.
+        let lo = if n.lo <= TRUE {
+            n.lo
+        } else {
+            self.rename(n.lo, map, depth + 1)
+        };
+        let hi = if n.hi <= TRUE {
+            n.hi
+        } else {
+            self.rename(n.hi, map, depth + 1)
+        };
         let targets = &self.map_targets[map as usize];
         let t = targets.get(n.var as usize).copied().unwrap_or(n.var);
         // f = (v ∧ hi) ∨ (¬v ∧ lo), so f[σ] = ite(σ(v), hi[σ], lo[σ]); when σ(v)

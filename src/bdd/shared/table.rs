@@ -1,11 +1,11 @@
 //! The node table: nodes, the unique table that shares them, and the
 //! mark-and-sweep collection of the nodes that no root reaches.
 
-use hashbrown::hash_table::Entry as Slot;
-use hashbrown::{HashMap, HashTable};
+use hashbrown::HashMap;
 
 use super::cache::Cache;
 use super::node::{FREED, Id, Node, TERMINAL, mix};
+use super::unique::{Probe, Unique};
 
 /// Collections start once the table holds this many nodes (or twice the
 /// nodes the last collection kept). Small: a monitor whose summaries are
@@ -28,12 +28,10 @@ const GC_FLOOR: usize = if cfg!(debug_assertions) {
 pub(super) struct Manager {
     pub(super) nodes: Vec<Node>,
     pub(super) free: Vec<Id>,
-    unique: HashTable<Id>,
+    unique: Unique,
     pub(super) cache: Cache,
     /// Node count that triggers the next collection.
     pub(super) gc_at: usize,
-    /// Whether the tables grow in small steps ([`save_memory`](Self::save_memory)).
-    lean: bool,
     /// Interned renamings: the target of every variable (identity beyond the end).
     pub(super) maps: HashMap<Vec<(u16, u16)>, Id>,
     pub(super) map_targets: Vec<Vec<u16>>,
@@ -49,16 +47,8 @@ pub(super) struct Manager {
     pub(super) cube_path: Vec<(crate::bdd::BddVar, bool)>,
     pub(super) cube_stack: Vec<(Id, usize, bool)>,
     pub(super) collections: u64,
-}
-
-/// The room a full unique table of `len` nodes grows to (see
-/// `Manager::grow_unique`).
-pub(super) fn unique_growth(len: usize, lean: bool) -> usize {
-    if lean || len >= MIN_GC_NODES {
-        2 * len.max(256)
-    } else {
-        (4 * len.max(256)).min(MIN_GC_NODES)
-    }
+    /// Scratch for collections: the nodes marked live.
+    marked: Vec<bool>,
 }
 
 #[inline]
@@ -76,10 +66,9 @@ impl Manager {
         Manager {
             nodes: vec![terminal(0), terminal(1)],
             free: Vec::new(),
-            unique: HashTable::new(),
+            unique: Unique::new(),
             cache: Cache::new(),
             gc_at: GC_FLOOR,
-            lean: false,
             maps: HashMap::new(),
             map_targets: Vec::new(),
             sets: HashMap::new(),
@@ -90,6 +79,7 @@ impl Manager {
             cube_path: Vec::new(),
             cube_stack: Vec::new(),
             collections: 0,
+            marked: Vec::new(),
         }
     }
 
@@ -119,51 +109,34 @@ impl Manager {
         debug_assert!(var < self.level(lo) && var < self.level(hi));
         let node = Node { var, lo, hi };
         let hash = node_hash(&node);
-        if self.unique.len() == self.unique.capacity() {
-            self.grow_unique();
+        if self.unique.full() {
+            let nodes = &self.nodes;
+            self.unique.grow(|id| node_hash(&nodes[id as usize]));
         }
         let nodes = &self.nodes;
         // One probe: a miss leaves the slot for the new node.
-        let vacant = match self.unique.entry(
-            hash,
-            |&id| nodes[id as usize] == node,
-            |&i| node_hash(&nodes[i as usize]),
-        ) {
-            Slot::Occupied(e) => return *e.get(),
-            Slot::Vacant(v) => v,
+        let slot = match self.unique.probe(hash, |id| nodes[id as usize] == node) {
+            Probe::Found(id) => return id,
+            Probe::Vacant(slot) => slot,
         };
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.nodes[id as usize] = node;
-                vacant.insert(id);
-                return id;
-            }
-            None => self.nodes.len() as Id,
-        };
-        vacant.insert(id);
+        if let Some(id) = self.free.pop() {
+            self.nodes[id as usize] = node;
+            self.unique.insert_at(slot, hash, id);
+            return id;
+        }
+        let id = self.nodes.len() as Id;
+        self.unique.insert_at(slot, hash, id);
         self.nodes.push(node);
         self.visited.push(0);
         self.cache.follow(self.nodes.len());
         id
     }
 
-    /// Makes the tables grow in smaller steps from now on: the unique table
-    /// doubles, and the cache keeps fewer entries per node.
+    /// Makes the tables smaller for their nodes from now on: the unique
+    /// table fills further, and the cache keeps fewer entries per node.
     pub(super) fn save_memory(&mut self) {
-        self.lean = true;
+        self.unique.save_memory();
         self.cache.save_memory();
-    }
-
-    /// Makes room in the unique table: four times its size up to the size
-    /// at which collections start (every rehash walks the whole table),
-    /// twice its size beyond; twice its size when saving memory.
-    #[cold]
-    fn grow_unique(&mut self) {
-        let len = self.unique.len();
-        let wanted = unique_growth(len, self.lean);
-        let nodes = &self.nodes;
-        self.unique
-            .reserve(wanted - len, |&i| node_hash(&nodes[i as usize]));
     }
 
     #[inline]
@@ -178,41 +151,51 @@ impl Manager {
     }
 
     /// Mark and sweep: keeps every node that `roots` or a prepared
-    /// variable set reaches.
+    /// variable set reaches. The unique table is emptied and gets the
+    /// survivors back: the dead cost one look each.
     pub(super) fn collect(&mut self, roots: &[Id]) {
         self.collections += 1;
-        let mut marked = vec![false; self.nodes.len()];
+        let mut marked = std::mem::take(&mut self.marked);
+        marked.clear();
+        marked.resize(self.nodes.len(), false);
         marked[0] = true;
         marked[1] = true;
-        let mut stack: Vec<Id> = Vec::new();
+        let mut live = 2;
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         for &root in roots.iter().chain(&self.set_cubes) {
             if marked[root as usize] {
                 continue;
             }
             marked[root as usize] = true;
+            live += 1;
             stack.push(root);
             while let Some(f) = stack.pop() {
                 let n = self.nodes[f as usize];
                 for child in [n.lo, n.hi] {
                     if !marked[child as usize] {
                         marked[child as usize] = true;
+                        live += 1;
                         stack.push(child);
                     }
                 }
             }
         }
-        self.unique.retain(|&mut id| marked[id as usize]);
+        self.stack = stack;
         self.free.clear();
-        for (id, &m) in marked.iter().enumerate().skip(2) {
-            if !m {
+        self.gc_at = (2 * live).max(GC_FLOOR);
+        // Room for the nodes up to the next collection.
+        self.unique.clear(self.gc_at);
+        // From the top down: the free list pops low numbers first.
+        for id in (2..self.nodes.len()).rev() {
+            if marked[id] {
+                self.unique.insert_new(node_hash(&self.nodes[id]), id as Id);
+            } else {
                 self.nodes[id].var = FREED;
                 self.free.push(id as Id);
             }
         }
-        // Reuse low ids first: they are popped from the end.
-        self.free.reverse();
-        let live = self.live_nodes();
-        self.gc_at = (2 * live).max(GC_FLOOR);
         self.cache.keep_surviving(&marked, live);
+        self.marked = marked;
     }
 }
