@@ -123,9 +123,11 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 /// The engine: `--cluster`; else the parallel one when more than one job
 /// is asked for (by `--jobs`, or `cores`) on a regular file and nothing
 /// needs the sequential engine: the options the session refuses
-/// ([`SessionOptions::sequential_only`]: witnesses, satisfactions,
-/// `--strict`, `--timepoints`, skipping bad lines), a profile, an MFOTL
-/// specification (`mfotl`: its trace is read against the signature).
+/// ([`SessionOptions::sequential_only`]: satisfactions, `--strict`,
+/// `--timepoints`, skipping bad lines), a profile, an MFOTL specification
+/// (`mfotl`: its trace is read against the signature). (With witnesses
+/// the session takes the sequential engine itself where the properties
+/// need it.)
 /// Decided on the resolved options only, never on how they were spelled.
 fn engine(
     trace: Option<&Path>,
@@ -321,9 +323,10 @@ mod tests {
         );
         assert_eq!(engine(&["-j", "1", "s.qtl", t]), Engine::Sequential);
         assert_eq!(engine(&["-j", "4", "s.qtl"]), Engine::Sequential);
+        // Witnesses may be parallel: the session decides on the properties.
         assert_eq!(
             engine(&["-j", "4", "--witness", "s.qtl", t]),
-            Engine::Sequential
+            Engine::Parallel(4)
         );
         assert_eq!(
             engine(&["-j", "4", "--on-error", "skip", "s.qtl", t]),

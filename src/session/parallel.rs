@@ -89,11 +89,7 @@ impl Session {
     /// segments, one per job, where the planner finds that pays (see
     /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
-    pub fn run_parallel_file<P: Report>(
-        mut self,
-        path: &Path,
-        out: &mut P,
-    ) -> io::Result<Outcome> {
+    pub fn run_parallel_file<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
         let Some((plan, options)) = self.parallel_run() else {
             return self.run_file(path, out);
         };
@@ -233,14 +229,17 @@ impl Session {
             let witness = (self.options.explained())
                 .then(|| self.by_event.get(property)?.witness(ev.name, ev.args))
                 .flatten();
-            let all = (self.options.all_witnesses > 0).then(|| witness.clone().into_iter().collect());
+            let all =
+                (self.options.all_witnesses > 0).then(|| witness.clone().into_iter().collect());
             let all: Option<Vec<Witness>> = all;
             let listed = all.as_ref().map(|a| (a.as_slice(), a.len() as u64));
             let v = ev.violation(property, number, listed);
             let (count, first) = &mut self.tally[property];
             *count += 1;
             first.get_or_insert(number);
-            let shown = witness.as_deref().filter(|_| self.options.witnessed(number));
+            let shown = witness
+                .as_deref()
+                .filter(|_| self.options.witnessed(number));
             if out.violation(&v, shown).is_err() {
                 self.closed = true;
                 return std::ops::ControlFlow::Break(());

@@ -1,0 +1,166 @@
+//! Options on the parallel path: `--jobs 2` and `--jobs 3` print what
+//! `--jobs 1` prints, byte for byte but for the time taken and the
+//! collection counts (summed over the monitors of a parallel run, which
+//! also tells that the parallel engine ran), on traces long enough that the
+//! workers read them in turn and the layout is revised on the sample.
+
+use std::path::Path;
+use std::process::Output;
+
+use super::{comparable, run, temp_dir, write};
+
+/// Access control: `access` guards both variables, `close` the one of
+/// `f`: the violating event gives each witness.
+const ACCESS: &str = "prop access : Forall user . Forall file . access(user, file) -> \
+                      [login(user), logout(user)) & [open(file), close(file))\n\
+                      prop closing : Forall f . close(f) -> Exists m . @ [grant(f, m), close(f))\n";
+
+/// `n` rounds of 50 users and 20 files logging in and out, opening and
+/// closing, with an access now and then: some by a user logged out or to a
+/// file closed (violations of `access`), a close of a file not open
+/// (violations of `closing`), and values that a witness quotes.
+fn access_log(n: usize) -> String {
+    let mut t = String::new();
+    for i in 0..n {
+        let (u, f) = (i % 50, i % 20);
+        let user = if i % 7 == 3 {
+            format!("\"u {u}\"")
+        } else {
+            format!("u{u}")
+        };
+        match i % 9 {
+            0 => t.push_str(&format!("login,{user}\n")),
+            1 => {
+                let mode = if i % 2 == 0 { "r" } else { "w" };
+                t.push_str(&format!("open,f{f}\ngrant,f{f},{mode}\n"));
+            }
+            2 | 3 | 4 => t.push_str(&format!("access,{user},f{f}\n")),
+            5 if i % 4 == 1 => t.push_str(&format!("logout,{user}\n")),
+            6 if i % 5 == 0 => t.push_str(&format!("close,f{f}\n")),
+            7 if i % 1001 == 7 => t.push_str(&format!("close,g{i}\naccess,{user},g{i}\n")),
+            _ => t.push_str(&format!("login,{user}\n")),
+        }
+    }
+    t
+}
+
+/// Standard output without the time taken, and the summary's collection
+/// counts (text or JSON) apart.
+fn split(o: &Output) -> (String, String) {
+    let text = comparable(o);
+    let mut gc = String::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(mut v) if v.get("seconds").is_some() => {
+                gc = format!("{} {}", v["collections"], v["codes_released"]);
+                v["seconds"] = 0.into();
+                v["collections"] = 0.into();
+                v["codes_released"] = 0.into();
+                out.push(v.to_string());
+            }
+            _ => out.push(line.to_string()),
+        }
+    }
+    (out.join("\n"), gc)
+}
+
+/// Each option set of `extras` on 2 and 3 jobs gives the output, errors and
+/// exit status of 1 job; `parallel` says whether the collection counts
+/// differ (a parallel run) or not (the sequential engine).
+fn same_as_sequential(spec: &Path, trace: &Path, extras: &[&[&str]], parallel: bool) {
+    for &extra in extras {
+        let json: Vec<&str> = extra
+            .iter()
+            .copied()
+            .chain(["--json", "--gc", "always"])
+            .collect();
+        let first = run(spec, trace, 1, &json);
+        let (want, gc1) = split(&first);
+        assert!(want.lines().count() > 3, "{extra:?}: {want}");
+        let text = run(spec, trace, 1, extra);
+        for jobs in [2, 3] {
+            let o = run(spec, trace, jobs, &json);
+            assert_eq!(
+                o.status.code(),
+                first.status.code(),
+                "{extra:?} --jobs {jobs}"
+            );
+            let (got, gc) = split(&o);
+            assert_eq!(got, want, "{extra:?} --jobs {jobs}");
+            assert_eq!(o.stderr, first.stderr, "{extra:?} --jobs {jobs}");
+            assert_eq!(
+                gc != gc1,
+                parallel,
+                "{extra:?} --jobs {jobs}: {gc} against {gc1}"
+            );
+            let o = run(spec, trace, jobs, extra);
+            assert_eq!(comparable(&o), comparable(&text), "{extra:?} --jobs {jobs}");
+        }
+    }
+}
+
+#[test]
+fn witnesses_of_a_parallel_run_are_the_sequential_ones() {
+    let dir = temp_dir("options-witness");
+    let spec = write(&dir, "access.qtl", ACCESS);
+    let trace = write(&dir, "access.csv", &access_log(60_000));
+    let extras: [&[&str]; 4] = [
+        &["--witness"],
+        &["--all-witnesses"],
+        &["--all-witnesses", "--max-witnesses", "1", "--witness"],
+        &["--witness", "--segments", "always"],
+    ];
+    same_as_sequential(&spec, &trace, &extras, true);
+    // The witnesses themselves, at the first violations of each property.
+    let o = run(&spec, &trace, 2, &["--witness"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = comparable(&o);
+    assert!(
+        text.contains(
+            "property access violated at event 4: access(u2, f2); witness: user=u2 file=f2\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "property access violated at event 5: access(u 3, f3); witness: user=\"u 3\" file=f3\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("property closing violated at event 9: close(g7); witness: f=g7\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn witnesses_that_the_event_does_not_give_are_found_sequentially() {
+    // `l` is not bound by `sleep(t)`: the witness depends on the state.
+    let dir = temp_dir("options-witness-whole");
+    let spec = write(
+        &dir,
+        "locks.qtl",
+        "prop sleeping : Forall t . Forall l . sleep(t) -> ![acq(t,l),rel(t,l))\n\
+         prop once : Forall t . Forall l . acq(t, l) -> ! @ [acq(t,l),rel(t,l))\n",
+    );
+    let mut t = String::new();
+    for i in 0..40_000 {
+        let (th, l) = (i % 13, i % 5);
+        t.push_str(&match i % 4 {
+            0 => format!("acq,t{th},l{l}\n"),
+            1 if i % 3 == 0 => format!("sleep,t{th}\n"),
+            2 => format!("rel,t{th},l{l}\n"),
+            _ => format!("acq,t{th},l{}\n", (l + 1) % 5),
+        });
+    }
+    let trace = write(&dir, "locks.csv", &t);
+    same_as_sequential(
+        &spec,
+        &trace,
+        &[&["--witness"], &["--all-witnesses"]],
+        false,
+    );
+    // Without witnesses, the same specification runs in parallel.
+    same_as_sequential(&spec, &trace, &[&[]], true);
+}
