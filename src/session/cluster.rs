@@ -21,8 +21,8 @@ impl Session {
     /// `out` and [`Session::finish`]es; the other processes see no event, and
     /// their outcome is empty (give them a [`super::Collect`]).
     /// Fails when timely cannot start (a host is unreachable) or a worker
-    /// failed, for witnesses, and for options that need the sequential
-    /// engine ([`super::SessionOptions::sequential_only`]).
+    /// failed, for witnesses and `strict`, and for options that need the
+    /// sequential engine ([`super::SessionOptions::sequential_only`]).
     pub(crate) fn run_cluster<P: Report + ?Sized>(
         mut self,
         plan: &Plan,
@@ -30,8 +30,12 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        let witnesses = self.options.explained().then_some("witnesses");
-        if let Some(why) = witnesses.or(self.options.sequential_only()) {
+        let own = if self.options.explained() {
+            Some("witnesses")
+        } else {
+            self.options.strict.then_some("strict")
+        };
+        if let Some(why) = own.or(self.options.sequential_only()) {
             return Err(format!(
                 "cluster mode prints no {why}: run it without --cluster"
             ));

@@ -30,12 +30,13 @@ impl SessionOptions {
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
     /// a witness at one event (`witness_at`, which steps that event on its
     /// own), satisfactions (each slice would list part of the tuples),
-    /// `strict`, `timepoints` and skipping bad lines (which need every
-    /// event read by the one monitor). A profile ([`Session::profile`]),
-    /// an MFOTL signature ([`Session::set_typing`]), `stop_at_first` with
-    /// future operators (which stops where the sequential run decides its
-    /// first violating step) and witnesses of a property that its
-    /// violating event does not determine ([`EventWitness`]) take it too.
+    /// `timepoints` and skipping bad lines (which need every event read by
+    /// the one monitor). A profile ([`Session::profile`]), an MFOTL
+    /// signature ([`Session::set_typing`]), `stop_at_first` and `strict`
+    /// with future operators (which stop where the sequential run stops,
+    /// its undecided steps then undecided) and witnesses of a property that
+    /// its violating event does not determine ([`EventWitness`]) take it
+    /// too.
     pub fn sequential_only(&self) -> Option<&'static str> {
         if self.witness_at.is_some() {
             Some("witnesses")
@@ -43,8 +44,6 @@ impl SessionOptions {
             Some("reading up to an event")
         } else if self.satisfactions {
             Some("satisfactions")
-        } else if self.strict {
-            Some("strict")
         } else if self.timepoints {
             Some("time-points")
         } else if self.on_error == super::OnError::Skip {
@@ -124,7 +123,7 @@ impl Session {
             || self.options.sequential_only().is_some()
             || self.profile.is_some()
             || self.typing.is_some()
-            || (self.options.stop_at_first && self.monitor.has_future());
+            || ((self.options.stop_at_first || self.options.strict) && self.monitor.has_future());
         if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
             return None;
         }
@@ -153,6 +152,8 @@ impl Session {
         out: &mut P,
     ) -> Outcome {
         match outcome.stopped {
+            // The sink's own error (`strict`) comes first.
+            _ if self.error.is_some() => {}
             Some(Stop::Trace(e)) => self.error = Some(RunError::Trace(e)),
             Some(Stop::Refused { line, error, last }) => {
                 let timed = self.options.trace.timed;
@@ -362,6 +363,18 @@ impl<'a, P: Report + ?Sized> Merged<'a, P> {
 
 impl<P: Report + ?Sized> Sink for Merged<'_, P> {
     fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        if self.session.options.strict
+            && ev.name_index.is_none()
+            && self.session.monitor.arity_of(ev.name).is_none()
+        {
+            // Where the sequential run stops: the event is not counted.
+            let message = super::names::unknown_event(&self.session.spec_events, ev.name);
+            self.session.error = Some(RunError::UnknownEvent {
+                line: ev.line,
+                message,
+            });
+            return false;
+        }
         self.count(ev);
         if self.tally.ended {
             if !violated.is_empty() {
