@@ -21,7 +21,8 @@ impl Session {
     /// `out` and [`Session::finish`]es; the other processes see no event, and
     /// their outcome is empty (give them a [`super::Collect`]).
     /// Fails when timely cannot start (a host is unreachable) or a worker
-    /// failed, for witnesses and `strict`, and for options that need the
+    /// failed, for witnesses, `strict` and skipping bad lines, and for
+    /// options that need the
     /// sequential engine ([`super::SessionOptions::sequential_only`]).
     pub(crate) fn run_cluster<P: Report + ?Sized>(
         mut self,
@@ -32,6 +33,8 @@ impl Session {
     ) -> Result<Outcome, String> {
         let own = if self.options.explained() {
             Some("witnesses")
+        } else if self.options.on_error == super::OnError::Skip {
+            Some("skipping bad lines")
         } else {
             self.options.strict.then_some("strict")
         };

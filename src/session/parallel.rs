@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use super::read::FirstEvents;
 use super::{EndOfTrace, Outcome, Report, RunError, Session, SessionOptions, Step};
+use crate::parallel::read::Skipped;
 use crate::parallel::{self, EventView, Sink, Stop};
 use crate::plan::Plan;
 use crate::report::Undecided;
@@ -29,9 +30,9 @@ impl SessionOptions {
     /// Why a run with these options takes the sequential engine whatever
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
     /// a witness at one event (`witness_at`, which steps that event on its
-    /// own), satisfactions (each slice would list part of the tuples),
-    /// `timepoints` and skipping bad lines (which need every event read by
-    /// the one monitor). A profile ([`Session::profile`]), an MFOTL
+    /// own), satisfactions (each slice would list part of the tuples) and
+    /// `timepoints` (which needs every event read by the one monitor). A
+    /// profile ([`Session::profile`]), an MFOTL
     /// signature ([`Session::set_typing`]), `stop_at_first` and `strict`
     /// with future operators (which stop where the sequential run stops,
     /// its undecided steps then undecided) and witnesses of a property that
@@ -46,8 +47,6 @@ impl SessionOptions {
             Some("satisfactions")
         } else if self.timepoints {
             Some("time-points")
-        } else if self.on_error == super::OnError::Skip {
-            Some("skipping bad lines")
         } else {
             None
         }
@@ -139,6 +138,7 @@ impl Session {
             jobs: self.options.jobs,
             close: self.options.end_of_trace == Some(EndOfTrace::Close),
             segments: self.options.segments,
+            skip: self.skip().then_some(self.options.strict),
             ..parallel::Options::default()
         };
         Some((plan, options))
@@ -405,6 +405,24 @@ impl<P: Report + ?Sized> Sink for Merged<'_, P> {
 
     fn ended(&mut self) {
         self.tally.ended = true;
+    }
+
+    fn skipped(&mut self, skipped: &Skipped) {
+        let session = &mut *self.session;
+        let line = skipped.line();
+        let why = || match skipped {
+            Skipped::Trace(e) => e.to_string(),
+            Skipped::Arity { error, last, .. } => {
+                let timed = session.options.trace.timed;
+                RunError::step(line, error.clone(), timed, last.as_deref()).to_string()
+            }
+            Skipped::Unknown { name, .. } => {
+                let message = super::names::unknown_event(&session.spec_events, name);
+                format!("line {line}: {message}")
+            }
+        };
+        let why = why();
+        session.bad.skip(line, || why);
     }
 
     fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {

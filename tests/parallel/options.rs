@@ -164,3 +164,90 @@ fn witnesses_that_the_event_does_not_give_are_found_sequentially() {
     // Without witnesses, the same specification runs in parallel.
     same_as_sequential(&spec, &trace, &[&[]], true);
 }
+
+/// Two properties sliced on `f`, and a long trace of files opened and
+/// closed, with a violation of each now and then.
+const FILES: &str = "prop closed : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+                     prop once : Forall f . open(f) -> ! @ (!close(f) S open(f))\n";
+
+/// `n` events over 300 files (and a file closed that was never opened
+/// every 5,003), with the lines of `bad` (line index, text) put in.
+fn files(n: usize, bad: &[(usize, &str)]) -> String {
+    let mut lines = Vec::new();
+    for i in 0..n {
+        let f = i % 300;
+        lines.push(if i % 2 == 0 {
+            format!("open,f{f}")
+        } else {
+            format!("close,f{f}")
+        });
+        if i % 5003 == 17 {
+            lines.push(format!("close,g{i}"));
+        }
+    }
+    for &(at, text) in bad.iter().rev() {
+        lines.insert(at, text.to_string());
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn strict_stops_where_the_sequential_run_stops() {
+    let dir = temp_dir("options-strict");
+    let spec = write(&dir, "files.qtl", FILES);
+    // An unknown name far into the trace, then an arity error after it.
+    let trace = write(
+        &dir,
+        "files.csv",
+        &files(60_000, &[(45_000, "unknown,x"), (50_000, "open,a,b")]),
+    );
+    same_as_sequential(&spec, &trace, &[&["--strict"]], true);
+    let o = run(&spec, &trace, 2, &["--strict"]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = comparable(&o);
+    assert!(text.contains("events processed: 45000\n"), "{text}");
+    assert!(
+        super::common::stderr(&o).contains(
+            "files.csv:line 45001: event `unknown` is not in the specification (--strict)"
+        ),
+        "{}",
+        super::common::stderr(&o)
+    );
+    // Without the unknown name, the arity error.
+    let trace = write(&dir, "arity.csv", &files(60_000, &[(50_000, "open,a,b")]));
+    same_as_sequential(&spec, &trace, &[&["--strict"]], true);
+}
+
+#[test]
+fn skipped_bad_lines_are_the_sequential_ones() {
+    let dir = temp_dir("options-skip");
+    let spec = write(&dir, "files.qtl", FILES);
+    // Another arity, an empty name, an unknown name (bad with --strict)
+    // in every block or so, and broken quoting (which ends any run) near
+    // the end of one trace.
+    let mut bad: Vec<(usize, &str)> = Vec::new();
+    for k in 0..12 {
+        bad.push((k * 5_000 + 3, "open,a,b"));
+        bad.push((k * 5_000 + 1_001, ",x"));
+        bad.push((k * 5_000 + 2_002, "unknown,x"));
+    }
+    let trace = write(&dir, "files.csv", &files(60_000, &bad));
+    bad.push((59_990, "open,\"abc\"d"));
+    let broken = write(&dir, "broken.csv", &files(60_000, &bad));
+    let extras: [&[&str]; 4] = [
+        &["--skip-bad-lines"],
+        &["--skip-bad-lines", "--strict"],
+        &["--on-error", "skip", "--max-violations", "3000"],
+        &["--skip-bad-lines", "--max-skipped", "0.0001"],
+    ];
+    same_as_sequential(&spec, &trace, &extras, true);
+    same_as_sequential(&spec, &broken, &extras[..2], true);
+    let o = run(&spec, &trace, 2, &["--skip-bad-lines", "--strict"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = comparable(&o);
+    assert!(
+        text.contains("bad lines skipped: 36 (lines 4, 1003, 2005, 5007, 6006, ...)\n"),
+        "{text}"
+    );
+    assert!(text.contains("events processed: 60012\n"), "{text}");
+}
