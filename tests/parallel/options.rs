@@ -34,7 +34,7 @@ fn access_log(n: usize) -> String {
                 let mode = if i % 2 == 0 { "r" } else { "w" };
                 t.push_str(&format!("open,f{f}\ngrant,f{f},{mode}\n"));
             }
-            2 | 3 | 4 => t.push_str(&format!("access,{user},f{f}\n")),
+            2..=4 => t.push_str(&format!("access,{user},f{f}\n")),
             5 if i % 4 == 1 => t.push_str(&format!("logout,{user}\n")),
             6 if i % 5 == 0 => t.push_str(&format!("close,f{f}\n")),
             7 if i % 1001 == 7 => t.push_str(&format!("close,g{i}\naccess,{user},g{i}\n")),
