@@ -121,7 +121,8 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 }
 
 /// The engine: `--cluster`; else the parallel one when more than one job
-/// is asked for (by `--jobs`, or `cores`) on a regular file and nothing
+/// is asked for (by `--jobs`, or `cores`) on a regular file (named, or as
+/// standard input) and nothing
 /// needs the sequential engine: the options the session refuses
 /// ([`SessionOptions::sequential_only`]: satisfactions, `--strict`,
 /// `--timepoints`, skipping bad lines), a profile, an MFOTL specification
@@ -143,7 +144,10 @@ fn engine(
     let jobs = opts
         .jobs
         .map_or(cores, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let file = match trace {
+        Some(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+        None => super::input::stdin_file().is_some(),
+    };
     // The session's own rule for its options, and what the session learns
     // later: a profile, an MFOTL signature.
     let sequential_only =

@@ -251,3 +251,68 @@ fn skipped_bad_lines_are_the_sequential_ones() {
     );
     assert!(text.contains("events processed: 60012\n"), "{text}");
 }
+
+/// `run --jobs=JOBS --json --gc always FILES_SPEC` reading `trace` on
+/// standard input: redirected from the file, or through a pipe.
+fn from_stdin(spec: &Path, trace: &Path, jobs: usize, pipe: bool) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut command = super::common::bin();
+    command
+        .arg("run")
+        .arg(format!("--jobs={jobs}"))
+        .args(["--json", "--gc", "always"])
+        .arg(spec)
+        .env_remove("HINDSIGHT_JOBS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if !pipe {
+        let file = std::fs::File::open(trace).expect("the trace");
+        return command.stdin(file).output().expect("runs");
+    }
+    let mut child = command.stdin(Stdio::piped()).spawn().expect("runs");
+    let text = std::fs::read(trace).expect("the trace");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    let writer = std::thread::spawn(move || stdin.write_all(&text));
+    let o = child.wait_with_output().expect("runs");
+    writer.join().expect("the writer").expect("written");
+    o
+}
+
+#[test]
+fn standard_input_from_a_file_is_read_in_parallel() {
+    let dir = temp_dir("options-stdin");
+    let spec = write(&dir, "files.qtl", FILES);
+    let trace = write(&dir, "files.csv", &files(60_000, &[(59_000, "open,a,b")]));
+    let named = run(&spec, &trace, 1, &["--json", "--gc", "always"]);
+    let (want, gc1) = split(&named);
+    assert_eq!(named.status.code(), Some(2));
+    // The file's name is `<stdin>` in the errors.
+    let stderr =
+        |o: &Output| super::common::stderr(o).replace(trace.to_str().expect("UTF-8"), "<stdin>");
+    for (jobs, pipe, parallel) in [
+        (1, false, false),
+        (2, false, true),
+        (3, false, true),
+        (2, true, false),
+    ] {
+        let o = from_stdin(&spec, &trace, jobs, pipe);
+        assert_eq!(o.status.code(), Some(2), "--jobs {jobs}, pipe {pipe}");
+        let (got, gc) = split(&o);
+        assert_eq!(
+            got,
+            want.replace(trace.to_str().expect("UTF-8"), "<stdin>"),
+            "--jobs {jobs}, pipe {pipe}"
+        );
+        assert_eq!(
+            super::common::stderr(&o),
+            stderr(&named),
+            "--jobs {jobs}, pipe {pipe}"
+        );
+        assert_eq!(
+            gc != gc1,
+            parallel,
+            "--jobs {jobs}, pipe {pipe}: {gc} against {gc1}"
+        );
+    }
+}
