@@ -326,14 +326,24 @@ mod tests {
             Engine::Parallel(2)
         );
         assert_eq!(engine(&["-j", "1", "s.qtl", t]), Engine::Sequential);
-        assert_eq!(engine(&["-j", "4", "s.qtl"]), Engine::Sequential);
+        // Standard input: parallel when it is a regular file.
+        let stdin = if crate::cli::input::stdin_file().is_some() {
+            Engine::Parallel(4)
+        } else {
+            Engine::Sequential
+        };
+        assert_eq!(engine(&["-j", "4", "s.qtl"]), stdin);
         // Witnesses may be parallel: the session decides on the properties.
         assert_eq!(
             engine(&["-j", "4", "--witness", "s.qtl", t]),
             Engine::Parallel(4)
         );
         assert_eq!(
-            engine(&["-j", "4", "--on-error", "skip", "s.qtl", t]),
+            engine(&["-j", "4", "--on-error", "skip", "--strict", "s.qtl", t]),
+            Engine::Parallel(4)
+        );
+        assert_eq!(
+            engine(&["-j", "4", "--timepoints", "s.qtl", t]),
             Engine::Sequential
         );
         assert_eq!(
