@@ -331,21 +331,53 @@ fn skipping_at_the_edges_of_a_trace() {
     // Time stamps that go back (refused with --strict-time), now and then.
     let mut stamped = String::new();
     for (i, line) in long.lines().enumerate() {
-        let t = if i % 997 == 5 { i.saturating_sub(40) } else { i };
+        let t = if i % 997 == 5 {
+            i.saturating_sub(40)
+        } else {
+            i
+        };
         stamped.push_str(&format!("{line},{t}\n"));
     }
     let cases: [(&str, String, &[&str]); 5] = [
-        ("all-bad.csv", "open,a,b\n,x\nclose\n".repeat(5_000), &["--skip-bad-lines"]),
-        ("bad-end.csv", format!("{long}open,a,b\n,x\n"), &["--skip-bad-lines"]),
-        ("bad-start.csv", format!("open,a,b\n,x\n{long}"), &["--skip-bad-lines", "--strict"]),
-        ("only-bad-end.csv", format!("{long}open,a,b\n"), &["--on-error", "skip", "--max-skipped", "0"]),
-        ("stamped.timed.csv", stamped, &["--skip-bad-lines", "--strict-time", "--timed"]),
+        (
+            "all-bad.csv",
+            "open,a,b\n,x\nclose\n".repeat(5_000),
+            &["--skip-bad-lines"],
+        ),
+        (
+            "bad-end.csv",
+            format!("{long}open,a,b\n,x\n"),
+            &["--skip-bad-lines"],
+        ),
+        (
+            "bad-start.csv",
+            format!("open,a,b\n,x\n{long}"),
+            &["--skip-bad-lines", "--strict"],
+        ),
+        (
+            "only-bad-end.csv",
+            format!("{long}open,a,b\n"),
+            &["--on-error", "skip", "--max-skipped", "0"],
+        ),
+        (
+            "stamped.timed.csv",
+            stamped,
+            &["--skip-bad-lines", "--strict-time", "--timed"],
+        ),
     ];
     for (name, text, extra) in cases {
         let trace = write(&dir, name, &text);
-        let spec = if name.contains("timed") { &timed } else { &spec };
+        let spec = if name.contains("timed") {
+            &timed
+        } else {
+            &spec
+        };
         let first = run(spec, &trace, 1, extra);
-        assert!(comparable(&first).contains("bad lines skipped") || first.status.code() == Some(2), "{name}: {}", comparable(&first));
+        assert!(
+            comparable(&first).contains("bad lines skipped") || first.status.code() == Some(2),
+            "{name}: {}",
+            comparable(&first)
+        );
         for jobs in [2, 3] {
             let o = run(spec, &trace, jobs, extra);
             assert_eq!(o.status.code(), first.status.code(), "{name} --jobs {jobs}");
