@@ -230,9 +230,8 @@ impl Session {
             let witness = (self.options.explained())
                 .then(|| self.by_event.get(property)?.witness(ev.name, ev.args))
                 .flatten();
-            let all =
-                (self.options.all_witnesses > 0).then(|| witness.clone().into_iter().collect());
-            let all: Option<Vec<Witness>> = all;
+            let all: Option<Vec<Witness>> =
+                (self.options.all_witnesses > 0).then(|| witness.iter().cloned().collect());
             let listed = all.as_ref().map(|a| (a.as_slice(), a.len() as u64));
             let v = ev.violation(property, number, listed);
             let (count, first) = &mut self.tally[property];
