@@ -398,4 +398,31 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    #[test]
+    fn a_run_that_skips_drops_bad_lines_and_numbers_the_events_it_keeps() {
+        let names: Names = [(b"q".as_slice().into(), (0, 1))].into();
+        let trace = "q,a\nq,a,12\n,x\nr,1\nq,b\n";
+        let options = TraceOptions::default();
+        let stop = || false;
+        for strict in [false, true] {
+            let reader = TraceReader::new(trace.as_bytes(), options).skip_bad_events(true);
+            let mut blocks = Blocks::new(reader, &names, &stop).skipping(strict);
+            let block = blocks.next_block().expect("a block");
+            assert!(block.last && block.end.is_none(), "{:?}", block.end);
+            let kept: Vec<(u64, u64)> = block.events.iter().map(|e| (e.number, e.line)).collect();
+            let lines: Vec<u64> = block.skipped.iter().map(Skipped::line).collect();
+            if strict {
+                // `r` is not in the specification: skipped too.
+                assert_eq!(kept, [(1, 1), (2, 5)]);
+                assert_eq!(lines, [2, 3, 4]);
+                assert!(matches!(&block.skipped[2], Skipped::Unknown { name, .. } if &name[..] == b"r"));
+            } else {
+                assert_eq!(kept, [(1, 1), (2, 4), (3, 5)]);
+                assert_eq!(lines, [2, 3]);
+            }
+            assert!(matches!(&block.skipped[0], Skipped::Arity { last: Some(l), .. } if &l[..] == b"12"));
+            assert!(matches!(&block.skipped[1], Skipped::Trace(e) if e.line == 3));
+        }
+    }
 }
