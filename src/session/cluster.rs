@@ -31,16 +31,20 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        let own = if self.options.explained() {
-            Some("witnesses")
-        } else if self.options.on_error == super::OnError::Skip {
-            Some("skipping bad lines")
-        } else {
-            self.options.strict.then_some("strict")
-        };
-        if let Some(why) = own.or(self.options.sequential_only()) {
+        let why = self.options.explained().then_some("witnesses");
+        if let Some(why) = why.or(self.options.sequential_only()) {
             return Err(format!(
                 "cluster mode prints no {why}: run it without --cluster"
+            ));
+        }
+        let option = if self.options.on_error == super::OnError::Skip {
+            Some("--on-error skip (--skip-bad-lines)")
+        } else {
+            self.options.strict.then_some("--strict")
+        };
+        if let Some(option) = option {
+            return Err(format!(
+                "cluster mode does not take {option}: run it without --cluster"
             ));
         }
         let source = input.map(|(file, name)| {
