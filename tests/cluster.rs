@@ -247,6 +247,25 @@ fn bad_process_configurations_are_refused_with_exit_2() {
         err.contains("2 processes need 2 addresses, the host file has 1"),
         "{err}"
     );
+    // Options that the parallel engine takes but cluster mode does not.
+    let said = "--cluster prints violations as a run without --witness";
+    for option in [
+        "--witness",
+        "--all-witnesses",
+        "--strict",
+        "--skip-bad-lines",
+    ] {
+        let o = hindsight(&[
+            "run",
+            "--cluster",
+            option,
+            "specs/access.qtl",
+            "specs/access.csv",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{option}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(said), "{option}: {err}");
+    }
 }
 
 #[test]

@@ -492,3 +492,6 @@ fn runs_of_repeated_records_give_the_sequential_output() {
 
 #[path = "parallel/segments.rs"]
 mod segments;
+
+#[path = "parallel/options.rs"]
+mod options;

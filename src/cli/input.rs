@@ -61,6 +61,24 @@ impl Interrupt {
     }
 }
 
+/// Standard input, when it is a regular file (`hindsight run SPEC <
+/// trace.csv`): it can be read in blocks by a parallel run, as a file
+/// named on the command line is. (A pipe is an online stream, whose
+/// verdicts are printed as soon as each event is read.)
+#[cfg(unix)]
+pub fn stdin_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let file = File::from(fd);
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// Standard input as a regular file: only known on Unix.
+#[cfg(not(unix))]
+pub fn stdin_file() -> Option<File> {
+    None
+}
+
 /// The trace at `path`, or standard input. A regular file is read directly;
 /// anything else by a helper thread (see the [module](super) docs), which
 /// flushes `out` whenever the reader has to wait for data.

@@ -121,11 +121,14 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 }
 
 /// The engine: `--cluster`; else the parallel one when more than one job
-/// is asked for (by `--jobs`, or `cores`) on a regular file and nothing
+/// is asked for (by `--jobs`, or `cores`) on a regular file (named, or as
+/// standard input) and nothing
 /// needs the sequential engine: the options the session refuses
-/// ([`SessionOptions::sequential_only`]: witnesses, satisfactions,
-/// `--strict`, `--timepoints`, skipping bad lines), a profile, an MFOTL
-/// specification (`mfotl`: its trace is read against the signature).
+/// ([`SessionOptions::sequential_only`]: satisfactions, `--strict`,
+/// `--timepoints`, skipping bad lines), a profile, an MFOTL specification
+/// (`mfotl`: its trace is read against the signature). (With witnesses
+/// the session takes the sequential engine itself where the properties
+/// need it.)
 /// Decided on the resolved options only, never on how they were spelled.
 fn engine(
     trace: Option<&Path>,
@@ -141,7 +144,10 @@ fn engine(
     let jobs = opts
         .jobs
         .map_or(cores, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let file = trace.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let file = match trace {
+        Some(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+        None => super::input::stdin_file().is_some(),
+    };
     // The session's own rule for its options, and what the session learns
     // later: a profile, an MFOTL signature.
     let sequential_only =
@@ -320,13 +326,24 @@ mod tests {
             Engine::Parallel(2)
         );
         assert_eq!(engine(&["-j", "1", "s.qtl", t]), Engine::Sequential);
-        assert_eq!(engine(&["-j", "4", "s.qtl"]), Engine::Sequential);
+        // Standard input: parallel when it is a regular file.
+        let stdin = if crate::cli::input::stdin_file().is_some() {
+            Engine::Parallel(4)
+        } else {
+            Engine::Sequential
+        };
+        assert_eq!(engine(&["-j", "4", "s.qtl"]), stdin);
+        // Witnesses may be parallel: the session decides on the properties.
         assert_eq!(
             engine(&["-j", "4", "--witness", "s.qtl", t]),
-            Engine::Sequential
+            Engine::Parallel(4)
         );
         assert_eq!(
-            engine(&["-j", "4", "--on-error", "skip", "s.qtl", t]),
+            engine(&["-j", "4", "--on-error", "skip", "--strict", "s.qtl", t]),
+            Engine::Parallel(4)
+        );
+        assert_eq!(
+            engine(&["-j", "4", "--timepoints", "s.qtl", t]),
             Engine::Sequential
         );
         assert_eq!(

@@ -28,7 +28,7 @@ use super::resolve::{Engine, Resolved, resolve};
 use super::run_parts::select_props;
 use super::spec::load_any;
 use super::target::{self, Target};
-use super::{Interrupt, Output as Stdout, hints, open_input};
+use super::{Interrupt, Output as Stdout, hints, input, open_input};
 
 /// Runs `hindsight run`.
 pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
@@ -104,6 +104,19 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         };
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return file_exit(session.run_parallel_file(trace, &mut report), &trace_name);
+    }
+    if let (Engine::Parallel(_), None) = (engine, trace)
+        && let Some(file) = input::stdin_file()
+    {
+        // Standard input is a regular file: read in blocks as one.
+        let progress = progress::start(None, opts.users.no_progress, target.json);
+        session.set_cancel(Interrupt::install().flag());
+        let stdout = match report_out(&target, progress.as_ref()) {
+            Ok(out) => out,
+            Err(code) => return code,
+        };
+        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
+        return exit_code(&session.run_parallel(file, &mut report));
     }
     if let Some(path) = &opts.users.profile {
         let started = File::create(path)

@@ -136,6 +136,9 @@ pub struct Block {
     /// parts of a cluster run: an error names another process's file;
     /// empty otherwise).
     pub source: String,
+    /// The bad lines skipped while it was read, in order (a run that skips
+    /// them: see [`super::read::Blocks::skipping`]).
+    pub skipped: Vec<super::read::Skipped>,
 }
 
 impl Block {
@@ -199,6 +202,7 @@ impl Block {
         self.events.clear();
         self.end = None;
         self.last = false;
+        self.skipped.clear();
     }
 
     /// Adds `event`, whose name has index `name`.

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::block::{Block, Ev};
+use super::read::Skipped;
 use super::worker::{Found, Work};
 use super::{EventView, Outcome, Sink, Stop};
 use crate::runtime::StepError;
@@ -51,6 +52,8 @@ pub struct Merger {
     /// Blocks wholly handed on, for the caller to take back.
     spent: Vec<Arc<Block>>,
     violated: Vec<usize>,
+    /// Bad lines skipped and not handed on yet, in order.
+    skipped: VecDeque<Skipped>,
 }
 
 impl Merger {
@@ -125,6 +128,7 @@ impl Merger {
         self.outcome.work = (self.workers.iter()).fold(Work::default(), |a, w| a.plus(w.work));
         let end = block.end.clone();
         let ends = block.last;
+        self.skipped.extend(block.skipped.iter().cloned());
         self.held.push_back(block);
         self.violations.sort_unstable();
         self.violations.dedup();
@@ -134,6 +138,7 @@ impl Merger {
             let go_on =
                 self.hand_on(decided.min(number - 1), sink) && self.hand_on_tail(number - 1, sink);
             if go_on {
+                self.skipped_before(line, sink);
                 self.outcome.stopped = Some(Stop::Refused {
                     line,
                     error: e,
@@ -151,9 +156,19 @@ impl Merger {
         // The trace ended (or its reading stopped): every worker answered
         // for the last time, and every held event is handed on.
         if self.hand_on_tail(u64::MAX, sink) {
+            self.skipped_before(u64::MAX, sink);
             self.outcome.stopped = end;
         }
         false
+    }
+
+    /// Hands on the bad lines skipped before line `line`.
+    fn skipped_before(&mut self, line: u64, sink: &mut impl Sink) {
+        while self.skipped.front().is_some_and(|s| s.line() < line) {
+            if let Some(s) = self.skipped.pop_front() {
+                sink.skipped(&s);
+            }
+        }
     }
 
     /// Hands on the events from the next one up to event `upto`; false
@@ -187,6 +202,9 @@ impl Merger {
                         0
                     };
                     view.line = ev.line + (view.number - ev.number);
+                    if !self.skipped.is_empty() {
+                        self.skipped_before(view.line, sink);
+                    }
                     if !sink.event(&view, &self.violated) {
                         self.outcome.stopped = Some(Stop::ByCaller);
                         go_on = false;
@@ -226,6 +244,7 @@ impl Merger {
                     }
                     let mut view = view(&block, ev, self.next);
                     view.line = ev.line + (self.next - ev.number);
+                    self.skipped_before(view.line, sink);
                     self.undecided_at(self.next, &mut undecided);
                     let go_on = if undecided.is_empty() {
                         self.violated.clear();

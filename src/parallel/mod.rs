@@ -104,6 +104,12 @@ pub trait Sink {
         let _ = properties;
         self.event(ev, &[])
     }
+
+    /// A bad line skipped (a run that skips them), before the events that
+    /// follow it. Nothing by default.
+    fn skipped(&mut self, skipped: &read::Skipped) {
+        let _ = skipped;
+    }
 }
 
 impl<F: FnMut(&EventView<'_>, &[usize]) -> bool> Sink for F {

@@ -71,6 +71,10 @@ pub struct Options {
     /// plan alone chooses it: every property that can be split or sliced
     /// is).
     pub sample: usize,
+    /// Whether bad lines are skipped (`Some`: the reader must go on after
+    /// them), and then whether events of names the specification does not
+    /// know are bad (see [`Blocks::skipping`]). Never in time segments.
+    pub skip: Option<bool>,
 }
 
 impl Default for Options {
@@ -81,6 +85,7 @@ impl Default for Options {
             close: false,
             segments: Segments::Auto,
             sample: SAMPLE_BLOCKS,
+            skip: None,
         }
     }
 }
@@ -120,6 +125,9 @@ pub fn run<R: Read + Send>(
     let format = reader.detect_format();
     let names = names(plan);
     let mut source = Blocks::new(reader, &names, stop);
+    if let Some(strict) = options.skip {
+        source = source.skipping(strict);
+    }
     let (jobs, sample) = (options.jobs.max(1), options.sample);
     // At least one block, to know whether the trace is timed.
     let mut first = Vec::new();
@@ -230,6 +238,8 @@ fn segment_layout(
 ) -> io::Result<Option<segments::Layout>> {
     let size = std::fs::metadata(path)?.len();
     let min = match options.segments {
+        // Skipped lines would shift the numbers of the segments after them.
+        _ if options.skip.is_some() => return Ok(None),
         Segments::Never => return Ok(None),
         Segments::Always => 0,
         Segments::Auto => segments::MIN_BYTES,

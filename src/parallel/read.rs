@@ -1,16 +1,21 @@
 //! A trace read into [`Block`]s, on demand: the one place where a parallel
 //! run checks an event's arity (an event of a known name with another
-//! arity ends the stream, as the sequential monitor would refuse it).
+//! arity ends the stream, as the sequential monitor would refuse it). A
+//! run that skips bad lines ([`Blocks::skipping`]) drops them here instead,
+//! each noted in its block ([`Skipped`]), and numbers the events as the
+//! sequential run does, which never steps them.
 
 use std::io::Read;
 
 use hashbrown::HashMap;
+#[cfg(feature = "cluster")]
+use serde::{Deserialize, Serialize};
 
 use super::Stop;
 use super::block::Block;
 use crate::plan::Plan;
 use crate::runtime::StepError;
-use crate::trace::TraceReader;
+use crate::trace::{TraceError, TraceReader};
 
 /// Spent blocks kept to be filled again (at most).
 const MAX_SPARES: usize = 8;
@@ -26,6 +31,42 @@ pub fn names(plan: &Plan) -> Names {
         .collect()
 }
 
+/// A bad line that a run skipping them skipped: why, as the sequential
+/// run would have refused it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "cluster", derive(Serialize, Deserialize))]
+pub enum Skipped {
+    /// Bad input, as the trace reader gives it (a line the reader goes on
+    /// after).
+    Trace(TraceError),
+    /// An event of a known name with another arity.
+    Arity {
+        /// Its line.
+        line: u64,
+        /// The error, as the monitor gives it.
+        error: StepError,
+        /// Its last argument (for the hint about time stamps).
+        last: Option<Box<[u8]>>,
+    },
+    /// With `strict`, an event of a name the specification does not know.
+    Unknown {
+        /// Its line.
+        line: u64,
+        /// Its name.
+        name: Box<[u8]>,
+    },
+}
+
+impl Skipped {
+    /// The line skipped.
+    pub fn line(&self) -> u64 {
+        match self {
+            Skipped::Trace(e) => e.line,
+            Skipped::Arity { line, .. } | Skipped::Unknown { line, .. } => *line,
+        }
+    }
+}
+
 /// The blocks of a trace, read on demand.
 pub struct Blocks<'a, R: Read> {
     reader: TraceReader<R>,
@@ -39,6 +80,11 @@ pub struct Blocks<'a, R: Read> {
     /// The part of the trace and its name, set on every block.
     part: u32,
     source: String,
+    /// Whether bad lines are skipped (`Some`), and then whether events of
+    /// names the specification does not know are bad (`strict`).
+    skip: Option<bool>,
+    /// Events read and skipped so far (the reader numbers them).
+    dropped: u64,
 }
 
 impl<'a, R: Read> Blocks<'a, R> {
@@ -58,7 +104,18 @@ impl<'a, R: Read> Blocks<'a, R> {
             spares: Vec::new(),
             part: 0,
             source: String::new(),
+            skip: None,
+            dropped: 0,
         }
+    }
+
+    /// The same, skipping the bad lines that the sequential run skips (its
+    /// reader must go on after a bad event: [`TraceReader::skip_bad_events`]):
+    /// those the reader refuses, events of a known name with another arity
+    /// and, when `strict`, of a name the specification does not know.
+    pub fn skipping(mut self, strict: bool) -> Self {
+        self.skip = Some(strict);
+        self
     }
 
     /// The same, its blocks marked as of part `part` of the trace, read
@@ -113,25 +170,46 @@ impl<'a, R: Read> Blocks<'a, R> {
                 Ok(Some(e)) => e,
                 Ok(None) => break,
                 Err(e) => {
+                    if self.skip.is_some() && !self.reader.failed() {
+                        block.skipped.push(Skipped::Trace(e));
+                        continue;
+                    }
                     block.end = Some(Stop::Trace(e));
                     break;
                 }
             };
-            let (name, expected) =
-                (self.names.get(event.name).copied()).unwrap_or((u32::MAX, event.arity()));
-            if expected != event.arity() {
-                block.end = Some(Stop::Refused {
+            let known = self.names.get(event.name).copied();
+            if self.skip == Some(true) && known.is_none() {
+                self.dropped += 1;
+                let name = event.name.into();
+                block.skipped.push(Skipped::Unknown {
                     line: event.line,
-                    error: StepError::Arity {
-                        event: String::from_utf8_lossy(event.name).into_owned(),
-                        expected,
-                        found: event.arity(),
-                    },
-                    last: event.arity().checked_sub(1).map(|i| event.arg(i).into()),
+                    name,
                 });
+                continue;
+            }
+            let (name, expected) = known.unwrap_or((u32::MAX, event.arity()));
+            if expected != event.arity() {
+                let line = event.line;
+                let error = StepError::Arity {
+                    event: String::from_utf8_lossy(event.name).into_owned(),
+                    expected,
+                    found: event.arity(),
+                };
+                let last = event.arity().checked_sub(1).map(|i| event.arg(i).into());
+                if self.skip.is_some() {
+                    self.dropped += 1;
+                    block.skipped.push(Skipped::Arity { line, error, last });
+                    continue;
+                }
+                block.end = Some(Stop::Refused { line, error, last });
                 break;
             }
             block.push(&event, name);
+            if let Some(last) = block.events.last_mut() {
+                // Numbered as the sequential run numbers the events it steps.
+                last.number -= self.dropped;
+            }
             // A run of the same record: one event of the block.
             let repeats = self.reader.repeats(u64::MAX);
             if let Some(last) = block.events.last_mut() {
@@ -318,6 +396,33 @@ mod tests {
                 assert_eq!(last.as_deref(), Some(&b"12"[..]));
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_run_that_skips_drops_bad_lines_and_numbers_the_events_it_keeps() {
+        let names: Names = [(b"q".as_slice().into(), (0, 1))].into();
+        let trace = "q,a\nq,a,12\n,x\nr,1\nq,b\n";
+        let options = TraceOptions::default();
+        let stop = || false;
+        for strict in [false, true] {
+            let reader = TraceReader::new(trace.as_bytes(), options).skip_bad_events(true);
+            let mut blocks = Blocks::new(reader, &names, &stop).skipping(strict);
+            let block = blocks.next_block().expect("a block");
+            assert!(block.last && block.end.is_none(), "{:?}", block.end);
+            let kept: Vec<(u64, u64)> = block.events.iter().map(|e| (e.number, e.line)).collect();
+            let lines: Vec<u64> = block.skipped.iter().map(Skipped::line).collect();
+            if strict {
+                // `r` is not in the specification: skipped too.
+                assert_eq!(kept, [(1, 1), (2, 5)]);
+                assert_eq!(lines, [2, 3, 4]);
+                assert!(matches!(&block.skipped[2], Skipped::Unknown { name, .. } if &name[..] == b"r"));
+            } else {
+                assert_eq!(kept, [(1, 1), (2, 4), (3, 5)]);
+                assert_eq!(lines, [2, 3]);
+            }
+            assert!(matches!(&block.skipped[0], Skipped::Arity { last: Some(l), .. } if &l[..] == b"12"));
+            assert!(matches!(&block.skipped[1], Skipped::Trace(e) if e.line == 3));
         }
     }
 }

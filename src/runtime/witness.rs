@@ -52,6 +52,10 @@
 
 use std::fmt;
 
+mod event;
+
+pub use event::EventWitness;
+
 use super::enumeration::Enumeration;
 use super::ids::Code;
 use crate::bdd::{Bdd, BddSpace, BddVar, Space};

@@ -21,8 +21,9 @@ impl Session {
     /// `out` and [`Session::finish`]es; the other processes see no event, and
     /// their outcome is empty (give them a [`super::Collect`]).
     /// Fails when timely cannot start (a host is unreachable) or a worker
-    /// failed, and for options that need the sequential engine
-    /// ([`super::SessionOptions::sequential_only`]).
+    /// failed, for witnesses, `strict` and skipping bad lines, and for
+    /// options that need the
+    /// sequential engine ([`super::SessionOptions::sequential_only`]).
     pub(crate) fn run_cluster<P: Report + ?Sized>(
         mut self,
         plan: &Plan,
@@ -30,9 +31,20 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        if let Some(why) = self.options.sequential_only() {
+        let why = self.options.explained().then_some("witnesses");
+        if let Some(why) = why.or(self.options.sequential_only()) {
             return Err(format!(
                 "cluster mode prints no {why}: run it without --cluster"
+            ));
+        }
+        let option = if self.options.on_error == super::OnError::Skip {
+            Some("--on-error skip (--skip-bad-lines)")
+        } else {
+            self.options.strict.then_some("--strict")
+        };
+        if let Some(option) = option {
+            return Err(format!(
+                "cluster mode does not take {option}: run it without --cluster"
             ));
         }
         let source = input.map(|(file, name)| {

@@ -68,6 +68,7 @@ use crate::plan::{Plan, compile_source_timed};
 use crate::profile::Profiler;
 use crate::report::EventCounts;
 use crate::runtime::Monitor;
+use crate::runtime::witness::EventWitness;
 use crate::syntax::Diagnostic;
 use crate::trace::{Format, TraceReader, timed_by_name};
 
@@ -113,6 +114,9 @@ pub struct Session {
     parallel: Option<(u64, u64, (u64, u64))>,
     /// A parallel run's events handed on after the end of its trace.
     tail: Vec<parallel::Late>,
+    /// In a parallel run with witnesses: per property, the rule that gives
+    /// a violation's witness from its event (see [`EventWitness`]).
+    by_event: Vec<EventWitness>,
     warnings: Vec<Warning>,
     /// An MFOTL specification's signature: the trace is read against it.
     typing: Option<Typing>,
@@ -158,6 +162,7 @@ impl Session {
             bad: BadLines::default(),
             tally: vec![(0, None); n],
             profile: None,
+            by_event: Vec::new(),
             cancel: None,
             name: "<stdin>".to_owned(),
             start: Instant::now(),

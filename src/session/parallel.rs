@@ -5,7 +5,6 @@
 //! session only reports what the core hands on, through the same
 //! [`Report`] as a sequential run.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -13,9 +12,11 @@ use std::time::Instant;
 
 use super::read::FirstEvents;
 use super::{EndOfTrace, Outcome, Report, RunError, Session, SessionOptions, Step};
+use crate::parallel::read::Skipped;
 use crate::parallel::{self, EventView, Sink, Stop};
 use crate::plan::Plan;
 use crate::report::Undecided;
+use crate::runtime::witness::{EventWitness, Witness};
 use crate::trace::{Format, TraceOptions};
 
 impl SessionOptions {
@@ -28,29 +29,32 @@ impl SessionOptions {
 
     /// Why a run with these options takes the sequential engine whatever
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
-    /// witnesses (a slice may blame another value than the sequential run
-    /// does), satisfactions (each slice would list part of the tuples),
-    /// `strict`, `timepoints` and skipping bad lines (which need every
-    /// event read by the one monitor). A profile ([`Session::profile`]),
-    /// an MFOTL signature ([`Session::set_typing`]) and `stop_at_first`
-    /// with future operators (which stops where the sequential run decides
-    /// its first violating step) take it too.
+    /// a witness at one event (`witness_at`, which steps that event on its
+    /// own), satisfactions (each slice would list part of the tuples) and
+    /// `timepoints` (which needs every event read by the one monitor). A
+    /// profile ([`Session::profile`]), an MFOTL
+    /// signature ([`Session::set_typing`]), `stop_at_first` and `strict`
+    /// with future operators (which stop where the sequential run stops,
+    /// its undecided steps then undecided) and witnesses of a property that
+    /// its violating event does not determine ([`EventWitness`]) take it
+    /// too.
     pub fn sequential_only(&self) -> Option<&'static str> {
-        if self.witness || self.witness_at.is_some() || self.all_witnesses > 0 {
+        if self.witness_at.is_some() {
             Some("witnesses")
         } else if self.until.is_some() {
             Some("reading up to an event")
         } else if self.satisfactions {
             Some("satisfactions")
-        } else if self.strict {
-            Some("strict")
         } else if self.timepoints {
             Some("time-points")
-        } else if self.on_error == super::OnError::Skip {
-            Some("skipping bad lines")
         } else {
             None
         }
+    }
+
+    /// Whether violations get witnesses (one or all).
+    pub(super) fn explained(&self) -> bool {
+        self.witness || self.witness_at.is_some() || self.all_witnesses > 0
     }
 }
 
@@ -83,13 +87,9 @@ impl Session {
     /// segments, one per job, where the planner finds that pays (see
     /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
-    pub fn run_parallel_file<P: Report + ?Sized>(
-        mut self,
-        path: &Path,
-        out: &mut P,
-    ) -> io::Result<Outcome> {
+    pub fn run_parallel_file<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
         let Some((plan, options)) = self.parallel_run() else {
-            return Ok(self.run(File::open(path)?, out));
+            return self.run_file(path, out);
         };
         self.start = Instant::now();
         let cancel = self.cancel.clone();
@@ -112,15 +112,25 @@ impl Session {
     }
 
     /// The plan and the options of a parallel run, when this session takes
-    /// one (see [`Session::run_parallel`]).
+    /// one (see [`Session::run_parallel`]). With witnesses, every property
+    /// must have its violating event as witness ([`EventWitness`]: a slice
+    /// holds part of the values, and numbers them in its own order, so
+    /// that no other witness is the sequential run's), and none may have
+    /// future operators.
     fn parallel_run(&mut self) -> Option<(Plan, parallel::Options)> {
         let sequential = self.options.jobs < 2
             || self.options.sequential_only().is_some()
             || self.profile.is_some()
             || self.typing.is_some()
-            || (self.options.stop_at_first && self.monitor.has_future());
+            || ((self.options.stop_at_first || self.options.strict) && self.monitor.has_future());
         if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
             return None;
+        }
+        if self.options.explained() {
+            let by_event: Option<Vec<EventWitness>> = (self.plan.as_ref()?.props.iter())
+                .map(EventWitness::of)
+                .collect();
+            self.by_event = by_event.filter(|_| !self.monitor.has_future())?;
         }
         let plan = self.plan.take()?;
         let options = parallel::Options {
@@ -128,6 +138,7 @@ impl Session {
             jobs: self.options.jobs,
             close: self.options.end_of_trace == Some(EndOfTrace::Close),
             segments: self.options.segments,
+            skip: self.skip().then_some(self.options.strict),
             ..parallel::Options::default()
         };
         Some((plan, options))
@@ -141,6 +152,8 @@ impl Session {
         out: &mut P,
     ) -> Outcome {
         match outcome.stopped {
+            // The sink's own error (`strict`) comes first.
+            _ if self.error.is_some() => {}
             Some(Stop::Trace(e)) => self.error = Some(RunError::Trace(e)),
             Some(Stop::Refused { line, error, last }) => {
                 let timed = self.options.trace.timed;
@@ -213,11 +226,21 @@ impl Session {
         violated: &[usize],
     ) -> std::ops::ControlFlow<()> {
         for &property in violated {
-            let v = ev.violation(property, number, None);
+            // A parallel run's witnesses: the event's values.
+            let witness = (self.options.explained())
+                .then(|| self.by_event.get(property)?.witness(ev.name, ev.args))
+                .flatten();
+            let all: Option<Vec<Witness>> =
+                (self.options.all_witnesses > 0).then(|| witness.iter().cloned().collect());
+            let listed = all.as_ref().map(|a| (a.as_slice(), a.len() as u64));
+            let v = ev.violation(property, number, listed);
             let (count, first) = &mut self.tally[property];
             *count += 1;
             first.get_or_insert(number);
-            if out.violation(&v, None).is_err() {
+            let shown = witness
+                .as_deref()
+                .filter(|_| self.options.witnessed(number));
+            if out.violation(&v, shown).is_err() {
                 self.closed = true;
                 return std::ops::ControlFlow::Break(());
             }
@@ -339,6 +362,18 @@ impl<'a, P: Report + ?Sized> Merged<'a, P> {
 
 impl<P: Report + ?Sized> Sink for Merged<'_, P> {
     fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+        if self.session.options.strict
+            && ev.name_index.is_none()
+            && self.session.monitor.arity_of(ev.name).is_none()
+        {
+            // Where the sequential run stops: the event is not counted.
+            let message = super::names::unknown_event(&self.session.spec_events, ev.name);
+            self.session.error = Some(RunError::UnknownEvent {
+                line: ev.line,
+                message,
+            });
+            return false;
+        }
         self.count(ev);
         if self.tally.ended {
             if !violated.is_empty() {
@@ -369,6 +404,24 @@ impl<P: Report + ?Sized> Sink for Merged<'_, P> {
 
     fn ended(&mut self) {
         self.tally.ended = true;
+    }
+
+    fn skipped(&mut self, skipped: &Skipped) {
+        let session = &mut *self.session;
+        let line = skipped.line();
+        let why = || match skipped {
+            Skipped::Trace(e) => e.to_string(),
+            Skipped::Arity { error, last, .. } => {
+                let timed = session.options.trace.timed;
+                RunError::step(line, error.clone(), timed, last.as_deref()).to_string()
+            }
+            Skipped::Unknown { name, .. } => {
+                let message = super::names::unknown_event(&session.spec_events, name);
+                format!("line {line}: {message}")
+            }
+        };
+        let why = why();
+        session.bad.skip(line, || why);
     }
 
     fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {
