@@ -454,7 +454,8 @@ mod tests {
     use super::*;
     use crate::runtime::Monitor;
 
-    fn witnesses(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String)> {
+    /// The witnesses of the violations of `trace`, with their events' numbers.
+    pub(super) fn witnesses(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String)> {
         let mut m = Monitor::from_source(spec, Default::default()).expect("well-formed");
         m.enable_witnesses(true);
         let mut out = Vec::new();

@@ -167,7 +167,6 @@ fn blames(plan: &PropPlan, n: NodeIx, target: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::Monitor;
     use crate::runtime::witness::format_witness;
 
     fn event_witness(spec: &str) -> Option<EventWitness> {
@@ -178,22 +177,14 @@ mod tests {
     /// The sequential witnesses of `trace`, and those of the event rule.
     fn both(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String, String)> {
         let rule = event_witness(spec).expect("an event witness");
-        let mut m = Monitor::from_source(spec, Default::default()).expect("well-formed");
-        m.enable_witnesses(true);
-        let mut out = Vec::new();
-        for (i, (name, args)) in trace.iter().enumerate() {
-            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-            let violated = m.step(name.as_bytes(), &args, 0).expect("ok").to_vec();
-            for p in violated {
+        (super::super::tests::witnesses(spec, trace).into_iter())
+            .map(|(n, sequential)| {
+                let (name, args) = trace[n as usize - 1];
+                let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
                 let by_event = rule.witness(name.as_bytes(), &args).expect("the guard");
-                out.push((
-                    i as u64 + 1,
-                    format_witness(&m.witness(p)),
-                    format_witness(&by_event),
-                ));
-            }
-        }
-        out
+                (n, sequential, format_witness(&by_event))
+            })
+            .collect()
     }
 
     #[test]
