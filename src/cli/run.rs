@@ -347,6 +347,10 @@ impl Report for CliReport<'_> {
         self.printer.satisfaction(v, point, ts, tuples)
     }
 
+    fn satisfaction_names_event(&self) -> bool {
+        self.printer.satisfaction_names_event()
+    }
+
     fn undecided(&mut self, u: &crate::report::Undecided<'_>) -> io::Result<()> {
         self.printer.undecided(u)
     }

@@ -282,6 +282,12 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// Whether [`Printer::satisfaction`] prints the event of its violation:
+    /// in JSON (`"name"`, `"args"`), not in text (MonPoly's lines).
+    pub fn satisfaction_names_event(&self) -> bool {
+        self.format == OutputFormat::Json
+    }
+
     /// Records a violation of an MFOTL pattern's property, that is a time
     /// point where the pattern is satisfied, and prints it as MonPoly does:
     /// `@TS (time point N): (a,b) (c,d)` (`true` for a closed pattern), with

@@ -76,7 +76,11 @@ impl Session {
             )));
             return self.finish(out);
         }
-        self.monitor.enable_witnesses(true);
+        if self.culprits_read(out) {
+            // A violation names the event it is due to: the walk of the
+            // witnesses finds it.
+            self.monitor.enable_witnesses(true);
+        }
         let mut used = Vec::with_capacity(BATCH);
         'batches: for batch in batches {
             for item in batch.items {

@@ -211,7 +211,8 @@ impl Session {
         step: &HeldStep,
         v: &mut StepViolation,
     ) -> ControlFlow<()> {
-        let blamed = if step.point && step.events.events.len() > 1 {
+        let named = !step.point || self.culprits_read(out);
+        let blamed = if named && step.point && step.events.events.len() > 1 {
             // The buffers of the time-points' steps, lent.
             let mut fields = super::points::recycle(std::mem::take(&mut self.rooms.0));
             step.events.fields_into(&mut fields);
@@ -224,8 +225,11 @@ impl Session {
         } else {
             0
         };
-        let (name, args, line) =
-            (step.events.event(blamed)).unwrap_or((b"@", Vec::new(), step.line));
+        let (name, args, line) = (named.then(|| step.events.event(blamed)).flatten()).unwrap_or((
+            b"@",
+            Vec::new(),
+            step.line,
+        ));
         let ev = Step {
             name,
             args: &args,

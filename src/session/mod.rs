@@ -341,7 +341,8 @@ impl Session {
         // values of each event read against a signature).
         let runs = !self.options.timepoints && self.profile.is_none() && self.typing.is_none();
         let mfotl_points = self.typing.is_some() && !self.options.event_steps;
-        let mut culprits = false;
+        // Unless the report never reads them.
+        let mut culprits = !self.culprits_read(out);
         loop {
             if self.at_end() {
                 break;

@@ -67,6 +67,13 @@ pub(super) fn type_point(
 }
 
 impl Session {
+    /// Whether `out` reads the event a time-point's violation is due to
+    /// (its culprit): always, but for satisfactions of a report that
+    /// prints none (see [`Report::satisfaction_names_event`]).
+    pub(super) fn culprits_read<P: Report + ?Sized>(&self, out: &P) -> bool {
+        !self.options.satisfactions || out.satisfaction_names_event()
+    }
+
     /// Steps the time-point `point`, counts its events and reports its
     /// violations.
     pub(super) fn timepoint<P: Report + ?Sized>(
@@ -164,7 +171,11 @@ impl Session {
             let property = self.monitor.violated()[i];
             // The event the violation is due to; the time-point's first
             // when it is due to no one event (or the time-point has none).
-            let culprit = self.monitor.culprit(property, events).unwrap_or(0);
+            let culprit = if self.culprits_read(out) {
+                self.monitor.culprit(property, events).unwrap_or(0)
+            } else {
+                0
+            };
             let (name, args, line) = match events.get(culprit) {
                 Some(&(name, args)) => (name, args, buf.line(culprit)),
                 None => (&b"@"[..], &[][..], point.line),

@@ -36,6 +36,15 @@ pub trait Report {
         self.violation(v, None)
     }
 
+    /// Whether [`Report::satisfaction`] reads the event of its violation
+    /// (`v.name`, `v.args`, `v.line`). A time-point's satisfaction is due
+    /// to one of its events, which the session finds by a walk of the
+    /// witnesses; when this is `false` it finds none, and the violation
+    /// names the time-point itself (`@`, no arguments).
+    fn satisfaction_names_event(&self) -> bool {
+        true
+    }
+
     /// With a future operator: a step whose verdict the trace ended before
     /// (its horizon lies beyond the last event), neither satisfied nor
     /// violated, with the properties that could not decide it; called at
@@ -115,6 +124,10 @@ impl<W: io::Write> Report for Printer<W> {
         tuples: &[Vec<WitnessValue>],
     ) -> io::Result<()> {
         Printer::satisfaction(self, v, point, ts, tuples)
+    }
+
+    fn satisfaction_names_event(&self) -> bool {
+        Printer::satisfaction_names_event(self)
     }
 
     fn undecided(&mut self, u: &Undecided<'_>) -> io::Result<()> {

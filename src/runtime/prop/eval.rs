@@ -33,6 +33,14 @@ impl PropMonitor {
         self.apply_growth(space);
         self.update_comparisons(space);
         let recompute_all = self.state.all_dirty || self.state.first;
+        if !recompute_all
+            && self.compiled.kept_all.is_empty()
+            && (self.state.future.as_ref()).is_some_and(|f| f.matches_only)
+        {
+            // Nothing to compute as a set: the constants are as before, and
+            // the matches go to `future` as they are.
+            return self.step_matches(space, tick);
+        }
         self.evaluate(space, tick, outside);
         let holds = if self.state.future.is_some() {
             // Verdicts come later, from `future`.
@@ -76,6 +84,23 @@ impl PropMonitor {
             self.state.fixed = false;
         }
         holds
+    }
+
+    /// [`evaluate_step`](Self::evaluate_step) of a statement in point mode
+    /// whose immediate nodes are all matches or constants (see
+    /// `Future::matches_only`), after its first step.
+    fn step_matches(&mut self, space: &mut Space, tick: Tick) -> bool {
+        // Its verdicts come from `future`, with their explanations: the
+        // step's own (it holds) are left as the first step left them.
+        self.advance_future(space, tick);
+        let s = &mut self.state;
+        s.fixed = !self.compiled.computes && self.scratch.binding.newly_seen.is_empty();
+        s.last_holds = true;
+        if self.collect_if_due(space) {
+            self.state.all_dirty = true;
+            self.state.fixed = false;
+        }
+        true
     }
 
     fn update_comparisons(&mut self, space: &mut Space) {

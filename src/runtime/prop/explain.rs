@@ -38,6 +38,13 @@ impl Explain {
             .then(|| self.tuple_width.unwrap_or(usize::MAX))
     }
 
+    /// Whether a violation's walk of the witnesses is asked for (a
+    /// witness, or all of them): the decisions of point mode then keep the
+    /// falsifying tuples as [`witness::Falsified`].
+    pub(super) fn walks(&self) -> bool {
+        self.witness_on || self.all_limit.is_some()
+    }
+
     /// Whether any explanation is asked for.
     pub fn any(&self) -> bool {
         self.witness_on || self.tuples_on || self.all_limit.is_some()

@@ -89,6 +89,10 @@ pub(crate) struct Future {
     /// as matches, and nothing else reads the variables: then the matches
     /// keep the values themselves, which get no code at all.
     pub(crate) raw: bool,
+    /// In point mode: whether every immediate node is an event pattern kept
+    /// as matches, or a constant. A step then computes no set: it only
+    /// queues the matches (see `PropMonitor::step_matches`).
+    pub(crate) matches_only: bool,
     /// In point mode, scratch: the guard's cubes and a valuation of every
     /// BDD variable (boxed: taken out and put back at every decision).
     pub(super) scratch: Option<Box<point::Scratch>>,
@@ -221,6 +225,12 @@ impl Future {
                         || (!is_feed[k] && !matches!(node.op, Op::Atom { .. }))
                 })
         });
+        let matches_only = point.is_some()
+            && (0..n).all(|k| {
+                delays.delayed[k]
+                    || matches[k].is_some()
+                    || matches!(plan.nodes[k].op, Op::True | Op::False)
+            });
         Some(Future {
             order,
             feeds,
@@ -239,6 +249,7 @@ impl Future {
             point_next: 0,
             matches,
             raw,
+            matches_only,
             scratch: None,
             next_gap: 0,
         })

@@ -104,6 +104,17 @@ fn ripe(f: &Future, p: u64) -> bool {
     later - f.time(p) > reach || f.guard_empty(form.guard, p)
 }
 
+/// Drops the first `n` items of `queue` (usually one: one by one).
+fn drop_front<T: Copy>(queue: &mut std::collections::VecDeque<T>, n: u64) {
+    if n <= 4 {
+        for _ in 0..n {
+            queue.pop_front();
+        }
+    } else {
+        queue.drain(..n as usize);
+    }
+}
+
 impl PropMonitor {
     /// Decides the undecided positions in order, as long as they can be,
     /// and cuts the queues to the first undecided one.
@@ -121,12 +132,14 @@ impl PropMonitor {
         }
         let keep = f.point_next;
         let raw = f.raw;
-        for k in 0..f.vals.len() {
+        // Only the feeds are queued in point mode.
+        for i in 0..f.feeds.len() {
+            let k = f.feeds[i];
             let drop = keep.saturating_sub(f.first[k]).min(f.vals[k].len() as u64);
             if drop == 0 {
                 continue;
             }
-            f.vals[k].drain(..drop as usize);
+            drop_front(&mut f.vals[k], drop);
             if let Some(m) = &mut f.matches[k] {
                 m.drop_front(drop as usize, raw);
             }
@@ -134,7 +147,7 @@ impl PropMonitor {
         }
         let drop = keep.saturating_sub(f.base).min(f.times.len() as u64);
         if drop > 0 {
-            f.times.drain(..drop as usize);
+            drop_front(&mut f.times, drop);
             f.base += drop;
         }
     }
@@ -206,23 +219,22 @@ impl PropMonitor {
                 return decision;
             }
             decision.holds = false;
-            let values: Vec<Vec<WitnessValue>> = if f.raw {
-                let mut tuples: Vec<Vec<Box<[u8]>>> = if n == 0 {
-                    vec![Vec::new()]
-                } else {
-                    sc.bad_values.chunks(n).map(<[_]>::to_vec).collect()
-                };
+            let mut values: Vec<Vec<WitnessValue>> = if n == 0 {
+                vec![Vec::new()]
+            } else if f.raw {
+                // The boxes of the values move into the tuples.
+                let mut boxes = sc.bad_values.drain(..);
+                let mut tuples: Vec<Vec<Box<[u8]>>> = (0..sc.bad_tuples)
+                    .map(|_| boxes.by_ref().take(n).collect())
+                    .collect();
+                drop(boxes);
                 tuples.sort_unstable();
                 tuples.dedup();
                 (tuples.into_iter())
                     .map(|t| t.into_iter().map(WitnessValue::Value).collect())
                     .collect()
             } else {
-                let mut codes: Vec<&[u64]> = if n == 0 {
-                    vec![&[]]
-                } else {
-                    sc.bad.chunks(n).collect()
-                };
+                let mut codes: Vec<&[u64]> = sc.bad.chunks(n).collect();
                 codes.sort_unstable();
                 codes.dedup();
                 (codes.iter())
@@ -233,19 +245,27 @@ impl PropMonitor {
                     })
                     .collect()
             };
+            let walks = self.explain.walks();
             if let Some(width) = self.explain.tuple_width() {
-                let mut tuples: Vec<Vec<WitnessValue>> = (values.iter())
-                    .map(|t| t[..t.len().min(width)].to_vec())
-                    .collect();
-                tuples.dedup();
-                decision.tuples = tuples;
+                if walks || values.first().is_some_and(|t| t.len() > width) {
+                    let mut tuples: Vec<Vec<WitnessValue>> = (values.iter())
+                        .map(|t| t[..t.len().min(width)].to_vec())
+                        .collect();
+                    tuples.dedup();
+                    decision.tuples = tuples;
+                } else {
+                    // Whole: the tuples themselves, with nothing to walk.
+                    decision.tuples = std::mem::take(&mut values);
+                }
             }
-            decision.found = Falsified {
-                vars: form.vars.clone(),
-                total: values.len() as u64,
-                tuples: values,
-                atoms: form.atoms.clone(),
-            };
+            if walks {
+                decision.found = Falsified {
+                    vars: form.vars.clone(),
+                    total: values.len() as u64,
+                    tuples: values,
+                    atoms: form.atoms.clone(),
+                };
+            }
             decision
         });
         f.scratch = Some(sc);
