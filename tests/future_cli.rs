@@ -241,3 +241,59 @@ fn mfotl_interval_forms_give_monpolys_satisfactions() {
         assert_eq!(got, want, "{formula}: {}", stderr(&o));
     }
 }
+
+/// A comparison beside a future operator that binds its variable later:
+/// its value at a time-point is read once that later time-point has
+/// brought the values (MonPoly's satisfactions, `s(n:int)`).
+#[test]
+fn comparisons_read_values_seen_only_later_as_monpoly_does() {
+    let log = "@5 q(b)\n@6 s(3)\n@7 s(4)\n@8 s(3)\n";
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "(NEXT[1,4) s(m)) AND m = 3",
+            &["@5 (time point 0): (3)", "@7 (time point 2): (3)"],
+        ),
+        (
+            "(NEXT[1,4) s(m)) AND m > 2",
+            &[
+                "@5 (time point 0): (3)",
+                "@6 (time point 1): (4)",
+                "@7 (time point 2): (3)",
+            ],
+        ),
+        (
+            "(NEXT[1,4) s(m)) AND NOT m = 3",
+            &["@6 (time point 1): (4)"],
+        ),
+        (
+            "(EVENTUALLY[0,2] s(m)) AND (m = 3 OR m = 4)",
+            &[
+                "@5 (time point 0): (3) (4)",
+                "@6 (time point 1): (3) (4)",
+                "@7 (time point 2): (3) (4)",
+                "@8 (time point 3): (3)",
+            ],
+        ),
+        (
+            "(LET pp(m, n) = (NEXT[1,4) (s(n) AND s(m))) IN pp(m, n)) AND m = 3",
+            &["@5 (time point 0): (3,3)", "@7 (time point 2): (3,3)"],
+        ),
+    ];
+    for (i, &(formula, want)) in cases.iter().enumerate() {
+        let dir = format!("future-cli-cmp-{i}");
+        let sig = scratch_file(&dir, "s.sig", "q(x:string)\ns(n:int)\n");
+        let log = scratch_file(&dir, "t.log", log);
+        let f = scratch_file(&dir, "f.mfotl", formula);
+        let o = bin()
+            .arg("run")
+            .arg(&f)
+            .arg("--sig")
+            .arg(&sig)
+            .arg(&log)
+            .output()
+            .expect("runs");
+        let out = stdout(&o);
+        let got: Vec<&str> = out.lines().filter(|l| l.starts_with('@')).collect();
+        assert_eq!(got, want, "{formula}: {}", stderr(&o));
+    }
+}

@@ -54,6 +54,9 @@ pub(crate) struct Future {
     pub(super) order: Vec<NodeIx>,
     /// The immediate nodes whose values are queued.
     pub(super) feeds: Vec<NodeIx>,
+    /// The feeds whose truth does not depend on the position: comparisons
+    /// and their boolean combinations (see `PropMonitor::advance_future`).
+    pub(super) timeless: Vec<NodeIx>,
     /// Per node: the delayed nodes that read it, and how.
     pub(super) readers: Vec<Vec<(NodeIx, Read)>>,
     /// Per variable: whether its seen values are kept per position.
@@ -126,6 +129,24 @@ pub(super) struct Until {
     /// assignments under which φ held at every position taken in since,
     /// and those for which the operator is known to hold.
     pub(super) pending: VecDeque<(Bdd, Bdd)>,
+}
+
+/// Per node of `plan`: whether its truth at a tuple of values is the same
+/// at every position: a comparison, a constant, or a boolean combination of
+/// those.
+fn timeless_nodes(plan: &PropPlan) -> Vec<bool> {
+    let mut timeless = vec![false; plan.nodes.len()];
+    for i in 0..plan.nodes.len() {
+        timeless[i] = match &plan.nodes[i].op {
+            Op::Cmp { .. } | Op::True | Op::False => true,
+            Op::Not(a) => timeless[*a],
+            Op::And(a, b) | Op::Or(a, b) | Op::Implies(a, b) | Op::Iff(a, b) => {
+                timeless[*a] && timeless[*b]
+            }
+            _ => false,
+        };
+    }
+    timeless
 }
 
 impl Future {
@@ -209,6 +230,11 @@ impl Future {
             })
             .collect();
         let feeds: Vec<NodeIx> = (0..n).filter(|&i| is_feed[i]).collect();
+        let timeless = timeless_nodes(plan);
+        // (Constants never change: left out.)
+        let timeless_feeds = (feeds.iter().copied())
+            .filter(|&k| timeless[k] && !matches!(plan.nodes[k].op, Op::True | Op::False))
+            .collect();
         let mut matches = vec![None; n];
         if let Some(form) = &point {
             for &k in &feeds {
@@ -234,6 +260,7 @@ impl Future {
         Some(Future {
             order,
             feeds,
+            timeless: timeless_feeds,
             readers,
             seen_kept,
             walk,

@@ -169,7 +169,7 @@ impl PropMonitor {
     /// a definite value of the body.
     fn decide_point(&self, space: &mut Space, f: &mut Future, p: u64) -> Option<Decision> {
         let form = f.point.as_ref()?;
-        let mut decision = Decision {
+        let decision = Decision {
             position: p,
             holds: true,
             found: Falsified::default(),
@@ -180,6 +180,21 @@ impl PropMonitor {
         }
         let plan = &self.compiled.plan;
         let mut sc = f.scratch.take().unwrap_or_default();
+        sc.bad.clear();
+        sc.bad_values.clear();
+        sc.bad_tuples = 0;
+        // Only the tuple's bits are read: the others keep any value.
+        if sc.values.len() != plan.bdd_vars {
+            sc.values.clear();
+            sc.values.resize(plan.bdd_vars, false);
+            sc.fixed_by.clear();
+            sc.fixed_by.resize(plan.bdd_vars, 0);
+        }
+        if f.raw {
+            // Values, no codes: no code's bits to set.
+            let known = self.match_tuples(space, f, p, &mut sc);
+            return self.decided(f, sc, decision, known);
+        }
         // The codes' bits change only when a class's codes grow wider.
         let widths = (form.vars.iter()).map(|&v| {
             let var = &plan.vars[v];
@@ -195,16 +210,6 @@ impl PropMonitor {
                 sc.widths.push(width);
             }
         }
-        // Only the tuple's bits are read: the others keep any value.
-        if sc.values.len() != plan.bdd_vars {
-            sc.values.clear();
-            sc.values.resize(plan.bdd_vars, false);
-            sc.fixed_by.clear();
-            sc.fixed_by.resize(plan.bdd_vars, 0);
-        }
-        sc.bad.clear();
-        sc.bad_values.clear();
-        sc.bad_tuples = 0;
         let known = if f.is_matches(form.guard) {
             self.match_tuples(space, f, p, &mut sc)
         } else {
@@ -212,6 +217,18 @@ impl PropMonitor {
             let complete = space.cubes(guard, MAX_PATHS, &mut sc.lits, &mut sc.ends);
             complete && self.bad_tuples(space, f, p, &mut sc)
         };
+        self.decided(f, sc, decision, known)
+    }
+
+    /// The decision at a position once its guard's tuples are evaluated
+    /// (`known`: all of them definitely), the falsifying ones in `sc`.
+    fn decided(
+        &self,
+        f: &mut Future,
+        mut sc: Box<Scratch>,
+        mut decision: Decision,
+        known: bool,
+    ) -> Option<Decision> {
         let form = f.point.as_ref()?;
         let n = form.vars.len();
         let result = known.then(|| {
@@ -499,6 +516,8 @@ impl PropMonitor {
                 let start = f.time(p);
                 // `F` is `true U ψ`: no prefix to check.
                 let always = matches!(nodes[a].op, Op::True);
+                // ψ kept as matches: looked up at its positions here.
+                let psi = f.matches[b].as_ref().map(|m| (m, f.first[b], f.next(b)));
                 let mut result = Some(false);
                 let mut prefix = Some(true);
                 let mut k = p;
@@ -518,7 +537,13 @@ impl PropMonitor {
                         return result;
                     }
                     if gap >= t.lo {
-                        result = or3(result, and3(prefix, queued(b, k)));
+                        let value = match psi {
+                            Some((m, first, next)) if first <= k && k < next => {
+                                Some(m.contains_at((k - first) as usize, tuple))
+                            }
+                            _ => queued(b, k),
+                        };
+                        result = or3(result, and3(prefix, value));
                         if result == Some(true) {
                             return result;
                         }

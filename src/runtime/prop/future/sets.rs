@@ -17,6 +17,16 @@ impl PropMonitor {
         let Some(mut f) = self.state.future.take() else {
             return;
         };
+        for &k in &f.timeless {
+            // A comparison holds at the same values at every position, but
+            // its set has the values seen so far only: a position queued
+            // before a value was seen reads the set as it is now, which has
+            // every value that a later position brought.
+            let now = self.state.now[k];
+            if f.vals[k].back().is_some_and(|&last| last != now) {
+                f.vals[k].iter_mut().for_each(|v| *v = now);
+            }
+        }
         for &k in &f.feeds {
             f.vals[k].push_back(self.state.now[k]);
             if let Some(m) = &mut f.matches[k] {
