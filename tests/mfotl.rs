@@ -509,3 +509,37 @@ fn negate_names_the_violating_event_of_a_time_point() {
         vec!["@2 (time point 1): true", "@4 (time point 2): true"]
     );
 }
+
+/// The columns of a satisfaction come in MonPoly's order: `φ SINCE ψ` and
+/// `φ UNTIL ψ` list ψ's variables first (MonPoly's output, written down).
+#[test]
+fn since_and_until_list_their_right_operands_variables_first() {
+    let s = scratch("su.sig", "r(y:string,m:int)\ns(n:int)\n");
+    let log = scratch(
+        "su.log",
+        "@0 s(1)\n@2 r(c, 1)\n@3 s(1) r(a, 2)\n@5 s(2)\n@6 s(1)\n",
+    );
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "s(m) SINCE r(y, m)",
+            &[
+                "@2 (time point 1): (\"c\",1)",
+                "@3 (time point 2): (\"a\",2) (\"c\",1)",
+                "@5 (time point 3): (\"a\",2)",
+            ],
+        ),
+        (
+            "s(m) UNTIL[0,3] r(y, m)",
+            &[
+                "@0 (time point 0): (\"c\",1)",
+                "@2 (time point 1): (\"c\",1)",
+                "@3 (time point 2): (\"a\",2)",
+            ],
+        ),
+    ];
+    for (i, &(formula, want)) in cases.iter().enumerate() {
+        let f = scratch(&format!("su{i}.mfotl"), formula);
+        let o = hindsight(&["run", &f, "--sig", &s, &log]);
+        assert_eq!(satisfactions(&o), want, "{formula}: {}", stderr(&o));
+    }
+}

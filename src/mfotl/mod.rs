@@ -83,8 +83,9 @@ pub enum Reading {
 pub struct Translation {
     /// The specification: the used predicates' declarations and one property.
     pub spec: Spec,
-    /// The formula's free variables, in order of first occurrence: the
-    /// outermost quantifiers of the property.
+    /// The formula's free variables, in MonPoly's order (see
+    /// [`Arena::free_vars_monpoly`](crate::syntax::ast::Arena::free_vars_monpoly)):
+    /// the outermost quantifiers of the property.
     pub free: Vec<String>,
     /// The specification as QTL text (what `compile --show-qtl` prints).
     pub qtl: String,
@@ -138,7 +139,8 @@ pub fn translate(
             .map(|(v, (ty, _))| (v, ty))
             .collect();
     let mut arena = std::mem::take(&mut parser.arena);
-    let free = arena.free_vars(phi);
+    // MonPoly's order: the columns of the satisfactions.
+    let free = arena.free_vars_monpoly(phi);
     let names: Vec<String> = free.iter().map(|v| v.name.clone()).collect();
     let (phi, renamed) = rename::unshadow(&mut arena, phi, &names);
     let mut var_types: std::collections::HashMap<String, sig::Type> = var_types;

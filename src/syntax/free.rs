@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use super::ast::{Arena, Form, FormId, Ident};
+use super::ast::{Arena, Form, FormId, Ident, RelOp, Term};
 use super::walk::{self, Fold, Kids, Step};
 
 impl Arena {
@@ -19,15 +19,33 @@ impl Arena {
 
     /// [`Arena::free_vars`], as the identifiers of those first occurrences.
     pub fn free_occurrences(&self, id: FormId) -> Vec<&Ident> {
+        self.occurrences(id, false)
+    }
+
+    /// The free variables of `id` in MonPoly's order, the order of the
+    /// columns of its satisfactions: as [`Arena::free_vars`], except that
+    /// `φ S ψ` and `φ U ψ` list ψ's first, and `x > y` and `x >= y` (read
+    /// by MonPoly as `y < x` and `y <= x`) list `y` first.
+    pub fn free_vars_monpoly(&self, id: FormId) -> Vec<Ident> {
+        self.occurrences(id, true).into_iter().cloned().collect()
+    }
+
+    fn occurrences(&self, id: FormId, monpoly: bool) -> Vec<&Ident> {
         let mut free = Free {
             arena: self,
             bound: Vec::new(),
             seen: HashSet::new(),
             out: Vec::new(),
+            monpoly,
         };
         walk::fold(&mut free, id, ());
         free.out
     }
+}
+
+/// Whether MonPoly reads `a op b` as `b < a` or `b <= a`.
+fn greater(op: RelOp) -> bool {
+    matches!(op, RelOp::Gt | RelOp::Ge)
 }
 
 /// The walk: the quantified names around the current node, and the free
@@ -37,6 +55,8 @@ struct Free<'a> {
     bound: Vec<&'a str>,
     seen: HashSet<&'a str>,
     out: Vec<&'a Ident>,
+    /// In MonPoly's order (see [`Arena::free_vars_monpoly`]).
+    monpoly: bool,
 }
 
 impl<'a> Free<'a> {
@@ -68,6 +88,22 @@ impl<'a> Fold for Free<'a> {
                 Step::Done(())
             }
             Form::Let(_, _, body) => Step::Into(Kids::one(*body), ()),
+            Form::Since(_, a, b) | Form::Until(_, a, b) if self.monpoly => {
+                Step::Into(Kids::two(*b, *a), ())
+            }
+            Form::Cmp { op, left, right } if self.monpoly && greater(*op) => {
+                if let Term::Var(v) = right {
+                    self.see(v);
+                }
+                self.see(left);
+                Step::Done(())
+            }
+            Form::Rel { op, left, right } if self.monpoly && greater(*op) => {
+                for v in right.vars().chain(left.vars()) {
+                    self.see(v);
+                }
+                Step::Done(())
+            }
             form => {
                 for v in form.used_vars() {
                     self.see(v);
@@ -101,5 +137,22 @@ mod tests {
             ["c", "u", "k"]
         );
         assert_eq!(free("LET r(a) = q(a) IN r(y) & x + 1 > y"), ["y", "x"]);
+    }
+
+    #[test]
+    fn monpolys_order_lists_since_and_until_from_the_right() {
+        let monpoly = |text: &str| {
+            let (arena, root) = parse_formula(text).unwrap_or_else(|d| panic!("{}", d.message));
+            let vars = arena.free_vars_monpoly(root);
+            vars.into_iter().map(|v| v.name).collect::<Vec<_>>()
+        };
+        assert_eq!(monpoly("s(m) S r(y, m)"), ["y", "m"]);
+        assert_eq!(monpoly("s(m) U[0,3] r(y, m)"), ["y", "m"]);
+        assert_eq!(monpoly("p(x, y) & x > y"), ["x", "y"]);
+        assert_eq!(monpoly("x > y & p(x, y)"), ["y", "x"]);
+        assert_eq!(monpoly("x + 1 >= y & p(x, y)"), ["y", "x"]);
+        assert_eq!(monpoly("x + z > y & p(x, y, z)"), ["y", "x", "z"]);
+        assert_eq!(monpoly("x < y & p(x, y)"), ["x", "y"]);
+        assert_eq!(free("s(m) S r(y, m)"), ["m", "y"]);
     }
 }
