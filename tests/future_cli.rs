@@ -223,10 +223,16 @@ fn mfotl_interval_forms_give_monpolys_satisfactions() {
         ("c() AND NOT NEXT[2,6] (ALWAYS[1,1] (NEXT[1,4) c()))", &[]),
         ("c() AND NOT NEXT[0,6] (EVENTUALLY[0,1] a())", &[]),
     ];
+    satisfactions_are("future-cli-mfotl", SIG, LOG, cases);
+}
+
+/// Runs each formula of `cases` on `log` with the signature `sig` and
+/// checks its satisfactions (the `@` lines) against the case's.
+fn satisfactions_are(dir: &str, sig: &str, log: &str, cases: &[(&str, &[&str])]) {
     for (i, &(formula, want)) in cases.iter().enumerate() {
-        let dir = format!("future-cli-mfotl-{i}");
-        let sig = scratch_file(&dir, "s.sig", SIG);
-        let log = scratch_file(&dir, "t.log", LOG);
+        let dir = format!("{dir}-{i}");
+        let sig = scratch_file(&dir, "s.sig", sig);
+        let log = scratch_file(&dir, "t.log", log);
         let f = scratch_file(&dir, "f.mfotl", formula);
         let o = bin()
             .arg("run")
@@ -279,21 +285,5 @@ fn comparisons_read_values_seen_only_later_as_monpoly_does() {
             &["@5 (time point 0): (3,3)", "@7 (time point 2): (3,3)"],
         ),
     ];
-    for (i, &(formula, want)) in cases.iter().enumerate() {
-        let dir = format!("future-cli-cmp-{i}");
-        let sig = scratch_file(&dir, "s.sig", "q(x:string)\ns(n:int)\n");
-        let log = scratch_file(&dir, "t.log", log);
-        let f = scratch_file(&dir, "f.mfotl", formula);
-        let o = bin()
-            .arg("run")
-            .arg(&f)
-            .arg("--sig")
-            .arg(&sig)
-            .arg(&log)
-            .output()
-            .expect("runs");
-        let out = stdout(&o);
-        let got: Vec<&str> = out.lines().filter(|l| l.starts_with('@')).collect();
-        assert_eq!(got, want, "{formula}: {}", stderr(&o));
-    }
+    satisfactions_are("future-cli-cmp", "q(x:string)\ns(n:int)\n", log, cases);
 }
