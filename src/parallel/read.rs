@@ -3,9 +3,13 @@
 //! arity ends the stream, as the sequential monitor would refuse it). A
 //! run that skips bad lines ([`Blocks::skipping`]) drops them here instead,
 //! each noted in its block ([`Skipped`]), and numbers the events as the
-//! sequential run does, which never steps them.
+//! sequential run does, which never steps them. A stream
+//! ([`Blocks::online`]) ends a block early when its input waits, so that
+//! the verdicts of the events read so far are not held back.
 
+use std::fmt;
 use std::io::Read;
+use std::sync::Arc;
 
 use hashbrown::HashMap;
 #[cfg(feature = "cluster")]
@@ -67,6 +71,18 @@ impl Skipped {
     }
 }
 
+/// The probe of a stream (standard input from a pipe): whether more of
+/// it is at hand or comes soon (false: the next read would wait for the
+/// writer, for longer than the probe waited).
+#[derive(Clone)]
+pub struct Online(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl fmt::Debug for Online {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Online")
+    }
+}
+
 /// The blocks of a trace, read on demand.
 pub struct Blocks<'a, R: Read> {
     reader: TraceReader<R>,
@@ -85,6 +101,10 @@ pub struct Blocks<'a, R: Read> {
     skip: Option<bool>,
     /// Events read and skipped so far (the reader numbers them).
     dropped: u64,
+    /// A stream's probe: a block ends early where the stream waits.
+    online: Option<Online>,
+    /// Whether the last block ended early, the stream waiting.
+    idle: bool,
 }
 
 impl<'a, R: Read> Blocks<'a, R> {
@@ -106,7 +126,24 @@ impl<'a, R: Read> Blocks<'a, R> {
             source: String::new(),
             skip: None,
             dropped: 0,
+            online: None,
+            idle: false,
         }
+    }
+
+    /// The same, for a stream whose probe is `online`: a block with events
+    /// ends where the next one is not at hand and the stream waits (see
+    /// [`Blocks::idle`]), so that a run hands on their verdicts while it
+    /// waits, as a sequential run does.
+    pub fn online(mut self, online: Option<Online>) -> Self {
+        self.online = online;
+        self
+    }
+
+    /// Whether the last block ended early because the stream waits (more
+    /// may come).
+    pub fn idle(&self) -> bool {
+        self.idle
     }
 
     /// The same, skipping the bad lines that the sequential run skips (its
@@ -160,7 +197,16 @@ impl<'a, R: Read> Blocks<'a, R> {
             .pop()
             .unwrap_or_else(|| Block::with_room(self.room));
         block.part = self.part;
+        self.idle = false;
         loop {
+            if let Some(online) = &self.online
+                && !block.events.is_empty()
+                && !self.reader.event_at_hand()
+                && !(online.0)()
+            {
+                self.idle = true;
+                return Some(self.seal(block));
+            }
             let next = self.reader.next_event();
             if (self.stop)() {
                 block.end = Some(Stop::Interrupted);
