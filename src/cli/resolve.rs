@@ -126,9 +126,9 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 /// terminal (a file or a pipe, named or as standard input: a stream is
 /// read in blocks that end where it waits) and nothing
 /// needs the sequential engine: the options the session refuses
-/// ([`SessionOptions::sequential_only`]: satisfactions, `--strict`,
-/// `--timepoints`, skipping bad lines), a profile, an MFOTL specification
-/// (`mfotl`: its trace is read against the signature). (With witnesses
+/// ([`SessionOptions::sequential_only`]: satisfactions, `--timepoints`, a
+/// witness at one event, reading up to an event), a profile, an MFOTL
+/// specification (`mfotl`: its trace is read against the signature). (With witnesses
 /// the session takes the sequential engine itself where the properties
 /// need it.)
 /// Decided on the resolved options only, never on how they were spelled.
