@@ -110,11 +110,19 @@ pub fn stream(path: Option<&Path>) -> io::Result<(Stream, Online)> {
         Some(path) => Stream::start(File::open(path)?)?,
         None => Stream::start(io::stdin())?,
     };
-    let state = Arc::clone(&stream.0);
-    let online = Online(Arc::new(move || {
-        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.at_hand(Some(PATIENCE))
-    }));
+    let state = Arc::clone(&stream.queue);
+    let (closed, wake) = (Arc::clone(&stream.closed), stream.wake.clone());
+    let online = Online {
+        at_hand: Arc::new(move || {
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.at_hand(Some(PATIENCE))
+        }),
+        // (Not through the queue's lock, which a waiting read holds.)
+        close: Arc::new(move || {
+            closed.store(true, Ordering::SeqCst);
+            let _ = wake.try_send(Chunk::Wake);
+        }),
+    };
     Ok((stream, online))
 }
 
@@ -127,12 +135,19 @@ fn piped<R: Read + Send + 'static>(input: R, out: &Output) -> io::Result<Box<dyn
 }
 
 /// A stream read by a helper thread (which can be sent to another
-/// thread, and whose waits SIGINT interrupts).
-pub struct Stream(Arc<Mutex<Queue>>);
+/// thread, and whose waits SIGINT interrupts, or closing it).
+pub struct Stream {
+    queue: Arc<Mutex<Queue>>,
+    /// Set when the stream is closed: reads find the end.
+    closed: Arc<AtomicBool>,
+    /// The queue's sender, to wake a read that waits.
+    wake: SyncSender<Chunk>,
+}
 
 /// The reading end of the helper thread's queue.
 struct Queue {
     rx: Receiver<Chunk>,
+    closed: Arc<AtomicBool>,
     /// The chunk being read, and how much of it has been.
     chunk: Vec<u8>,
     pos: usize,
@@ -148,6 +163,7 @@ impl Stream {
         if let Ok(mut wake) = WAKE.lock() {
             *wake = Some(tx.clone());
         }
+        let sender = tx.clone();
         thread::Builder::new()
             .name("input".to_owned())
             .spawn(move || {
@@ -160,22 +176,29 @@ impl Stream {
                         Err(e) => Chunk::Error(e),
                     };
                     let last = !matches!(chunk, Chunk::Data(_));
-                    if tx.send(chunk).is_err() || last {
+                    if sender.send(chunk).is_err() || last {
                         return;
                     }
                 }
             })?;
-        Ok(Stream(Arc::new(Mutex::new(Queue {
+        let closed = Arc::new(AtomicBool::new(false));
+        let queue = Queue {
             rx,
+            closed: Arc::clone(&closed),
             chunk: Vec::new(),
             pos: 0,
             next: None,
             done: false,
-        }))))
+        };
+        Ok(Stream {
+            queue: Arc::new(Mutex::new(queue)),
+            closed,
+            wake: tx,
+        })
     }
 
     fn queue(&self) -> MutexGuard<'_, Queue> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -208,8 +231,12 @@ impl Queue {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             // After an interruption the input ends here (the event loop
-            // drops whatever it reads after the flag is set).
-            if self.done || INTERRUPTED.load(Ordering::Relaxed) {
+            // drops whatever it reads after the flag is set); so it does
+            // once the stream is closed.
+            if self.done
+                || INTERRUPTED.load(Ordering::Relaxed)
+                || self.closed.load(Ordering::Relaxed)
+            {
                 return Ok(0);
             }
             if self.pos < self.chunk.len() {

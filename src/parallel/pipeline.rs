@@ -134,7 +134,12 @@ pub(super) fn run<R: Read + Send>(
         let from_workers = shared.start(scope, choice.layout(plan, jobs));
         // The feed is dropped when the merger returns (not after the scope):
         // a reader blocked on sending it a block then wakes and ends.
-        merge(feed, from_workers, &spent_tx, shared.online, sink)
+        let outcome = merge(feed, from_workers, &spent_tx, shared.online, sink);
+        // A stream's reader may wait for its writer: it finds the end.
+        if let Some(online) = &options.online {
+            (online.close)();
+        }
+        outcome
     })
 }
 

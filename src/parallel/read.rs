@@ -71,11 +71,19 @@ impl Skipped {
     }
 }
 
-/// The probe of a stream (standard input from a pipe): whether more of
-/// it is at hand or comes soon (false: the next read would wait for the
-/// writer, for longer than the probe waited).
+/// What a run needs of a stream (standard input from a pipe) beside its
+/// bytes.
 #[derive(Clone)]
-pub struct Online(pub Arc<dyn Fn() -> bool + Send + Sync>);
+pub struct Online {
+    /// Whether more of it is at hand or comes soon (false: the next read
+    /// would wait for the writer, for longer than this waited).
+    pub at_hand: Arc<dyn Fn() -> bool + Send + Sync>,
+    /// Ends it: a read that waits for the writer, or comes later, finds
+    /// the end. Called when the run ends (before its input does when the
+    /// output is closed), so that no thread waits on for a writer that
+    /// may never write again.
+    pub close: Arc<dyn Fn() + Send + Sync>,
+}
 
 impl fmt::Debug for Online {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -202,7 +210,7 @@ impl<'a, R: Read> Blocks<'a, R> {
             if let Some(online) = &self.online
                 && !block.events.is_empty()
                 && !self.reader.event_at_hand()
-                && !(online.0)()
+                && !(online.at_hand)()
             {
                 self.idle = true;
                 return Some(self.seal(block));

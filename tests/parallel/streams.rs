@@ -219,3 +219,44 @@ fn the_verdicts_of_a_stream_show_while_it_waits() {
     assert_eq!(got, want);
     assert_ne!(gc, gc1, "not a parallel run");
 }
+
+#[test]
+fn a_run_whose_output_closes_ends_while_its_stream_waits() {
+    // The writer keeps the pipe open after 9,000 violations (fewer blocks
+    // than the merger's queue holds: once they are read, the reading waits
+    // for the writer); the reader of the output goes away after one line. The run must end (as
+    // a sequential one does) rather than wait for more of the stream.
+    let dir = temp_dir("streams-closed");
+    let spec = write(&dir, "files.qtl", FILES);
+    let text: String = (0..9_000)
+        .map(|i| format!("close,f{}\n", i % 300))
+        .collect();
+    for jobs in [1, 2, 3] {
+        let mut child = start(&spec, "-", jobs, &[]);
+        let mut stdin = child.stdin.take().expect("a pipe");
+        stdin.write_all(text.as_bytes()).expect("written");
+        stdin.flush().expect("flushed");
+        let stdout = child.stdout.take().expect("a pipe");
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next().map(|l| l.expect("text"));
+        assert_eq!(
+            first.as_deref(),
+            Some("property closed violated at event 1: close(f0)")
+        );
+        // Time to read the whole stream (the output pipe full meanwhile);
+        // then the output is closed, and the stream stays open.
+        std::thread::sleep(Duration::from_secs(1));
+        drop(lines);
+        let mut ended = None;
+        for _ in 0..2_000 {
+            ended = child.try_wait().expect("waits");
+            if ended.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        drop(stdin);
+        assert!(ended.is_some(), "--jobs {jobs}: still running");
+    }
+}
