@@ -428,6 +428,95 @@ mod tests {
         assert!(blocks.next_block().is_none());
     }
 
+    /// A stream of `parts`, each readable once the test has opened it
+    /// (`open` parts so far); `given` parts have been read whole. A read
+    /// while the next part is not open is a read that would wait.
+    struct Parts {
+        parts: Vec<&'static [u8]>,
+        given: Arc<std::sync::atomic::AtomicUsize>,
+        open: Arc<std::sync::atomic::AtomicUsize>,
+        /// Bytes of the current part read.
+        at: usize,
+    }
+
+    impl Read for Parts {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let given = self.given.load(SeqCst);
+            let Some(part) = self.parts.get(given) else {
+                return Ok(0);
+            };
+            assert!(given < self.open.load(SeqCst), "a read that would wait");
+            let n = buf.len().min(part.len() - self.at);
+            buf[..n].copy_from_slice(&part[self.at..self.at + n]);
+            self.at += n;
+            if self.at == part.len() {
+                self.at = 0;
+                self.given.store(given + 1, SeqCst);
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stream_that_waits_ends_the_block_at_the_last_event_read() {
+        use std::sync::atomic::AtomicUsize;
+        use std::sync::atomic::Ordering::SeqCst;
+        let names: Names = [
+            (b"p".as_slice().into(), (0, 2)),
+            (b"q".as_slice().into(), (1, 1)),
+        ]
+        .into();
+        let parts: Vec<&[u8]> = vec![b"p,a,b\nq,c\nq,c\n", b"q,d\n"];
+        let count = parts.len();
+        let given = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new(AtomicUsize::new(1));
+        let probes = Arc::new(AtomicUsize::new(0));
+        let (g, o, n) = (Arc::clone(&given), Arc::clone(&open), Arc::clone(&probes));
+        let online = Online {
+            // At hand: an open part not read yet, or the end.
+            at_hand: Arc::new(move || {
+                n.fetch_add(1, SeqCst);
+                let given = g.load(SeqCst);
+                given < o.load(SeqCst) || given == count
+            }),
+            close: Arc::new(|| {}),
+        };
+        let stream = Parts {
+            parts,
+            given: Arc::clone(&given),
+            open: Arc::clone(&open),
+            at: 0,
+        };
+        let options = TraceOptions {
+            timed: false,
+            format: Format::Plain,
+        };
+        let stop = || false;
+        let reader = TraceReader::new(stream, options);
+        let mut blocks = Blocks::new(reader, &names, &stop).online(Some(online));
+        let numbers = |b: &Block| -> Vec<(u64, u64, u64)> {
+            (b.events.iter())
+                .map(|e| (e.number, e.line, e.repeats))
+                .collect()
+        };
+        // The first part's events (a run of two `q,c`), and then the stream
+        // waits: the block ends there, not the trace. The probe is asked
+        // once, when no line is left in the buffer.
+        let first = blocks.next_block().expect("a block");
+        assert_eq!(numbers(&first), [(1, 1, 0), (2, 2, 1)]);
+        assert!(!first.last && first.end.is_none());
+        assert!(blocks.idle() && !blocks.done());
+        assert_eq!(probes.load(SeqCst), 1);
+        // The second part comes, then the end.
+        open.store(2, SeqCst);
+        let second = blocks.next_block().expect("a block");
+        assert_eq!(numbers(&second), [(4, 4, 0)]);
+        assert!(second.last && second.end.is_none());
+        assert!(!blocks.idle() && blocks.done());
+        assert!(blocks.next_block().is_none());
+    }
+
     #[test]
     fn an_event_of_another_arity_ends_the_stream_at_its_line() {
         let names: Names = [(b"q".as_slice().into(), (0, 1))].into();
