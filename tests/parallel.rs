@@ -495,3 +495,6 @@ mod segments;
 
 #[path = "parallel/options.rs"]
 mod options;
+
+#[path = "parallel/streams.rs"]
+mod streams;

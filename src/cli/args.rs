@@ -344,9 +344,9 @@ pub struct RunOptions {
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     pub max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
-    /// docs/PARALLEL.md); 1 is the sequential engine, also used for a pipe
-    /// on standard input, with --profile, --timepoints and MFOTL
-    /// satisfactions, and with witnesses that need the whole run's state
+    /// docs/PARALLEL.md); 1 is the sequential engine, also used for a
+    /// terminal on standard input, with --profile, --timepoints and MFOTL
+    /// specifications, and with witnesses that need the whole run's state
     /// [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]

@@ -8,6 +8,7 @@
 //! out), so it runs on the same engine: the tests below compare the
 //! resolutions of every such pair.
 
+use std::io::{self, IsTerminal};
 use std::path::Path;
 
 use crate::report::OutputFormat;
@@ -121,12 +122,13 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 }
 
 /// The engine: `--cluster`; else the parallel one when more than one job
-/// is asked for (by `--jobs`, or `cores`) on a regular file (named, or as
-/// standard input) and nothing
+/// is asked for (by `--jobs`, or `cores`) on a trace that is not a
+/// terminal (a file or a pipe, named or as standard input: a stream is
+/// read in blocks that end where it waits) and nothing
 /// needs the sequential engine: the options the session refuses
-/// ([`SessionOptions::sequential_only`]: satisfactions, `--strict`,
-/// `--timepoints`, skipping bad lines), a profile, an MFOTL specification
-/// (`mfotl`: its trace is read against the signature). (With witnesses
+/// ([`SessionOptions::sequential_only`]: satisfactions, `--timepoints`, a
+/// witness at one event, reading up to an event), a profile, an MFOTL
+/// specification (`mfotl`: its trace is read against the signature). (With witnesses
 /// the session takes the sequential engine itself where the properties
 /// need it.)
 /// Decided on the resolved options only, never on how they were spelled.
@@ -144,9 +146,10 @@ fn engine(
     let jobs = opts
         .jobs
         .map_or(cores, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    // (A trace that cannot be opened fails on the sequential path.)
     let file = match trace {
-        Some(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file()),
-        None => super::input::stdin_file().is_some(),
+        Some(p) => std::fs::metadata(p).is_ok(),
+        None => !io::stdin().is_terminal(),
     };
     // The session's own rule for its options, and what the session learns
     // later: a profile, an MFOTL signature.
@@ -326,11 +329,11 @@ mod tests {
             Engine::Parallel(2)
         );
         assert_eq!(engine(&["-j", "1", "s.qtl", t]), Engine::Sequential);
-        // Standard input: parallel when it is a regular file.
-        let stdin = if crate::cli::input::stdin_file().is_some() {
-            Engine::Parallel(4)
-        } else {
+        // Standard input: parallel unless it is a terminal.
+        let stdin = if io::stdin().is_terminal() {
             Engine::Sequential
+        } else {
+            Engine::Parallel(4)
         };
         assert_eq!(engine(&["-j", "4", "s.qtl"]), stdin);
         // Witnesses may be parallel: the session decides on the properties.

@@ -6,11 +6,12 @@
 //! The engine is chosen by [`resolve`](super::resolve) on the resolved
 //! options: with `--jobs N` (N > 1) the trace file is monitored by
 //! [`Session::run_parallel_file`], with the output of a sequential run. The
-//! sequential engine is used instead for `--jobs 1`, for standard input or
-//! anything that is not a regular file (an online stream: verdicts must show
-//! as soon as they are found, not a batch later), and with `--witness` or
-//! `--profile` (a slice's witness may name another value than the
-//! sequential run's, and a profile samples one monitor).
+//! trace may also be standard input, or a pipe: then it is read by a helper
+//! thread into blocks that end where the stream waits, and the output is
+//! flushed before the run waits ([`Session::run_parallel_stream`]), so that
+//! verdicts show as in a sequential run. The sequential engine is used
+//! instead for `--jobs 1`, for a terminal, and for what
+//! [`Session::runs_in_parallel`] refuses.
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -95,7 +96,34 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         let satisfactions = session.options().satisfactions;
         return run_cluster(session, &plan, trace, opts, satisfactions, &target);
     }
-    if let (Engine::Parallel(_), Some(trace)) = (engine, trace) {
+    let regular = match trace {
+        Some(path) => path.metadata().is_ok_and(|m| m.is_file()),
+        None => input::stdin_file().is_some(),
+    };
+    if let Engine::Parallel(_) = engine
+        && !regular
+        && session.runs_in_parallel()
+    {
+        // A pipe: read by a helper thread, in blocks that end where it waits.
+        let (stream, online) = match input::stream(trace) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: cannot read {trace_name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let progress = progress::start(None, opts.users.no_progress, target.json);
+        session.set_cancel(Interrupt::install().flag());
+        let stdout = match report_out(&target, progress.as_ref()) {
+            Ok(out) => out,
+            Err(code) => return code,
+        };
+        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
+        return exit_code(&session.run_parallel_stream(stream, online, &mut report));
+    }
+    if let (Engine::Parallel(_), Some(trace)) = (engine, trace)
+        && regular
+    {
         let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
         session.set_cancel(Interrupt::install().flag());
         let stdout = match report_out(&target, progress.as_ref()) {
@@ -384,6 +412,10 @@ impl Report for CliReport<'_> {
         if let Some(p) = &mut self.progress {
             p.after_event(events, bytes_read);
         }
+    }
+
+    fn waiting(&mut self) {
+        let _ = self.printer.flush();
     }
 
     fn end(&mut self) {

@@ -105,6 +105,11 @@ pub trait Sink {
         self.event(ev, &[])
     }
 
+    /// The run waits for more of its trace (a stream: see
+    /// [`Options::online`]): what was handed on so far should show.
+    /// Nothing by default.
+    fn waiting(&mut self) {}
+
     /// A bad line skipped (a run that skips them), before the events that
     /// follow it. Nothing by default.
     fn skipped(&mut self, skipped: &read::Skipped) {

@@ -38,6 +38,10 @@ const QUEUE: usize = 4;
 /// holder sends it before it looks again.
 const WAIT: Duration = Duration::from_micros(200);
 
+/// On a stream, which may wait for its writer for long, the wait grows
+/// after each look that finds the reading still taken, up to this.
+const STREAM_WAIT: Duration = Duration::from_millis(20);
+
 /// What the merger receives from the reading, in trace order.
 enum Feed {
     /// The next block: each current worker answers it with a [`Found`].
@@ -53,6 +57,8 @@ struct Shared<'a, R: Read> {
     jobs: usize,
     /// Whether the end of the trace closes the open verdicts.
     close: bool,
+    /// Whether the trace is a stream ([`Options::online`]).
+    online: bool,
     /// The reading of the trace, taken by whichever thread needs the next
     /// block; `None` once it has ended (every worker's input is then
     /// closed).
@@ -111,6 +117,7 @@ pub(super) fn run<R: Read + Send>(
         options: &options.monitor,
         jobs,
         close: options.close,
+        online: options.online.is_some(),
         input: Mutex::new(Some(Reading {
             first: first.into_iter(),
             source,
@@ -127,7 +134,12 @@ pub(super) fn run<R: Read + Send>(
         let from_workers = shared.start(scope, choice.layout(plan, jobs));
         // The feed is dropped when the merger returns (not after the scope):
         // a reader blocked on sending it a block then wakes and ends.
-        merge(feed, from_workers, &spent_tx, sink)
+        let outcome = merge(feed, from_workers, &spent_tx, shared.online, sink);
+        // A stream's reader may wait for its writer: it finds the end.
+        if let Some(online) = &options.online {
+            (online.close)();
+        }
+        outcome
     })
 }
 
@@ -272,6 +284,7 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         scope: &'scope Scope<'scope, '_>,
         blocks: &Receiver<Arc<Block>>,
     ) -> Option<Arc<Block>> {
+        let mut wait = WAIT;
         loop {
             if let Some(sent) = waiting(blocks) {
                 return sent;
@@ -283,10 +296,17 @@ impl<'a, R: Read + Send> Shared<'a, R> {
                 // input): wait for it. Not for ever: the holder may not read
                 // (it found a block of its own after all, then ended, as
                 // when the merger stops the run), and then this thread must.
-                Err(TryLockError::WouldBlock) => match blocks.recv_timeout(WAIT) {
+                // (A stream's reader may wait for its writer for long: then
+                // this thread looks less and less often.)
+                Err(TryLockError::WouldBlock) => match blocks.recv_timeout(wait) {
                     Ok(block) => return Some(block),
                     Err(RecvTimeoutError::Disconnected) => return None,
-                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if self.online {
+                            wait = (wait * 2).min(STREAM_WAIT);
+                        }
+                        continue;
+                    }
                 },
             };
             // Blocks are only sent with the reading locked: empty now, the
@@ -399,15 +419,30 @@ fn waiting(blocks: &Receiver<Arc<Block>>) -> Option<Option<Arc<Block>>> {
 }
 
 /// The merger: per block, the current workers' answers merged, and the
-/// events handed on to `sink`.
+/// events handed on to `sink`; on a stream (`online`), [`Sink::waiting`]
+/// before it waits for the next block.
 fn merge(
     feed: Receiver<Feed>,
     mut from_workers: Vec<Receiver<Found>>,
     spent: &SyncSender<Block>,
+    online: bool,
     sink: &mut impl Sink,
 ) -> Outcome {
     let mut merger = Merger::new(from_workers.len());
-    for item in feed {
+    loop {
+        let item = match feed.try_recv() {
+            Ok(item) => item,
+            Err(TryRecvError::Disconnected) => break,
+            Err(TryRecvError::Empty) => {
+                if online {
+                    sink.waiting();
+                }
+                match feed.recv() {
+                    Ok(item) => item,
+                    Err(_) => break,
+                }
+            }
+        };
         match item {
             Feed::Switch(workers) => {
                 merger.switch(workers.len());

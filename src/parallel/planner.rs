@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::assign::choose;
 use super::block::Block;
-use super::read::{Blocks, names};
+use super::read::{Blocks, Online, names};
 use super::worker::{Unit, Worker};
 use super::{Merger, Outcome, Sink, for_monitors, pipeline, segments};
 use crate::plan::Plan;
@@ -75,6 +75,10 @@ pub struct Options {
     /// them), and then whether events of names the specification does not
     /// know are bad (see [`Blocks::skipping`]). Never in time segments.
     pub skip: Option<bool>,
+    /// For a stream (standard input from a pipe): its probe. A block ends
+    /// early where the stream waits, and the merger lets the sink show
+    /// the verdicts so far ([`Sink::waiting`]) before it waits too.
+    pub online: Option<Online>,
 }
 
 impl Default for Options {
@@ -86,6 +90,7 @@ impl Default for Options {
             segments: Segments::Auto,
             sample: SAMPLE_BLOCKS,
             skip: None,
+            online: None,
         }
     }
 }
@@ -124,14 +129,16 @@ pub fn run<R: Read + Send>(
 ) -> Outcome {
     let format = reader.detect_format();
     let names = names(plan);
-    let mut source = Blocks::new(reader, &names, stop);
+    let mut source = Blocks::new(reader, &names, stop).online(options.online.clone());
     if let Some(strict) = options.skip {
         source = source.skipping(strict);
     }
     let (jobs, sample) = (options.jobs.max(1), options.sample);
-    // At least one block, to know whether the trace is timed.
+    // At least one block, to know whether the trace is timed; a stream
+    // that waits starts the run on what it gave.
     let mut first = Vec::new();
     while first.len() < sample.clamp(1, LEAD_BLOCKS)
+        && !source.idle()
         && let Some(block) = source.next_block()
     {
         first.push(Arc::new(block));

@@ -3,9 +3,13 @@
 //! arity ends the stream, as the sequential monitor would refuse it). A
 //! run that skips bad lines ([`Blocks::skipping`]) drops them here instead,
 //! each noted in its block ([`Skipped`]), and numbers the events as the
-//! sequential run does, which never steps them.
+//! sequential run does, which never steps them. A stream
+//! ([`Blocks::online`]) ends a block early when its input waits, so that
+//! the verdicts of the events read so far are not held back.
 
+use std::fmt;
 use std::io::Read;
+use std::sync::Arc;
 
 use hashbrown::HashMap;
 #[cfg(feature = "cluster")]
@@ -67,6 +71,26 @@ impl Skipped {
     }
 }
 
+/// What a run needs of a stream (standard input from a pipe) beside its
+/// bytes.
+#[derive(Clone)]
+pub struct Online {
+    /// Whether more of it is at hand or comes soon (false: the next read
+    /// would wait for the writer, for longer than this waited).
+    pub at_hand: Arc<dyn Fn() -> bool + Send + Sync>,
+    /// Ends it: a read that waits for the writer, or comes later, finds
+    /// the end. Called when the run ends (before its input does when the
+    /// output is closed), so that no thread waits on for a writer that
+    /// may never write again.
+    pub close: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl fmt::Debug for Online {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Online")
+    }
+}
+
 /// The blocks of a trace, read on demand.
 pub struct Blocks<'a, R: Read> {
     reader: TraceReader<R>,
@@ -85,6 +109,10 @@ pub struct Blocks<'a, R: Read> {
     skip: Option<bool>,
     /// Events read and skipped so far (the reader numbers them).
     dropped: u64,
+    /// A stream's probe: a block ends early where the stream waits.
+    online: Option<Online>,
+    /// Whether the last block ended early, the stream waiting.
+    idle: bool,
 }
 
 impl<'a, R: Read> Blocks<'a, R> {
@@ -106,7 +134,24 @@ impl<'a, R: Read> Blocks<'a, R> {
             source: String::new(),
             skip: None,
             dropped: 0,
+            online: None,
+            idle: false,
         }
+    }
+
+    /// The same, for a stream whose probe is `online`: a block with events
+    /// ends where the next one is not at hand and the stream waits (see
+    /// [`Blocks::idle`]), so that a run hands on their verdicts while it
+    /// waits, as a sequential run does.
+    pub fn online(mut self, online: Option<Online>) -> Self {
+        self.online = online;
+        self
+    }
+
+    /// Whether the last block ended early because the stream waits (more
+    /// may come).
+    pub fn idle(&self) -> bool {
+        self.idle
     }
 
     /// The same, skipping the bad lines that the sequential run skips (its
@@ -160,7 +205,16 @@ impl<'a, R: Read> Blocks<'a, R> {
             .pop()
             .unwrap_or_else(|| Block::with_room(self.room));
         block.part = self.part;
+        self.idle = false;
         loop {
+            if let Some(online) = &self.online
+                && !block.events.is_empty()
+                && !self.reader.event_at_hand()
+                && !(online.at_hand)()
+            {
+                self.idle = true;
+                return Some(self.seal(block));
+            }
             let next = self.reader.next_event();
             if (self.stop)() {
                 block.end = Some(Stop::Interrupted);
@@ -371,6 +425,95 @@ mod tests {
         assert!(block.last && block.end.is_none());
         assert_eq!((block.part, block.last_number()), (3, Some(5)));
         assert_eq!(block.source, "t.csv");
+        assert!(blocks.next_block().is_none());
+    }
+
+    /// A stream of `parts`, each readable once the test has opened it
+    /// (`open` parts so far); `given` parts have been read whole. A read
+    /// while the next part is not open is a read that would wait.
+    struct Parts {
+        parts: Vec<&'static [u8]>,
+        given: Arc<std::sync::atomic::AtomicUsize>,
+        open: Arc<std::sync::atomic::AtomicUsize>,
+        /// Bytes of the current part read.
+        at: usize,
+    }
+
+    impl Read for Parts {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let given = self.given.load(SeqCst);
+            let Some(part) = self.parts.get(given) else {
+                return Ok(0);
+            };
+            assert!(given < self.open.load(SeqCst), "a read that would wait");
+            let n = buf.len().min(part.len() - self.at);
+            buf[..n].copy_from_slice(&part[self.at..self.at + n]);
+            self.at += n;
+            if self.at == part.len() {
+                self.at = 0;
+                self.given.store(given + 1, SeqCst);
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stream_that_waits_ends_the_block_at_the_last_event_read() {
+        use std::sync::atomic::AtomicUsize;
+        use std::sync::atomic::Ordering::SeqCst;
+        let names: Names = [
+            (b"p".as_slice().into(), (0, 2)),
+            (b"q".as_slice().into(), (1, 1)),
+        ]
+        .into();
+        let parts: Vec<&[u8]> = vec![b"p,a,b\nq,c\nq,c\n", b"q,d\n"];
+        let count = parts.len();
+        let given = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new(AtomicUsize::new(1));
+        let probes = Arc::new(AtomicUsize::new(0));
+        let (g, o, n) = (Arc::clone(&given), Arc::clone(&open), Arc::clone(&probes));
+        let online = Online {
+            // At hand: an open part not read yet, or the end.
+            at_hand: Arc::new(move || {
+                n.fetch_add(1, SeqCst);
+                let given = g.load(SeqCst);
+                given < o.load(SeqCst) || given == count
+            }),
+            close: Arc::new(|| {}),
+        };
+        let stream = Parts {
+            parts,
+            given: Arc::clone(&given),
+            open: Arc::clone(&open),
+            at: 0,
+        };
+        let options = TraceOptions {
+            timed: false,
+            format: Format::Plain,
+        };
+        let stop = || false;
+        let reader = TraceReader::new(stream, options);
+        let mut blocks = Blocks::new(reader, &names, &stop).online(Some(online));
+        let numbers = |b: &Block| -> Vec<(u64, u64, u64)> {
+            (b.events.iter())
+                .map(|e| (e.number, e.line, e.repeats))
+                .collect()
+        };
+        // The first part's events (a run of two `q,c`), and then the stream
+        // waits: the block ends there, not the trace. The probe is asked
+        // once, when no line is left in the buffer.
+        let first = blocks.next_block().expect("a block");
+        assert_eq!(numbers(&first), [(1, 1, 0), (2, 2, 1)]);
+        assert!(!first.last && first.end.is_none());
+        assert!(blocks.idle() && !blocks.done());
+        assert_eq!(probes.load(SeqCst), 1);
+        // The second part comes, then the end.
+        open.store(2, SeqCst);
+        let second = blocks.next_block().expect("a block");
+        assert_eq!(numbers(&second), [(4, 4, 0)]);
+        assert!(second.last && second.end.is_none());
+        assert!(!blocks.idle() && blocks.done());
         assert!(blocks.next_block().is_none());
     }
 

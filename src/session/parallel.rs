@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::read::FirstEvents;
 use super::{EndOfTrace, Outcome, Report, RunError, Session, SessionOptions, Step};
-use crate::parallel::read::Skipped;
+use crate::parallel::read::{Online, Skipped};
 use crate::parallel::{self, EventView, Sink, Stop};
 use crate::plan::Plan;
 use crate::report::Undecided;
@@ -65,14 +65,36 @@ impl Session {
     /// the sequential engine ([`SessionOptions::sequential_only`]), with
     /// one job, and for a plan that threads cannot speed up (one property
     /// that can be neither sliced nor split).
-    pub fn run_parallel<P: Report + ?Sized>(
+    pub fn run_parallel<P: Report + ?Sized>(self, input: impl Read + Send, out: &mut P) -> Outcome {
+        self.run_parallel_on(input, None, out)
+    }
+
+    /// [`Session::run_parallel`] on a stream (standard input from a pipe),
+    /// whose probe `online` says whether more of it is at hand: a block of
+    /// events ends where the stream waits, and the report is told
+    /// ([`Report::waiting`]) before the run waits too, so that verdicts
+    /// show while the stream is idle, as in a sequential run. (A caller
+    /// that flushes its output as the sequential run waits, as the command
+    /// line does, asks [`Session::runs_in_parallel`] first.)
+    pub fn run_parallel_stream<P: Report + ?Sized>(
+        self,
+        input: impl Read + Send,
+        online: Online,
+        out: &mut P,
+    ) -> Outcome {
+        self.run_parallel_on(input, Some(online), out)
+    }
+
+    fn run_parallel_on<P: Report + ?Sized>(
         mut self,
         input: impl Read + Send,
+        online: Option<Online>,
         out: &mut P,
     ) -> Outcome {
         let Some((plan, options)) = self.parallel_run() else {
             return self.run(input, out);
         };
+        let options = parallel::Options { online, ..options };
         let reader = self.reading().reader(input, self.options.trace);
         self.start = Instant::now();
         let cancel = self.cancel.clone();
@@ -118,20 +140,7 @@ impl Session {
     /// that no other witness is the sequential run's), and none may have
     /// future operators.
     fn parallel_run(&mut self) -> Option<(Plan, parallel::Options)> {
-        let sequential = self.options.jobs < 2
-            || self.options.sequential_only().is_some()
-            || self.profile.is_some()
-            || self.typing.is_some()
-            || ((self.options.stop_at_first || self.options.strict) && self.monitor.has_future());
-        if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
-            return None;
-        }
-        if self.options.explained() {
-            let by_event: Option<Vec<EventWitness>> = (self.plan.as_ref()?.props.iter())
-                .map(EventWitness::of)
-                .collect();
-            self.by_event = by_event.filter(|_| !self.monitor.has_future())?;
-        }
+        self.by_event = self.parallel_witnesses()?;
         let plan = self.plan.take()?;
         let options = parallel::Options {
             monitor: self.options.monitor.clone(),
@@ -142,6 +151,33 @@ impl Session {
             ..parallel::Options::default()
         };
         Some((plan, options))
+    }
+
+    /// Whether [`Session::run_parallel`] monitors the trace on threads
+    /// (rather than with [`Session::run`]: see there).
+    pub fn runs_in_parallel(&self) -> bool {
+        self.parallel_witnesses().is_some()
+    }
+
+    /// When this session takes a parallel run (see
+    /// [`Session::parallel_run`]), the witness of each property (none
+    /// without witnesses).
+    fn parallel_witnesses(&self) -> Option<Vec<EventWitness>> {
+        let sequential = self.options.jobs < 2
+            || self.options.sequential_only().is_some()
+            || self.profile.is_some()
+            || self.typing.is_some()
+            || ((self.options.stop_at_first || self.options.strict) && self.monitor.has_future());
+        if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
+            return None;
+        }
+        if !self.options.explained() {
+            return Some(Vec::new());
+        }
+        let by_event: Option<Vec<EventWitness>> = (self.plan.as_ref()?.props.iter())
+            .map(EventWitness::of)
+            .collect();
+        by_event.filter(|_| !self.monitor.has_future())
     }
 
     /// The end of a parallel run: its outcome, and [`Session::finish`].
@@ -422,6 +458,10 @@ impl<P: Report + ?Sized> Sink for Merged<'_, P> {
         };
         let why = why();
         session.bad.skip(line, || why);
+    }
+
+    fn waiting(&mut self) {
+        self.out.waiting();
     }
 
     fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {

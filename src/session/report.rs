@@ -93,6 +93,11 @@ pub trait Report {
         let _ = n;
     }
 
+    /// A parallel run of a stream waits for more of it (see
+    /// [`Session::run_parallel_stream`](super::Session::run_parallel_stream)):
+    /// what was reported so far should show (a buffered output is flushed).
+    fn waiting(&mut self) {}
+
     /// Called once when no more events come, before the warnings, errors
     /// and summary of the end of the run.
     fn end(&mut self) {}

@@ -299,6 +299,26 @@ impl<R: Read> TraceReader<R> {
         self.format
     }
 
+    /// Whether the next event is (probably) at hand without reading the
+    /// input: one left of the record read, or a line end among the bytes
+    /// read and not parsed yet (a record may span lines, so a read may
+    /// still follow). For a reader of a stream, which must not hold
+    /// verdicts back while the stream waits (`parallel::read`).
+    pub fn event_at_hand(&self) -> bool {
+        if !self.batch.exhausted() {
+            return true;
+        }
+        let available = match &self.source {
+            Source::Undecided(i)
+            | Source::Csv(i, _)
+            | Source::MonPoly(i, _)
+            | Source::Json(i, _) => i.available(),
+            Source::Xml(x) => x.input().available(),
+            Source::Gone => &[],
+        };
+        memchr::memchr(b'\n', available).is_some()
+    }
+
     /// Whether the events have time stamps: a timed trace, or a MonPoly log.
     pub fn has_time(&self) -> bool {
         self.timed || self.format == Format::MonPoly

@@ -11,7 +11,7 @@ use super::{comparable, run, temp_dir, write};
 
 /// Access control: `access` guards both variables, `close` the one of
 /// `f`: the violating event gives each witness.
-const ACCESS: &str = "prop access : Forall user . Forall file . access(user, file) -> \
+pub(super) const ACCESS: &str = "prop access : Forall user . Forall file . access(user, file) -> \
                       [login(user), logout(user)) & [open(file), close(file))\n\
                       prop closing : Forall f . close(f) -> Exists m . @ [grant(f, m), close(f))\n";
 
@@ -19,7 +19,7 @@ const ACCESS: &str = "prop access : Forall user . Forall file . access(user, fil
 /// closing, with an access now and then: some by a user logged out or to a
 /// file closed (violations of `access`), a close of a file not open
 /// (violations of `closing`), and values that a witness quotes.
-fn access_log(n: usize) -> String {
+pub(super) fn access_log(n: usize) -> String {
     let mut t = String::new();
     for i in 0..n {
         let (u, f) = (i % 50, i % 20);
@@ -46,7 +46,7 @@ fn access_log(n: usize) -> String {
 
 /// Standard output without the time taken, and the summary's collection
 /// counts (text or JSON) apart.
-fn split(o: &Output) -> (String, String) {
+pub(super) fn split(o: &Output) -> (String, String) {
     let text = comparable(o);
     let mut gc = String::new();
     let mut out = Vec::new();
@@ -167,12 +167,12 @@ fn witnesses_that_the_event_does_not_give_are_found_sequentially() {
 
 /// Two properties sliced on `f`, and a long trace of files opened and
 /// closed, with a violation of each now and then.
-const FILES: &str = "prop closed : Forall f . close(f) -> @ (!close(f) S open(f))\n\
+pub(super) const FILES: &str = "prop closed : Forall f . close(f) -> @ (!close(f) S open(f))\n\
                      prop once : Forall f . open(f) -> ! @ (!close(f) S open(f))\n";
 
 /// `n` events over 300 files (and a file closed that was never opened
 /// every 5,003), with the lines of `bad` (line index, text) put in.
-fn files(n: usize, bad: &[(usize, &str)]) -> String {
+pub(super) fn files(n: usize, bad: &[(usize, &str)]) -> String {
     let mut lines = Vec::new();
     for i in 0..n {
         let f = i % 300;
@@ -280,7 +280,7 @@ fn from_stdin(spec: &Path, trace: &Path, jobs: usize, pipe: bool) -> Output {
 }
 
 #[test]
-fn standard_input_from_a_file_is_read_in_parallel() {
+fn standard_input_is_read_in_parallel() {
     let dir = temp_dir("options-stdin");
     let spec = write(&dir, "files.qtl", FILES);
     let trace = write(&dir, "files.csv", &files(60_000, &[(59_000, "open,a,b")]));
@@ -294,7 +294,8 @@ fn standard_input_from_a_file_is_read_in_parallel() {
         (1, false, false),
         (2, false, true),
         (3, false, true),
-        (2, true, false),
+        (2, true, true),
+        (3, true, true),
     ] {
         let o = from_stdin(&spec, &trace, jobs, pipe);
         assert_eq!(o.status.code(), Some(2), "--jobs {jobs}, pipe {pipe}");
