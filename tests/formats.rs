@@ -165,6 +165,61 @@ fn timepoints_make_a_time_point_one_step() {
     );
 }
 
+/// A bad event in a time-point is what it is in a run of single events:
+/// `--strict` stops at a name the specification does not use, a wrong
+/// number of arguments names the event's line (with the hint of a time
+/// stamp), and `--skip-bad-lines` skips the event's whole time-point.
+#[test]
+fn timepoints_keep_the_options_for_bad_events() {
+    let spec = file("tpbad.qtl", b"prop p : Forall x . b(x) -> P a(x)\n");
+    // Time-point 2 has a name the specification does not use, time-point 3
+    // an event with two arguments.
+    let log = file(
+        "tpbad.log",
+        b"@1 a(1)\n@2 b(1) c(2)\n@3 a(5) b(2, x)\n@4 b(5)\n",
+    );
+    let out = run(&["--timepoints", "--strict"], &spec, &log);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 2: event `c` is not in the specification (--strict)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--timepoints"], &spec, &log);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("line 3: event `b` has 2 arguments, but the specification uses it with 1"),
+        "{}",
+        stderr(&out)
+    );
+    // Time-point 3 skipped whole, `a(5)` with it: b(5) violates.
+    let out = run(
+        &["--timepoints", "--skip-bad-lines", "--max-skipped", "50%"],
+        &spec,
+        &log,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        violations(&out),
+        ["property p violated at event 4 at time 4: b(5)"]
+    );
+    assert!(
+        stdout(&out).contains("bad lines skipped: 1 (line 3)"),
+        "{}",
+        stdout(&out)
+    );
+    // In CSV, the hint that the last field may be a time stamp.
+    let csv = file("tpbad.csv", b"a,1\nb,1\nb,2,3\n");
+    let out = run(&["--timepoints"], &spec, &csv);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 3: event `b` has 2 arguments, but the specification uses it with 1 (if the last field is the event's time stamp, use --timed)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn format_forced() {
     let spec = file("ev.qtl", b"prop e : !open\n");

@@ -10,6 +10,7 @@ use super::delayed::Fields;
 use super::step::{Step, misfit};
 use super::{Report, RunError, Session};
 use crate::mfotl::typing::Typing;
+use crate::runtime::StepError;
 use crate::trace::{TimePoint, TraceError};
 
 /// What the session needs of a time-point besides its events.
@@ -142,6 +143,23 @@ impl Session {
         events: &[(&[u8], &[&[u8]])],
         out: &mut P,
     ) -> ControlFlow<()> {
+        let skip = self.skip();
+        // As a run of single events: with --strict a name the specification
+        // does not use is an error, and a bad event is skipped with
+        // --skip-bad-lines (its whole time-point: the step is refused).
+        if self.options.strict
+            && let Some(i) =
+                (events.iter()).position(|(name, _)| self.monitor.arity_of(name).is_none())
+        {
+            let line = buf.line(i);
+            let message = super::names::unknown_event(&self.spec_events, events[i].0);
+            if skip {
+                self.bad.skip(line, || format!("line {line}: {message}"));
+                return ControlFlow::Continue(());
+            }
+            self.error = Some(RunError::UnknownEvent { line, message });
+            return ControlFlow::Break(());
+        }
         // Typed against the signature, the events have their names' arities.
         let stepped = if self.typing.is_some() {
             self.monitor.step_set_typed(events, point.time)
@@ -149,7 +167,26 @@ impl Session {
             self.monitor.step_set(events, point.time)
         };
         if let Err(e) = stepped {
-            self.error = Some(RunError::step(point.line, e, false, None));
+            let skippable = matches!(e, StepError::Arity { .. } | StepError::TimeBackwards { .. });
+            // The event at fault: the first of another arity than the
+            // specification's (its line, and its last field for the hint).
+            let at = matches!(e, StepError::Arity { .. })
+                .then(|| {
+                    (events.iter()).position(|(name, args)| {
+                        self.monitor.arity_of(name).is_some_and(|k| k != args.len())
+                    })
+                })
+                .flatten();
+            let (line, last) = match at {
+                Some(i) => (buf.line(i), events[i].1.last().copied()),
+                None => (point.line, None),
+            };
+            let error = RunError::step(line, e, self.options.trace.timed, last);
+            if skip && skippable {
+                self.bad.skip(line, || error.to_string());
+                return ControlFlow::Continue(());
+            }
+            self.error = Some(error);
             return ControlFlow::Break(());
         }
         for (name, args) in events {
