@@ -29,10 +29,26 @@ pub struct Layout {
 /// and half a segment), sized so that every worker steps about as many
 /// bytes; each bound is the first line start at or after its place.
 /// `None` when the file has too few lines for that.
+#[cfg(any(test, feature = "internals"))]
 pub fn layout(file: &mut (impl Read + Seek), size: u64, jobs: usize) -> io::Result<Option<Layout>> {
+    layout_warm(file, size, jobs, 0)
+}
+
+/// [`layout`] with warm-ups of `warm` bytes at least (as
+/// [`super::warm_up_events`] finds that the values of the trace need), still
+/// at most `MAX_WARM_UP` and half a segment.
+pub fn layout_warm(
+    file: &mut (impl Read + Seek),
+    size: u64,
+    jobs: usize,
+    warm: u64,
+) -> io::Result<Option<Layout>> {
     let n = jobs.max(1);
     let jobs = n as u64;
-    let warm = (size / WARM_UP).min(MAX_WARM_UP).min(size / jobs / 2);
+    let warm = (size / WARM_UP)
+        .max(warm)
+        .min(MAX_WARM_UP)
+        .min(size / jobs / 2);
     let body = size.saturating_sub(warm) / jobs;
     let mut out = Layout {
         bounds: vec![0; n + 1],
