@@ -290,7 +290,8 @@ fn segment_layout(
             return Ok(None);
         }
     }
-    segments::layout_warm(&mut File::open(path)?, size, jobs, warm.unwrap_or(0))
+    let cost = segments::warm_up_cost(plan, &sample);
+    segments::layout_warm(&mut File::open(path)?, size, jobs, warm.unwrap_or(0), cost)
 }
 
 /// The layout a run on `jobs` workers settles on for a long trace that

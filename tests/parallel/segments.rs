@@ -265,3 +265,30 @@ fn the_warm_up_of_a_property_with_rules_is_judged_on_the_first_blocks_instead() 
     let sample = blocks_of(&plan, "toggle,1\ntelem,1\ntoggle,1\n");
     assert_eq!(segments::warm_up_events(&plan, &sample), None);
 }
+
+#[test]
+fn a_warm_up_that_costs_less_than_stepping_lengthens_the_segments_after_the_first() {
+    // 1,000 lines of 7 bytes; warm-ups of 700 bytes.
+    let text: String = (0..1000).map(|i| format!("p,{i:04}\n")).collect();
+    let layout = |cost: f64| {
+        segments::layout_warm(
+            &mut std::io::Cursor::new(text.as_bytes()),
+            7000,
+            2,
+            700,
+            cost,
+        )
+        .expect("read")
+        .expect("a layout")
+    };
+    // Stepped whole, the warm-up costs as much as its bytes: the first
+    // worker steps (7,000 + 700) / 2 bytes, the second 3,150 and 700 of
+    // warm-up.
+    let whole = layout(1.0);
+    assert_eq!(whole.bounds, vec![0, 3850, 7000]);
+    assert_eq!(whole.warm, vec![0, 3150]);
+    // At half the cost, (7,000 + 350) / 2 bytes each.
+    let half = layout(0.5);
+    assert_eq!(half.bounds, vec![0, 3675, 7000]);
+    assert_eq!(half.warm, vec![0, 2975]);
+}

@@ -31,17 +31,21 @@ pub struct Layout {
 /// `None` when the file has too few lines for that.
 #[cfg(any(test, feature = "internals"))]
 pub fn layout(file: &mut (impl Read + Seek), size: u64, jobs: usize) -> io::Result<Option<Layout>> {
-    layout_warm(file, size, jobs, 0)
+    layout_warm(file, size, jobs, 0, 1.0)
 }
 
 /// [`layout`] with warm-ups of `warm` bytes at least (as
 /// [`super::warm_up_events`] finds that the values of the trace need), still
-/// at most `MAX_WARM_UP` and half a segment.
+/// at most `MAX_WARM_UP` and half a segment, each costing `cost` times what
+/// stepping as many bytes costs (from 0 to 1: a warm-up reads every event
+/// but may step only some, [`super::warm_up_cost`]): the segments after the
+/// first are longer by what their warm-ups save.
 pub fn layout_warm(
     file: &mut (impl Read + Seek),
     size: u64,
     jobs: usize,
     warm: u64,
+    cost: f64,
 ) -> io::Result<Option<Layout>> {
     let n = jobs.max(1);
     let jobs = n as u64;
@@ -49,14 +53,19 @@ pub fn layout_warm(
         .max(warm)
         .min(MAX_WARM_UP)
         .min(size / jobs / 2);
-    let body = size.saturating_sub(warm) / jobs;
+    // Every worker's cost `each`: the first steps `each` bytes, the others
+    // `each - cost * warm` after their warm-ups; together the whole file.
+    let cost = cost.clamp(0.0, 1.0);
+    let paid = (cost * warm as f64) as u64;
+    let each = (size + (jobs - 1) * paid) / jobs;
+    let body = each - paid;
     let mut out = Layout {
         bounds: vec![0; n + 1],
         warm: vec![0; n],
     };
     out.bounds[n] = size;
     for s in 1..n {
-        let start = body * s as u64 + warm;
+        let start = each + body * (s as u64 - 1);
         let (Some(w), Some(b)) = (line_start(file, start - warm)?, line_start(file, start)?) else {
             return Ok(None);
         };
