@@ -181,6 +181,26 @@ impl Merger {
                 if self.next > upto {
                     break 'blocks;
                 }
+                if self.next == ev.number && self.skipped.is_empty() {
+                    // The whole events up to the next violation, at once.
+                    let bound = (self.violations.get(v)).map_or(upto, |x| (x.0 - 1).min(upto));
+                    let quiet = block.events[self.at..]
+                        .iter()
+                        .take_while(|e| e.last() <= bound)
+                        .count();
+                    if quiet > 0 {
+                        let events = &block.events[self.at..self.at + quiet];
+                        let more = sink.quiet(&block, events);
+                        self.next = events[quiet - 1].last() + 1;
+                        self.at += quiet;
+                        if !more {
+                            self.outcome.stopped = Some(Stop::ByCaller);
+                            go_on = false;
+                            break 'blocks;
+                        }
+                        continue;
+                    }
+                }
                 let last = ev.last().min(upto);
                 let mut view = view(&block, ev, self.next);
                 // The event, then its repeats: each violated one on its
@@ -304,5 +324,68 @@ fn view<'a>(block: &'a Block, ev: &Ev, number: u64) -> EventView<'a> {
         repeats: 0,
         bytes_read: block.bytes_read,
         timed: block.timed,
+    }
+}
+
+/// Hands the whole events `events` of `block` (with their repeats, none
+/// violated) on to `sink` one by one ([`Sink::event`]); false when it asks
+/// to stop.
+pub fn one_by_one(sink: &mut (impl Sink + ?Sized), block: &Block, events: &[Ev]) -> bool {
+    events.iter().all(|ev| {
+        let mut view = view(block, ev, ev.number);
+        view.repeats = ev.repeats;
+        sink.event(&view, &[])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::read::{Blocks, Names};
+    use crate::trace::{Format, TraceOptions, TraceReader};
+
+    /// What a sink was handed: `(first number, events)` per stretch, and
+    /// `(number, properties)` per event handed on by itself.
+    #[derive(Default)]
+    struct Calls {
+        quiet: Vec<(u64, usize)>,
+        event: Vec<(u64, Vec<usize>)>,
+    }
+
+    impl Sink for Calls {
+        fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
+            self.event.push((ev.number, violated.to_vec()));
+            true
+        }
+
+        fn quiet(&mut self, _block: &Block, events: &[Ev]) -> bool {
+            self.quiet.push((events[0].number, events.len()));
+            true
+        }
+    }
+
+    #[test]
+    fn events_between_violations_are_handed_on_as_stretches() {
+        let names: Names = [(b"p".as_slice().into(), (0, 1))].into();
+        let trace = (1..=6).map(|i| format!("p,{i}\n")).collect::<String>();
+        let options = TraceOptions {
+            timed: false,
+            format: Format::Plain,
+        };
+        let stop = || false;
+        let mut source = Blocks::new(TraceReader::new(trace.as_bytes(), options), &names, &stop);
+        let block = Arc::new(source.next_block().expect("a block"));
+        assert!(block.last);
+        let found = Found {
+            violations: vec![(3, 0), (4, 1)],
+            decided: 6,
+            finished: true,
+            ..Found::default()
+        };
+        let mut calls = Calls::default();
+        let mut merger = Merger::new(1);
+        assert!(!merger.block(block, [Some(found)], &mut calls));
+        assert_eq!(calls.quiet, vec![(1, 2), (5, 2)]);
+        assert_eq!(calls.event, vec![(3, vec![0]), (4, vec![1])]);
     }
 }

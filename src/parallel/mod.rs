@@ -110,6 +110,15 @@ pub trait Sink {
     /// Nothing by default.
     fn waiting(&mut self) {}
 
+    /// The events `events` of `block`, each whole (with its repeats),
+    /// decided, none violated and no bad line skipped before them: a
+    /// stretch handed on at once (a sink that only counts them need not
+    /// look at each); false ends the run. By default each through
+    /// [`Sink::event`].
+    fn quiet(&mut self, block: &block::Block, events: &[block::Ev]) -> bool {
+        merge::one_by_one(self, block, events)
+    }
+
     /// A bad line skipped (a run that skips them), before the events that
     /// follow it. Nothing by default.
     fn skipped(&mut self, skipped: &read::Skipped) {

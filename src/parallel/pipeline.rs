@@ -18,6 +18,7 @@
 //! stand; the revision only changes how fast the rest goes.
 
 use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::thread::Scope;
@@ -41,6 +42,14 @@ const WAIT: Duration = Duration::from_micros(200);
 /// On a stream, which may wait for its writer for long, the wait grows
 /// after each look that finds the reading still taken, up to this.
 const STREAM_WAIT: Duration = Duration::from_millis(20);
+
+/// A worker that reads keeps reading while another worker has fewer
+/// blocks than this waiting (and its own reading stays under `QUEUE`
+/// blocks): so the others have work while it monitors what it read, and
+/// the next one to run out of blocks is one of them, which then reads.
+/// Reading one block at a time, the workers would both reach the end of
+/// what was read, one reading while the other waits for it.
+const AHEAD: usize = 2;
 
 /// What the merger receives from the reading, in trace order.
 enum Feed {
@@ -70,7 +79,7 @@ struct Thread {
     units: Vec<Unit>,
     options: MonitorOptions,
     /// Its input.
-    blocks: Receiver<Arc<Block>>,
+    blocks: Input,
     /// Its answers.
     out: SyncSender<Found>,
 }
@@ -80,8 +89,9 @@ struct Reading<'a, R: Read> {
     /// Blocks read before the run started, to send first.
     first: std::vec::IntoIter<Arc<Block>>,
     source: Blocks<'a, R>,
-    /// The current workers' inputs.
-    to: Vec<SyncSender<Arc<Block>>>,
+    /// The current workers' inputs, with how many blocks each holds
+    /// (sent and not yet taken).
+    to: Vec<(SyncSender<Arc<Block>>, Arc<AtomicUsize>)>,
     merger: SyncSender<Feed>,
     /// The blocks the merger is done with, to fill again.
     spent: Receiver<Block>,
@@ -186,13 +196,17 @@ impl<'a, R: Read + Send> Shared<'a, R> {
             // Room for the whole replay, which is sent at once.
             let (tx, rx) = sync_channel(QUEUE + replay);
             let (found_tx, found_rx) = sync_channel(QUEUE);
+            let held = Arc::new(AtomicUsize::new(0));
             threads.push(Some(Thread {
                 units,
                 options: options.clone(),
-                blocks: rx,
+                blocks: Input {
+                    rx,
+                    held: Arc::clone(&held),
+                },
                 out: found_tx,
             }));
-            to_workers.push(tx);
+            to_workers.push((tx, held));
             from_workers.push(found_rx);
         }
         reading.to = to_workers;
@@ -243,8 +257,9 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         if reading.running.is_some() {
             reading.kept.push(Arc::clone(&block));
         }
-        for tx in &reading.to {
+        for (tx, held) in &reading.to {
             // A worker that is gone failed: the merger finds out.
+            held.fetch_add(1, Ordering::Relaxed);
             let _ = tx.send(Arc::clone(&block));
         }
         if reading.merger.send(Feed::Block(block)).is_err() {
@@ -264,7 +279,8 @@ impl<'a, R: Read + Send> Shared<'a, R> {
                 // before it is unlocked.
                 self.launch(scope, threads, kept.len());
                 for block in &kept {
-                    for tx in &reading.to {
+                    for (tx, held) in &reading.to {
+                        held.fetch_add(1, Ordering::Relaxed);
                         let _ = tx.send(Arc::clone(block));
                     }
                 }
@@ -278,15 +294,16 @@ impl<'a, R: Read + Send> Shared<'a, R> {
 
     /// The next block for the worker whose input is `blocks`: one already
     /// sent to it, else one it reads itself (unless another thread reads
-    /// one meanwhile); `None` when its input has ended.
+    /// one meanwhile), then more while another worker is short of blocks
+    /// ([`AHEAD`]); `None` when its input has ended.
     fn next<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
-        blocks: &Receiver<Arc<Block>>,
+        blocks: &Input,
     ) -> Option<Arc<Block>> {
         let mut wait = WAIT;
         loop {
-            if let Some(sent) = waiting(blocks) {
+            if let Some(sent) = blocks.waiting() {
                 return sent;
             }
             let mut input = match self.input.try_lock() {
@@ -298,8 +315,8 @@ impl<'a, R: Read + Send> Shared<'a, R> {
                 // when the merger stops the run), and then this thread must.
                 // (A stream's reader may wait for its writer for long: then
                 // this thread looks less and less often.)
-                Err(TryLockError::WouldBlock) => match blocks.recv_timeout(wait) {
-                    Ok(block) => return Some(block),
+                Err(TryLockError::WouldBlock) => match blocks.rx.recv_timeout(wait) {
+                    Ok(block) => return Some(blocks.took(block)),
                     Err(RecvTimeoutError::Disconnected) => return None,
                     Err(RecvTimeoutError::Timeout) => {
                         if self.online {
@@ -311,13 +328,29 @@ impl<'a, R: Read + Send> Shared<'a, R> {
             };
             // Blocks are only sent with the reading locked: empty now, the
             // input stays empty unless this thread reads.
-            if let Some(sent) = waiting(blocks) {
+            if let Some(sent) = blocks.waiting() {
                 return sent;
             }
             let reading = input.as_mut()?;
-            if !self.step(scope, reading) {
-                // Closes every input.
-                *input = None;
+            let mut read = 0;
+            loop {
+                if !self.step(scope, reading) {
+                    // Closes every input.
+                    *input = None;
+                    break;
+                }
+                read += 1;
+                // Not past what the channels hold: a send must not wait
+                // for a worker while the reading is locked.
+                let short = (reading.to.iter())
+                    .filter(|(_, held)| !Arc::ptr_eq(held, &blocks.held))
+                    .any(|(_, held)| held.load(Ordering::Relaxed) < AHEAD);
+                // A stream reads one block at a time: the next may wait for
+                // its writer, and the block read must be monitored (and its
+                // verdicts shown) meanwhile.
+                if !short || read >= QUEUE - 1 || self.online {
+                    break;
+                }
             }
         }
     }
@@ -408,13 +441,29 @@ impl<'a, R: Read + Send> Shared<'a, R> {
     }
 }
 
-/// A block already sent to `blocks` (`Some(None)` once the input has
-/// ended); `None` if none is waiting.
-fn waiting(blocks: &Receiver<Arc<Block>>) -> Option<Option<Arc<Block>>> {
-    match blocks.try_recv() {
-        Ok(block) => Some(Some(block)),
-        Err(TryRecvError::Disconnected) => Some(None),
-        Err(TryRecvError::Empty) => None,
+/// A worker's input: the blocks sent to it, and how many of them it has
+/// not taken yet (which the reading weighs: [`AHEAD`]).
+struct Input {
+    rx: Receiver<Arc<Block>>,
+    held: Arc<AtomicUsize>,
+}
+
+impl Input {
+    /// A block already sent (`Some(None)` once the input has ended);
+    /// `None` if none is waiting.
+    fn waiting(&self) -> Option<Option<Arc<Block>>> {
+        match self.rx.try_recv() {
+            Ok(block) => Some(Some(self.took(block))),
+            Err(TryRecvError::Disconnected) => Some(None),
+            Err(TryRecvError::Empty) => None,
+        }
+    }
+
+    /// `block`, received: one fewer held.
+    fn took(&self, block: Arc<Block>) -> Arc<Block> {
+        // Counted up before it was sent.
+        self.held.fetch_sub(1, Ordering::Relaxed);
+        block
     }
 }
 
@@ -467,3 +516,4 @@ fn merge(
     }
     merger.outcome
 }
+

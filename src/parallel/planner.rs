@@ -233,10 +233,13 @@ pub fn run_file(
 /// [`segments::MIN_BYTES`] long whose properties' state is their summaries
 /// (no time bounds, seen values, comparisons or future operators: the
 /// state [`crate::runtime::Snapshot`] compares), on which slicing leaves
-/// the busiest worker [`UNEVEN`] times an even share or more, and whose
-/// first blocks suggest that warm-ups reach the true state
-/// ([`segments::warm_up_agrees`]); with
-/// [`Segments::Always`], any such file of any length.
+/// the busiest worker [`UNEVEN`] times an even share or more, and where
+/// warm-ups can reach the true state: the warm-up that the rates of the
+/// sample's values ask for ([`segments::warm_up_events`]) fits in half a
+/// segment, or, for properties that are not tick invariant, the first
+/// blocks suggest it ([`segments::warm_up_agrees`]); with
+/// [`Segments::Always`], any such file of any length (its warm-ups as
+/// long as the sample asks, up to half a segment).
 fn segment_layout(
     plan: &Plan,
     path: &Path,
@@ -272,17 +275,30 @@ fn segment_layout(
         return Ok(None);
     }
     let jobs = options.jobs;
+    // The warm-up the values of the sample need, in bytes.
+    let warm = segments::warm_up_events(plan, &sample).map(|events| {
+        let read: usize = sample.iter().map(|b| b.events.len()).sum();
+        let bytes = sample.last().map_or(0, |b| b.bytes_read);
+        events.saturating_mul(bytes.div_ceil(read.max(1) as u64))
+    });
     if options.segments == Segments::Auto {
         let workers = choose(plan, jobs, &sample).layout(plan, jobs);
         if segments::busiest_share(&workers, &sample) * (jobs as f64) < UNEVEN {
             return Ok(None);
         }
-        // Segments whose warm-ups would not agree are stepped twice.
-        if !segments::warm_up_agrees(plan, &options.monitor, &sample) {
+        // Segments whose warm-ups would not agree are stepped twice: where
+        // the warm-up is known from the values' rates, it must fit in half
+        // a segment; otherwise the first blocks judge.
+        let fits = match warm {
+            Some(bytes) => bytes <= size / jobs as u64 / 2,
+            None => segments::warm_up_agrees(plan, &options.monitor, &sample),
+        };
+        if !fits {
             return Ok(None);
         }
     }
-    segments::layout(&mut File::open(path)?, size, jobs)
+    let cost = segments::warm_up_cost(plan, &sample);
+    segments::layout_warm(&mut File::open(path)?, size, jobs, warm.unwrap_or(0), cost)
 }
 
 /// The layout a run on `jobs` workers settles on for a long trace that

@@ -226,7 +226,8 @@ pub(super) fn step_once(
     mut violated: impl FnMut(usize),
 ) -> Result<(), StepError> {
     let found = if delivered {
-        monitor.step(fields[0], &fields[1..], time)?
+        // Blocks are read with the arity check ([`super::read`]).
+        monitor.step_arity_checked(fields[0], &fields[1..], time)?
     } else if route.skips(monitor) {
         // A skipped tick: violated where the step before was, for the
         // properties whose verdict at a tick is that one.
@@ -291,7 +292,7 @@ fn step_delayed(
 ) -> Result<(), StepError> {
     for k in 0..=ev.repeats {
         if delivered {
-            monitor.step(fields[0], &fields[1..], ev.time)?;
+            monitor.step_arity_checked(fields[0], &fields[1..], ev.time)?;
         } else {
             monitor.step_tick(ev.time)?;
         }

@@ -369,12 +369,34 @@ impl Monitor {
     /// exception is [`StepError::Eval`], a computation without a value
     /// (division by zero, ...): it stops the monitor.
     pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], StepError> {
+        self.step_checking(name, args, time, true)
+    }
+
+    /// [`Monitor::step`] of an event whose arity the caller has checked
+    /// against the plan's (a parallel run's blocks are read so), without
+    /// looking its name up again for that.
+    pub fn step_arity_checked(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        time: u64,
+    ) -> Result<&[usize], StepError> {
+        self.step_checking(name, args, time, false)
+    }
+
+    fn step_checking(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        time: u64,
+        check: bool,
+    ) -> Result<&[usize], StepError> {
         if let Some(e) = self.failure() {
             return Err(e);
         }
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
         // A repeated event passed the arity check already.
-        if !repeat {
+        if check && !repeat {
             self.check_arity(name, args)?;
         }
         let (tick, regressed) = self.tick(time)?;

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use super::read::FirstEvents;
 use super::{EndOfTrace, Outcome, Report, RunError, Session, SessionOptions, Step};
+use crate::parallel::block::{Block, Ev};
 use crate::parallel::read::{Online, Skipped};
 use crate::parallel::{self, EventView, Sink, Stop};
 use crate::plan::Plan;
@@ -345,6 +346,9 @@ pub(super) struct Tally {
     ended: bool,
     /// The events handed on since.
     tail: Vec<Late>,
+    /// Per name index, the events of a stretch counted by
+    /// [`Sink::quiet`] and where the first of them is in its block.
+    stretch: Vec<(u64, usize)>,
 }
 
 impl Tally {
@@ -397,6 +401,46 @@ impl<'a, P: Report + ?Sized> Merged<'a, P> {
 }
 
 impl<P: Report + ?Sized> Sink for Merged<'_, P> {
+    fn quiet(&mut self, block: &Block, events: &[Ev]) -> bool {
+        let first = events.first().map_or(0, |e| e.number);
+        if self.session.options.strict || self.tally.ended || FirstEvents::wants(first) {
+            // One by one: names to check, or first events to keep.
+            return parallel::merge::one_by_one(self, block, events);
+        }
+        // Counted, as `count` counts each, without a view of each: per
+        // name index first, then into the session's counts.
+        let (session, tally) = (&mut *self.session, &mut self.tally);
+        let stretch = &mut tally.stretch;
+        for (at, ev) in events.iter().enumerate() {
+            let n = 1 + ev.repeats;
+            let i = ev.name as usize;
+            if ev.name == u32::MAX {
+                session.counts.add_n(block.name_of(ev), n);
+            } else {
+                if stretch.len() <= i {
+                    stretch.resize(i + 1, (0, 0));
+                }
+                let (count, first) = &mut stretch[i];
+                if *count == 0 {
+                    *first = at;
+                }
+                *count += n;
+            }
+            tally.events += n;
+            tally.regressions += u64::from(tally.last_time.is_some_and(|t| ev.time < t));
+            tally.last_time = Some(ev.time);
+        }
+        for (index, (count, first)) in stretch.iter_mut().enumerate() {
+            if *count > 0 {
+                let name = block.name_of(&events[*first]);
+                session.counts.add_indexed(index as u32, name, *count);
+                *count = 0;
+            }
+        }
+        self.out.progress(tally.events, &|| block.bytes_read);
+        true
+    }
+
     fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
         if self.session.options.strict
             && ev.name_index.is_none()

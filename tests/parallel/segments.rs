@@ -206,3 +206,89 @@ fn a_file_with_quotes_is_not_split_in_segments_and_gives_the_sequential_output()
         assert_eq!(comparable(&o), comparable(&first), "jobs {jobs}");
     }
 }
+
+/// The blocks of `trace` as a parallel run reads them for `plan`.
+fn blocks_of(
+    plan: &hindsight::plan::Plan,
+    trace: &str,
+) -> Vec<std::sync::Arc<parallel::block::Block>> {
+    let names = parallel::read::names(plan);
+    let stop = || false;
+    let reader = TraceReader::new(trace.as_bytes(), PLAIN);
+    let mut source = parallel::read::Blocks::new(reader, &names, &stop);
+    std::iter::from_fn(|| source.next_block().map(std::sync::Arc::new)).collect()
+}
+
+#[test]
+fn the_warm_up_grows_with_the_values_whose_state_it_must_see_again() {
+    let (plan, _) = compile_source("prop p : Forall u . access(u) -> [login(u), logout(u))")
+        .expect("well-formed");
+    // Each of `users` users logs in, accesses and logs out in turn, 100
+    // times: 2 * users values of state events (login and logout), each at
+    // a rate of 1 / (3 * users) per event, so the chance of missing one is
+    // 2 * users * exp(-w / (3 * users)), at most 1% from w = 3 * users *
+    // ln(200 * users) on (to within a hundredth of the sample).
+    let warm_up = |users: usize| {
+        let mut trace = String::new();
+        for _ in 0..100 {
+            for u in 0..users {
+                trace.push_str(&format!("login,{u}\naccess,{u}\nlogout,{u}\n"));
+            }
+        }
+        let sample = blocks_of(&plan, &trace);
+        segments::warm_up_events(&plan, &sample).expect("tick invariant")
+    };
+    for users in [10, 40] {
+        let exact = 3.0 * users as f64 * (200.0 * users as f64).ln();
+        let sample = 300 * users;
+        let w = warm_up(users);
+        assert!(
+            w as f64 >= exact && (w as f64) <= exact + (sample / 100) as f64 + 1.0,
+            "{users} users: {w} events, {exact:.0} expected"
+        );
+    }
+    // A sample without state events (no login) asks for no warm-up.
+    let (plan, _) =
+        compile_source("prop q : Forall u . access(u) -> P login(\"a\")").expect("well-formed");
+    let sample = blocks_of(&plan, "access,1\naccess,2\n");
+    assert_eq!(segments::warm_up_events(&plan, &sample), Some(0));
+}
+
+#[test]
+fn the_warm_up_of_a_property_with_rules_is_judged_on_the_first_blocks_instead() {
+    // A toggle flips a channel's state for good: its state depends on
+    // every toggle, which no rate tells.
+    let (plan, _) = compile_source(
+        "prop t : Forall x . closed(x) -> !telem(x) where closed(x) := toggle(x) <-> @!closed(x)",
+    )
+    .expect("well-formed");
+    let sample = blocks_of(&plan, "toggle,1\ntelem,1\ntoggle,1\n");
+    assert_eq!(segments::warm_up_events(&plan, &sample), None);
+}
+
+#[test]
+fn a_warm_up_that_costs_less_than_stepping_lengthens_the_segments_after_the_first() {
+    // 1,000 lines of 7 bytes; warm-ups of 700 bytes.
+    let text: String = (0..1000).map(|i| format!("p,{i:04}\n")).collect();
+    let layout = |cost: f64| {
+        segments::layout_warm(
+            &mut std::io::Cursor::new(text.as_bytes()),
+            7000,
+            2,
+            700,
+            cost,
+        )
+        .expect("read")
+        .expect("a layout")
+    };
+    // Stepped whole, the warm-up costs as much as its bytes: the first
+    // worker steps (7,000 + 700) / 2 bytes, the second 3,150 and 700 of
+    // warm-up.
+    let whole = layout(1.0);
+    assert_eq!(whole.bounds, vec![0, 3850, 7000]);
+    assert_eq!(whole.warm, vec![0, 3150]);
+    // At half the cost, (7,000 + 350) / 2 bytes each.
+    let half = layout(0.5);
+    assert_eq!(half.bounds, vec![0, 3675, 7000]);
+    assert_eq!(half.warm, vec![0, 2975]);
+}

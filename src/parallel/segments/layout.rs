@@ -29,18 +29,43 @@ pub struct Layout {
 /// and half a segment), sized so that every worker steps about as many
 /// bytes; each bound is the first line start at or after its place.
 /// `None` when the file has too few lines for that.
+#[cfg(any(test, feature = "internals"))]
 pub fn layout(file: &mut (impl Read + Seek), size: u64, jobs: usize) -> io::Result<Option<Layout>> {
+    layout_warm(file, size, jobs, 0, 1.0)
+}
+
+/// [`layout`] with warm-ups of `warm` bytes at least (as
+/// [`super::warm_up_events`] finds that the values of the trace need), still
+/// at most `MAX_WARM_UP` and half a segment, each costing `cost` times what
+/// stepping as many bytes costs (from 0 to 1: a warm-up reads every event
+/// but may step only some, [`super::warm_up_cost`]): the segments after the
+/// first are longer by what their warm-ups save.
+pub fn layout_warm(
+    file: &mut (impl Read + Seek),
+    size: u64,
+    jobs: usize,
+    warm: u64,
+    cost: f64,
+) -> io::Result<Option<Layout>> {
     let n = jobs.max(1);
     let jobs = n as u64;
-    let warm = (size / WARM_UP).min(MAX_WARM_UP).min(size / jobs / 2);
-    let body = size.saturating_sub(warm) / jobs;
+    let warm = (size / WARM_UP)
+        .max(warm)
+        .min(MAX_WARM_UP)
+        .min(size / jobs / 2);
+    // Every worker's cost `each`: the first steps `each` bytes, the others
+    // `each - cost * warm` after their warm-ups; together the whole file.
+    let cost = cost.clamp(0.0, 1.0);
+    let paid = (cost * warm as f64) as u64;
+    let each = (size + (jobs - 1) * paid) / jobs;
+    let body = each - paid;
     let mut out = Layout {
         bounds: vec![0; n + 1],
         warm: vec![0; n],
     };
     out.bounds[n] = size;
     for s in 1..n {
-        let start = body * s as u64 + warm;
+        let start = each + body * (s as u64 - 1);
         let (Some(w), Some(b)) = (line_start(file, start - warm)?, line_start(file, start)?) else {
             return Ok(None);
         };
