@@ -21,7 +21,7 @@ pub(super) struct Scratch {
     /// The codes of a match with their widths, by decreasing slot.
     pub match_codes: Vec<(VarIx, Code, usize)>,
     /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
-    /// code (so that few nodes are held; cleared when the width grows).
+    /// code (cleared when the width grows, and at every collection).
     pub code_cubes: Vec<Vec<Option<(Code, Bdd)>>>,
     /// The binding of the current step (see [`Binding`]).
     pub binding: Binding,
@@ -41,13 +41,19 @@ impl Scratch {
         }
     }
 
-    /// Lists the BDDs of the scratch for a collection (the cached cubes,
-    /// and the previous values of atoms while a step holds them).
+    /// Lists the BDDs of the scratch for a collection (the previous values
+    /// of atoms while a step holds them), and forgets the cached cubes.
+    ///
+    /// Kept, the cubes would be roots of every collection: their nodes (a
+    /// node per bit of a code) marked and rehashed each time, and counted
+    /// in what a collection keeps, which the node table's next size doubles.
+    /// With a value per thread, locks-cycles kept about 25,000 nodes of
+    /// cached cubes, and its tables spilled out of the processor's
+    /// second-level cache. Forgotten, a cube is built again at the value's
+    /// next use after a collection.
     pub fn keep_roots(&mut self, roots: &mut Roots) {
         for cubes in &mut self.code_cubes {
-            for (_, cube) in cubes.iter_mut().flatten() {
-                roots.keep(cube);
-            }
+            cubes.clear();
         }
         for (_, old) in &mut self.atom_previous {
             roots.keep(old);
