@@ -99,3 +99,27 @@ impl Binding {
         self.repeat = false;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bdd::{BddSpace, Package, Space};
+
+    #[test]
+    fn a_collection_keeps_the_previous_atoms_and_forgets_the_cubes() {
+        let mut space = Space::with_package(Package::Shared, 8);
+        let mut scratch = Scratch::new(2);
+        let cube = space.cube(&[(BddVar(0), true), (BddVar(2), false)]);
+        scratch.code_cubes[1] = vec![None, Some((Code(1), cube))];
+        let old = space.cube(&[(BddVar(1), false), (BddVar(3), true)]);
+        scratch.atom_previous.push((4, old));
+        space.collect(|roots| scratch.keep_roots(roots));
+        assert!(scratch.code_cubes.iter().all(Vec::is_empty));
+        let (n, kept) = scratch.atom_previous[0];
+        assert_eq!(n, 4);
+        assert!(space.eval(kept, &[(BddVar(1), false), (BddVar(3), true)]));
+        assert!(!space.eval(kept, &[(BddVar(1), true), (BddVar(3), true)]));
+        // Only the kept cube's two nodes (and the terminals) are left.
+        assert_eq!(space.table_stats().0, 4);
+    }
+}
