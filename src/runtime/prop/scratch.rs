@@ -21,7 +21,7 @@ pub(super) struct Scratch {
     /// The codes of a match with their widths, by decreasing slot.
     pub match_codes: Vec<(VarIx, Code, usize)>,
     /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
-    /// code (so that few nodes are held; cleared when the width grows).
+    /// code (cleared when the width grows, and at every collection).
     pub code_cubes: Vec<Vec<Option<(Code, Bdd)>>>,
     /// The binding of the current step (see [`Binding`]).
     pub binding: Binding,
@@ -41,13 +41,19 @@ impl Scratch {
         }
     }
 
-    /// Lists the BDDs of the scratch for a collection (the cached cubes,
-    /// and the previous values of atoms while a step holds them).
+    /// Lists the BDDs of the scratch for a collection (the previous values
+    /// of atoms while a step holds them), and forgets the cached cubes.
+    ///
+    /// Kept, the cubes would be roots of every collection: their nodes (a
+    /// node per bit of a code) marked and rehashed each time, and counted
+    /// in what a collection keeps, which the node table's next size doubles.
+    /// With a value per thread, locks-cycles kept about 25,000 nodes of
+    /// cached cubes, and its tables spilled out of the processor's
+    /// second-level cache. Forgotten, a cube is built again at the value's
+    /// next use after a collection.
     pub fn keep_roots(&mut self, roots: &mut Roots) {
         for cubes in &mut self.code_cubes {
-            for (_, cube) in cubes.iter_mut().flatten() {
-                roots.keep(cube);
-            }
+            cubes.clear();
         }
         for (_, old) in &mut self.atom_previous {
             roots.keep(old);
@@ -91,5 +97,29 @@ impl Binding {
         self.fresh.clear();
         self.grown.clear();
         self.repeat = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bdd::{BddSpace, Package, Space};
+
+    #[test]
+    fn a_collection_keeps_the_previous_atoms_and_forgets_the_cubes() {
+        let mut space = Space::with_package(Package::Shared, 8);
+        let mut scratch = Scratch::new(2);
+        let cube = space.cube(&[(BddVar(0), true), (BddVar(2), false)]);
+        scratch.code_cubes[1] = vec![None, Some((Code(1), cube))];
+        let old = space.cube(&[(BddVar(1), false), (BddVar(3), true)]);
+        scratch.atom_previous.push((4, old));
+        space.collect(|roots| scratch.keep_roots(roots));
+        assert!(scratch.code_cubes.iter().all(Vec::is_empty));
+        let (n, kept) = scratch.atom_previous[0];
+        assert_eq!(n, 4);
+        assert!(space.eval(kept, &[(BddVar(1), false), (BddVar(3), true)]));
+        assert!(!space.eval(kept, &[(BddVar(1), true), (BddVar(3), true)]));
+        // Only the kept cube's two nodes (and the terminals) are left.
+        assert_eq!(space.table_stats().0, 4);
     }
 }
