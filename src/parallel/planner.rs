@@ -291,7 +291,10 @@ fn segment_layout(
         // a segment; otherwise the first blocks judge.
         let fits = match warm {
             Some(bytes) => bytes <= size / jobs as u64 / 2,
-            None => segments::warm_up_agrees(plan, &options.monitor, &sample),
+            None => {
+                size >= segments::MIN_BYTES_UNSIZED
+                    && segments::warm_up_agrees(plan, &options.monitor, &sample)
+            }
         };
         if !fits {
             return Ok(None);
