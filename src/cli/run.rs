@@ -112,38 +112,30 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let progress = progress::start(None, opts.users.no_progress, target.json);
-        session.set_cancel(Interrupt::install().flag());
-        let stdout = match report_out(&target, progress.as_ref()) {
-            Ok(out) => out,
+        let mut report = match parallel_report(&mut session, None, opts, &target, &trace_name) {
+            Ok(report) => report,
             Err(code) => return code,
         };
-        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return exit_code(&session.run_parallel_stream(stream, online, &mut report));
     }
     if let (Engine::Parallel(_), Some(trace)) = (engine, trace)
         && regular
     {
-        let progress = progress::start(Some(trace), opts.users.no_progress, target.json);
-        session.set_cancel(Interrupt::install().flag());
-        let stdout = match report_out(&target, progress.as_ref()) {
-            Ok(out) => out,
-            Err(code) => return code,
-        };
-        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
+        let mut report =
+            match parallel_report(&mut session, Some(trace), opts, &target, &trace_name) {
+                Ok(report) => report,
+                Err(code) => return code,
+            };
         return file_exit(session.run_parallel_file(trace, &mut report), &trace_name);
     }
     if let (Engine::Parallel(_), None) = (engine, trace)
         && let Some(file) = input::stdin_file()
     {
         // Standard input is a regular file: read in blocks as one.
-        let progress = progress::start(None, opts.users.no_progress, target.json);
-        session.set_cancel(Interrupt::install().flag());
-        let stdout = match report_out(&target, progress.as_ref()) {
-            Ok(out) => out,
+        let mut report = match parallel_report(&mut session, None, opts, &target, &trace_name) {
+            Ok(report) => report,
             Err(code) => return code,
         };
-        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return exit_code(&session.run_parallel(file, &mut report));
     }
     if let Some(path) = &opts.users.profile {
@@ -182,6 +174,23 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
 
 /// The exit status of a run on the file `name`, or of the file that could
 /// not be read (status 2, said on standard error).
+/// The start of a parallel run: its progress (of the file `trace`, if
+/// any), Ctrl-C, and the report of its output.
+fn parallel_report<'a>(
+    session: &mut Session,
+    trace: Option<&Path>,
+    opts: &'a RunOptions,
+    target: &Target,
+    trace_name: &'a str,
+) -> Result<CliReport<'a>, ExitCode> {
+    let progress = progress::start(trace, opts.users.no_progress, target.json);
+    session.set_cancel(Interrupt::install().flag());
+    let stdout = report_out(target, progress.as_ref())?;
+    Ok(CliReport::new(
+        stdout, session, progress, opts, target, trace_name,
+    ))
+}
+
 fn file_exit(run: io::Result<Outcome>, name: &str) -> ExitCode {
     match run {
         Ok(outcome) => exit_code(&outcome),
