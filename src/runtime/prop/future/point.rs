@@ -264,7 +264,7 @@ impl PropMonitor {
             };
             let walks = self.explain.walks();
             if let Some(width) = self.explain.tuple_width() {
-                if walks || values.first().is_some_and(|t| t.len() > width) {
+                if walks || n > width {
                     let mut tuples: Vec<Vec<WitnessValue>> = (values.iter())
                         .map(|t| t[..t.len().min(width)].to_vec())
                         .collect();
