@@ -55,6 +55,7 @@ use std::fmt;
 mod event;
 
 pub use event::EventWitness;
+pub(crate) use event::Guards;
 
 use super::enumeration::Enumeration;
 use super::ids::Code;
@@ -456,7 +457,18 @@ mod tests {
 
     /// The witnesses of the violations of `trace`, with their events' numbers.
     pub(super) fn witnesses(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String)> {
+        witnesses_with(spec, trace, true)
+    }
+
+    /// [`witnesses`] with point evaluation on or off (off: every witness
+    /// is found by the walk, none from its event alone).
+    pub(super) fn witnesses_with(
+        spec: &str,
+        trace: &[(&str, &[&str])],
+        point: bool,
+    ) -> Vec<(u64, String)> {
         let mut m = Monitor::from_source(spec, Default::default()).expect("well-formed");
+        m.set_point_evaluation(point);
         m.enable_witnesses(true);
         let mut out = Vec::new();
         for (i, (name, args)) in trace.iter().enumerate() {

@@ -9,6 +9,7 @@ use super::{absorb, fuse, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
+use crate::runtime::witness::Guards;
 
 /// A property compiled for monitoring (see the [module docs](self)).
 #[derive(Debug)]
@@ -71,6 +72,10 @@ pub struct CompiledProp {
     /// [`crate::plan::future`]; then point evaluation is off, and the
     /// delayed nodes are computed by `future`).
     pub(super) future: bool,
+    /// Without future operators: the guards of a statement whose
+    /// violations have their event's values as witness (then found
+    /// without the walk; see [`Guards`]).
+    pub(super) event_guards: Option<Guards>,
 }
 
 /// The atoms of one event name.
@@ -205,6 +210,7 @@ impl CompiledProp {
                 .filter(|&i| !delays.delayed[i])
                 .map(Step::Node)
                 .collect(),
+            event_guards: if future { None } else { Guards::of(&plan) },
             future,
             fused_operand,
             fused,

@@ -55,9 +55,15 @@ impl PropMonitor {
             self.state.now[self.compiled.plan.root].is_true()
         };
         if self.explain.any() && !holds && self.point_on {
-            self.complete_point_nodes(space);
+            // The event's values, where they are the witness; else the
+            // walk, over every node as a set.
+            if !self.explain_by_event() {
+                self.complete_point_nodes(space);
+                self.record_explanations(space, holds);
+            }
+        } else {
+            self.record_explanations(space, holds);
         }
-        self.record_explanations(space, holds);
         let s = &mut self.state;
         let mut kept_changed = false;
         let kept = if self.point_on {

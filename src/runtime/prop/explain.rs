@@ -8,6 +8,7 @@ use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, Op, VarIx};
 use crate::runtime::delayed::StepViolation;
 use crate::runtime::enumeration::Enumeration;
+use crate::runtime::ids::Code;
 use crate::runtime::kept::KeptSummary;
 use crate::runtime::witness::{self, Depth, WitnessValue};
 use crate::syntax::Quant;
@@ -67,6 +68,68 @@ impl PropMonitor {
         let e = &mut self.explain;
         e.found = found;
         e.tuples = tuples;
+    }
+
+    /// At a violation in point mode, records the explanations asked for
+    /// from the event alone where its values are the one falsifying tuple
+    /// (the statement has [`Guards`](witness::Guards), and the step's
+    /// matches of them agree on the leading variables' codes): what the
+    /// walk would find, without computing every node as a set first. Not
+    /// for satisfying tuples. Whether it did.
+    pub(super) fn explain_by_event(&mut self) -> bool {
+        let Some(guards) = &self.compiled.event_guards else {
+            return false;
+        };
+        if self.explain.tuples_on {
+            return false;
+        }
+        let binding = &self.scratch.binding;
+        let mut codes: Vec<Code> = Vec::new();
+        let mut atoms = Vec::new();
+        for (n, range) in &binding.matched {
+            if !guards.atoms.contains(n) {
+                continue;
+            }
+            let of = |v: VarIx| {
+                binding.codes[range.clone()]
+                    .iter()
+                    .find(|&&(w, _)| w == v)
+                    .map(|&(_, c)| c)
+            };
+            let Some(tuple) = guards.vars.iter().map(|&v| of(v)).collect::<Option<Vec<_>>>()
+            else {
+                return false;
+            };
+            if atoms.is_empty() {
+                codes = tuple;
+            } else if codes != tuple {
+                // Two assignments: the walk chooses.
+                return false;
+            }
+            if !atoms.contains(n) {
+                atoms.push(*n);
+            }
+        }
+        if atoms.is_empty() {
+            return false;
+        }
+        let plan = &self.compiled.plan;
+        let mut tuple = Vec::with_capacity(codes.len());
+        for (&v, &code) in guards.vars.iter().zip(&codes) {
+            let class = &self.state.classes[plan.vars[v].class];
+            match class.decode(code) {
+                Some(bytes) => tuple.push(WitnessValue::Value(bytes.into())),
+                None => return false,
+            }
+        }
+        self.explain.found = witness::Falsified {
+            vars: guards.vars.clone(),
+            tuples: vec![tuple],
+            total: 1,
+            atoms,
+        };
+        self.explain.tuples = Vec::new();
+        true
     }
 
     /// The explanations asked for of a violation, read from `state` (the

@@ -43,25 +43,8 @@ pub struct EventWitness {
 impl EventWitness {
     /// The event witness of property `plan`, if its violations have one.
     pub fn of(plan: &PropPlan) -> Option<EventWitness> {
-        let mut vars = Vec::new();
-        let mut body = plan.root;
-        while let Op::Quant(Quant::Forall, v, a) = plan.nodes[body].op {
-            vars.push(v);
-            body = a;
-        }
-        if vars.is_empty() || blames(plan, body, false) {
-            return None;
-        }
-        let mut guards = Vec::new();
-        if !guarded(plan, body, false, &vars, &mut guards) {
-            return None;
-        }
-        let first = *guards.first()?;
-        // Two guards of different patterns could make two assignments.
-        if guards.iter().any(|&g| plan.nodes[g].op != plan.nodes[first].op) {
-            return None;
-        }
-        let Op::Atom { event, args } = &plan.nodes[first].op else {
+        let Guards { vars, atoms } = Guards::of(plan)?;
+        let Op::Atom { event, args } = &plan.nodes[atoms[0]].op else {
             return None;
         };
         let named = vars
@@ -108,6 +91,45 @@ impl EventWitness {
                 Some((name.clone(), WitnessValue::Value((*value).into())))
             })
             .collect()
+    }
+}
+
+/// The leading `Forall` variables of a property whose witness is its
+/// violating event's values, and its guards: the atom nodes (all of one
+/// pattern) one of which is true wherever the statement is false.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Guards {
+    /// The leading `Forall` variables, outermost first.
+    pub vars: Vec<VarIx>,
+    /// The guard atoms (at least one).
+    pub atoms: Vec<NodeIx>,
+}
+
+impl Guards {
+    /// The guards of property `plan`, if its violations have an event
+    /// witness (see the [module](self) docs).
+    pub(crate) fn of(plan: &PropPlan) -> Option<Guards> {
+        let mut vars = Vec::new();
+        let mut body = plan.root;
+        while let Op::Quant(Quant::Forall, v, a) = plan.nodes[body].op {
+            vars.push(v);
+            body = a;
+        }
+        if vars.is_empty() || blames(plan, body, false) {
+            return None;
+        }
+        let mut atoms = Vec::new();
+        if !guarded(plan, body, false, &vars, &mut atoms) {
+            return None;
+        }
+        let first = *atoms.first()?;
+        // Two guards of different patterns could make two assignments.
+        if atoms.iter().any(|&g| plan.nodes[g].op != plan.nodes[first].op) {
+            return None;
+        }
+        atoms.sort_unstable();
+        atoms.dedup();
+        Some(Guards { vars, atoms })
     }
 }
 
@@ -174,10 +196,14 @@ mod tests {
         EventWitness::of(&plan.props[0])
     }
 
-    /// The sequential witnesses of `trace`, and those of the event rule.
+    /// The sequential witnesses of `trace` found by the walk, and those of
+    /// the event rule; the sequential run in point mode, which takes them
+    /// from the event, must agree with the walk.
     fn both(spec: &str, trace: &[(&str, &[&str])]) -> Vec<(u64, String, String)> {
         let rule = event_witness(spec).expect("an event witness");
-        (super::super::tests::witnesses(spec, trace).into_iter())
+        let walked = super::super::tests::witnesses_with(spec, trace, false);
+        assert_eq!(super::super::tests::witnesses(spec, trace), walked);
+        (walked.into_iter())
             .map(|(n, sequential)| {
                 let (name, args) = trace[n as usize - 1];
                 let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
