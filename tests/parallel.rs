@@ -498,3 +498,6 @@ mod options;
 
 #[path = "parallel/streams.rs"]
 mod streams;
+
+#[path = "parallel/timepoints.rs"]
+mod timepoints;

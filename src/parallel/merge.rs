@@ -3,6 +3,10 @@
 //! decided it, with the properties violated at it (a violation that
 //! several slices or parts find, once).
 //!
+//! The events are numbered in order, one after the other, but for the
+//! numbers of bad time-points skipped (`--timepoints`: see
+//! [`super::read::Blocks::timepoints`]), which no block holds.
+//!
 //! Without future operators every answer decides its whole block, and the
 //! merger hands a block on as soon as it has every worker's answer. With
 //! them, a block is held until its steps are decided; at the end of the
@@ -178,6 +182,8 @@ impl Merger {
         let mut go_on = true;
         'blocks: while let Some(block) = self.held.front().cloned() {
             while let Some(ev) = block.events.get(self.at) {
+                // Past the numbers of bad time-points skipped before it.
+                self.next = self.next.max(ev.number);
                 if self.next > upto {
                     break 'blocks;
                 }
@@ -258,6 +264,7 @@ impl Merger {
         let mut undecided: Vec<usize> = Vec::new();
         while let Some(block) = self.held.front().cloned() {
             while let Some(ev) = block.events.get(self.at) {
+                self.next = self.next.max(ev.number);
                 while self.next <= ev.last() {
                     if self.next > limit {
                         return true;
