@@ -241,3 +241,47 @@ fn time_points_of_a_monpoly_log_stay_sequential() {
     assert_eq!(one, two);
     assert!(parallel, "event steps of a MonPoly log stayed sequential");
 }
+
+/// `run --jobs=JOBS --json --gc always ARGS SPEC` with `trace` written to
+/// its standard input through a pipe: the output, and the exit status.
+fn piped(spec: &Path, trace: &Path, jobs: usize, args: &[&str]) -> (String, String, Option<i32>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = super::common::bin()
+        .arg("run")
+        .arg(format!("--jobs={jobs}"))
+        .args(args)
+        .args(["--json", "--gc", "always"])
+        .arg(spec)
+        .env_remove("HINDSIGHT_JOBS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let text = std::fs::read(trace).expect("the trace");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    let writer = std::thread::spawn(move || stdin.write_all(&text));
+    let o = child.wait_with_output().expect("runs");
+    writer.join().expect("the writer").expect("written");
+    let (out, gc) = split(&o);
+    (out, gc, o.status.code())
+}
+
+#[test]
+fn a_pipe_reads_time_points_in_parallel_when_its_format_is_given() {
+    let dir = temp_dir("timepoints-pipe");
+    let spec = write(&dir, "files.qtl", FILES);
+    let trace = write(&dir, "files.csv", &files(60_000, &bad_lines()));
+    let skip = ["--timepoints", "--skip-bad-lines"];
+    let (want, gc1, code) = piped(&spec, &trace, 1, &skip);
+    assert_eq!(code, Some(1));
+    assert!(want.contains("\"skipped_lines\":24"), "{want}");
+    let given: Vec<&str> = skip.iter().copied().chain(["--format", "plain"]).collect();
+    for (args, parallel) in [(&skip[..], false), (&given[..], true)] {
+        let (got, gc, status) = piped(&spec, &trace, 2, args);
+        assert_eq!(status, code, "{args:?}");
+        assert_eq!(got, want, "{args:?}");
+        assert_eq!(gc != gc1, parallel, "{args:?}: {gc} against {gc1}");
+    }
+}
