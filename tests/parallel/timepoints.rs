@@ -236,6 +236,19 @@ fn time_points_of_a_monpoly_log_stay_sequential() {
     let (one, two, parallel) = on_one_and_two(&spec, &trace, &["--timepoints"]);
     assert_eq!(one, two);
     assert!(!parallel, "a MonPoly log's time-points ran in parallel");
+    // So from standard input (a file there).
+    let args = ["--timepoints", "--json", "--gc", "always"];
+    let stdin = super::common::bin()
+        .arg("run")
+        .arg("--jobs=2")
+        .args(args)
+        .arg(&spec)
+        .env_remove("HINDSIGHT_JOBS")
+        .stdin(std::fs::File::open(&trace).expect("the log"))
+        .output()
+        .expect("runs");
+    let name = trace.to_str().expect("UTF-8");
+    assert_eq!(split(&stdin).0, one.replace(name, "<stdin>"));
     // Event steps of the same log run in parallel.
     let (one, two, parallel) = on_one_and_two(&spec, &trace, &[]);
     assert_eq!(one, two);
