@@ -93,7 +93,7 @@ impl Session {
         out: &mut P,
     ) -> Outcome {
         let mut reader = self.reader(input);
-        if self.points_of_several(reader.detect_format()) {
+        if self.options.timepoints && self.points_of_several(reader.detect_format()) {
             return self.run_reader(reader, out);
         }
         let Some((plan, options)) = self.parallel_run() else {
