@@ -328,6 +328,14 @@ proptest! {
             prop_assert_eq!(comparable(&o), comparable(&first), "jobs {}", jobs);
             prop_assert_eq!(String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&first.stderr));
         }
+        // Each record a time-point of its own, on the parallel path too.
+        let points = run(&spec_path, &trace_path, 1, &["--timepoints"]);
+        for jobs in [2, 3] {
+            let o = run(&spec_path, &trace_path, jobs, &["--timepoints"]);
+            prop_assert_eq!(o.status.code(), points.status.code());
+            prop_assert_eq!(comparable(&o), comparable(&points), "--timepoints, jobs {}", jobs);
+            prop_assert_eq!(String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&points.stderr));
+        }
     }
 }
 
@@ -498,3 +506,6 @@ mod options;
 
 #[path = "parallel/streams.rs"]
 mod streams;
+
+#[path = "parallel/timepoints.rs"]
+mod timepoints;

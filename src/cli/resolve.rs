@@ -126,11 +126,11 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 /// terminal (a file or a pipe, named or as standard input: a stream is
 /// read in blocks that end where it waits) and nothing
 /// needs the sequential engine: the options the session refuses
-/// ([`SessionOptions::sequential_only`]: satisfactions, `--timepoints`, a
-/// witness at one event, reading up to an event), a profile, an MFOTL
-/// specification (`mfotl`: its trace is read against the signature). (With witnesses
+/// ([`SessionOptions::sequential_only`]: satisfactions, a witness at one
+/// event, reading up to an event), a profile, an MFOTL specification
+/// (`mfotl`: its trace is read against the signature). (With witnesses
 /// the session takes the sequential engine itself where the properties
-/// need it.)
+/// need it, and with `--timepoints` where the trace is a MonPoly log.)
 /// Decided on the resolved options only, never on how they were spelled.
 fn engine(
     trace: Option<&Path>,
@@ -345,9 +345,10 @@ mod tests {
             engine(&["-j", "4", "--on-error", "skip", "--strict", "s.qtl", t]),
             Engine::Parallel(4)
         );
+        // Time-points too: the session keeps a MonPoly log's sequential.
         assert_eq!(
             engine(&["-j", "4", "--timepoints", "s.qtl", t]),
-            Engine::Sequential
+            Engine::Parallel(4)
         );
         assert_eq!(
             engine(&["-j", "4", "--sig", "s.sig", "f.mfotl", t]),

@@ -3,6 +3,10 @@
 //! decided it, with the properties violated at it (a violation that
 //! several slices or parts find, once).
 //!
+//! The events are numbered in order, one after the other, but for the
+//! numbers of bad time-points skipped (`--timepoints`: see
+//! [`super::read::Blocks::timepoints`]), which no block holds.
+//!
 //! Without future operators every answer decides its whole block, and the
 //! merger hands a block on as soon as it has every worker's answer. With
 //! them, a block is held until its steps are decided; at the end of the
@@ -178,6 +182,8 @@ impl Merger {
         let mut go_on = true;
         'blocks: while let Some(block) = self.held.front().cloned() {
             while let Some(ev) = block.events.get(self.at) {
+                // Past the numbers of bad time-points skipped before it.
+                self.next = self.next.max(ev.number);
                 if self.next > upto {
                     break 'blocks;
                 }
@@ -258,6 +264,7 @@ impl Merger {
         let mut undecided: Vec<usize> = Vec::new();
         while let Some(block) = self.held.front().cloned() {
             while let Some(ev) = block.events.get(self.at) {
+                self.next = self.next.max(ev.number);
                 while self.next <= ev.last() {
                     if self.next > limit {
                         return true;
@@ -387,5 +394,37 @@ mod tests {
         assert!(!merger.block(block, [Some(found)], &mut calls));
         assert_eq!(calls.quiet, vec![(1, 2), (5, 2)]);
         assert_eq!(calls.event, vec![(3, vec![0]), (4, vec![1])]);
+    }
+
+    #[test]
+    fn the_numbers_of_time_points_skipped_are_stepped_over() {
+        let names: Names = [(b"p".as_slice().into(), (0, 1))].into();
+        // Records 2 and 5 have another arity: as time-points, skipped with
+        // their numbers.
+        let trace = "p,1\np,2,x\np,3\np,4\np,5,x\np,6\n";
+        let options = TraceOptions {
+            timed: false,
+            format: Format::Plain,
+        };
+        let stop = || false;
+        let reader = TraceReader::new(trace.as_bytes(), options).skip_bad_events(true);
+        let mut source = Blocks::new(reader, &names, &stop)
+            .skipping(false)
+            .timepoints();
+        let block = Arc::new(source.next_block().expect("a block"));
+        let found = Found {
+            violations: vec![(4, 0)],
+            decided: 6,
+            finished: true,
+            ..Found::default()
+        };
+        let mut calls = Calls::default();
+        let mut merger = Merger::new(1);
+        assert!(!merger.block(block, [Some(found)], &mut calls));
+        // One by one (bad lines to hand on between them): 1, 3, 4
+        // (violated) and 6, never 2 or 5.
+        assert!(calls.quiet.is_empty());
+        let want = vec![(1, vec![]), (3, vec![]), (4, vec![0]), (6, vec![])];
+        assert_eq!(calls.event, want);
     }
 }

@@ -75,6 +75,9 @@ pub struct Options {
     /// them), and then whether events of names the specification does not
     /// know are bad (see [`Blocks::skipping`]). Never in time segments.
     pub skip: Option<bool>,
+    /// Whether each event is a time-point of its own (`--timepoints` on a
+    /// trace of one event per record: see [`Blocks::timepoints`]).
+    pub timepoints: bool,
     /// For a stream (standard input from a pipe): its probe. A block ends
     /// early where the stream waits, and the merger lets the sink show
     /// the verdicts so far ([`Sink::waiting`]) before it waits too.
@@ -90,6 +93,7 @@ impl Default for Options {
             segments: Segments::Auto,
             sample: SAMPLE_BLOCKS,
             skip: None,
+            timepoints: false,
             online: None,
         }
     }
@@ -132,6 +136,9 @@ pub fn run<R: Read + Send>(
     let mut source = Blocks::new(reader, &names, stop).online(options.online.clone());
     if let Some(strict) = options.skip {
         source = source.skipping(strict);
+    }
+    if options.timepoints {
+        source = source.timepoints();
     }
     let (jobs, sample) = (options.jobs.max(1), options.sample);
     // At least one block, to know whether the trace is timed; a stream

@@ -109,6 +109,9 @@ pub struct Blocks<'a, R: Read> {
     skip: Option<bool>,
     /// Events read and skipped so far (the reader numbers them).
     dropped: u64,
+    /// Whether each event is a time-point whose number a skipped one keeps
+    /// ([`Blocks::timepoints`]).
+    points: bool,
     /// A stream's probe: a block ends early where the stream waits.
     online: Option<Online>,
     /// Whether the last block ended early, the stream waiting.
@@ -134,6 +137,7 @@ impl<'a, R: Read> Blocks<'a, R> {
             source: String::new(),
             skip: None,
             dropped: 0,
+            points: false,
             online: None,
             idle: false,
         }
@@ -160,6 +164,15 @@ impl<'a, R: Read> Blocks<'a, R> {
     /// and, when `strict`, of a name the specification does not know.
     pub fn skipping(mut self, strict: bool) -> Self {
         self.skip = Some(strict);
+        self
+    }
+
+    /// The same, each event numbered as a time-point of its own (a run with
+    /// `--timepoints` of a trace of one event per record): a bad event
+    /// skipped keeps its number, as the sequential run's time-points keep
+    /// theirs, so that the events after it are numbered as read.
+    pub fn timepoints(mut self) -> Self {
+        self.points = true;
         self
     }
 
@@ -234,7 +247,7 @@ impl<'a, R: Read> Blocks<'a, R> {
             };
             let known = self.names.get(event.name).copied();
             if self.skip == Some(true) && known.is_none() {
-                self.dropped += 1;
+                self.dropped += u64::from(!self.points);
                 let name = event.name.into();
                 block.skipped.push(Skipped::Unknown {
                     line: event.line,
@@ -252,7 +265,7 @@ impl<'a, R: Read> Blocks<'a, R> {
                 };
                 let last = event.arity().checked_sub(1).map(|i| event.arg(i).into());
                 if self.skip.is_some() {
-                    self.dropped += 1;
+                    self.dropped += u64::from(!self.points);
                     block.skipped.push(Skipped::Arity { line, error, last });
                     continue;
                 }
@@ -566,6 +579,16 @@ mod tests {
             }
             assert!(matches!(&block.skipped[0], Skipped::Arity { last: Some(l), .. } if &l[..] == b"12"));
             assert!(matches!(&block.skipped[1], Skipped::Trace(e) if e.line == 3));
+        }
+        // As time-points, the events skipped keep their numbers (the line
+        // the reader refuses is no event).
+        for (strict, numbers) in [(false, [(1, 1), (3, 4), (4, 5)]), (true, [(1, 1), (4, 5), (0, 0)])] {
+            let reader = TraceReader::new(trace.as_bytes(), options).skip_bad_events(true);
+            let mut blocks = (Blocks::new(reader, &names, &stop).skipping(strict)).timepoints();
+            let block = blocks.next_block().expect("a block");
+            let kept: Vec<(u64, u64)> = block.events.iter().map(|e| (e.number, e.line)).collect();
+            let want: Vec<(u64, u64)> = numbers.into_iter().filter(|n| n.0 > 0).collect();
+            assert_eq!(kept, want, "strict {strict}");
         }
     }
 }

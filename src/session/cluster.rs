@@ -31,7 +31,8 @@ impl Session {
         config: &Config,
         out: &mut P,
     ) -> Result<Outcome, String> {
-        let why = self.options.explained().then_some("witnesses");
+        let why = (self.options.explained().then_some("witnesses"))
+            .or(self.options.timepoints.then_some("time-points"));
         if let Some(why) = why.or(self.options.sequential_only()) {
             return Err(format!(
                 "cluster mode prints no {why}: run it without --cluster"

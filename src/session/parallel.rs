@@ -31,8 +31,10 @@ impl SessionOptions {
     /// Why a run with these options takes the sequential engine whatever
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
     /// a witness at one event (`witness_at`, which steps that event on its
-    /// own), satisfactions (each slice would list part of the tuples) and
-    /// `timepoints` (which needs every event read by the one monitor). A
+    /// own) and satisfactions (each slice would list part of the tuples).
+    /// `timepoints` on a MonPoly log (time-points of several events) takes
+    /// it too, once the trace's format is known
+    /// ([`Session::points_of_several`]). A
     /// profile ([`Session::profile`]), an MFOTL
     /// signature ([`Session::set_typing`]), `stop_at_first` and `strict`
     /// with future operators (which stop where the sequential run stops,
@@ -46,8 +48,6 @@ impl SessionOptions {
             Some("reading up to an event")
         } else if self.satisfactions {
             Some("satisfactions")
-        } else if self.timepoints {
-            Some("time-points")
         } else {
             None
         }
@@ -92,11 +92,14 @@ impl Session {
         online: Option<Online>,
         out: &mut P,
     ) -> Outcome {
+        let mut reader = self.reader(input);
+        if self.options.timepoints && self.points_of_several(reader.detect_format()) {
+            return self.run_reader(reader, out);
+        }
         let Some((plan, options)) = self.parallel_run() else {
-            return self.run(input, out);
+            return self.run_reader(reader, out);
         };
         let options = parallel::Options { online, ..options };
-        let reader = self.reading().reader(input, self.options.trace);
         self.start = Instant::now();
         let cancel = self.cancel.clone();
         let stop = move || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
@@ -111,6 +114,12 @@ impl Session {
     /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
     pub fn run_parallel_file<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
+        if self.options.timepoints {
+            let format = self.reader(std::fs::File::open(path)?).detect_format();
+            if self.points_of_several(format) {
+                return self.run_file(path, out);
+            }
+        }
         let Some((plan, options)) = self.parallel_run() else {
             return self.run_file(path, out);
         };
@@ -149,15 +158,32 @@ impl Session {
             close: self.options.end_of_trace == Some(EndOfTrace::Close),
             segments: self.options.segments,
             skip: self.skip().then_some(self.options.strict),
+            timepoints: self.options.timepoints,
             ..parallel::Options::default()
         };
         Some((plan, options))
     }
 
+    /// Whether the run steps time-points of several events, which only the
+    /// sequential engine does: `timepoints` on a trace of `format` MonPoly
+    /// (a violation names the event of its time-point it is due to, found
+    /// by a walk of the witnesses over the whole monitor's state, which no
+    /// slice has). In the other formats a time-point is one event: a
+    /// parallel run steps it as one, numbered as read.
+    fn points_of_several(&self, format: Format) -> bool {
+        self.options.timepoints && format == Format::MonPoly
+    }
+
     /// Whether [`Session::run_parallel`] monitors the trace on threads
-    /// (rather than with [`Session::run`]: see there).
+    /// (rather than with [`Session::run`]: see there). With `timepoints`,
+    /// only when the trace's format is given and is not MonPoly (a stream's
+    /// format is found on its first bytes, after the caller asks).
     pub fn runs_in_parallel(&self) -> bool {
-        self.parallel_witnesses().is_some()
+        let format = match self.options.trace.format {
+            Format::Auto => Format::MonPoly,
+            given => given,
+        };
+        !self.points_of_several(format) && self.parallel_witnesses().is_some()
     }
 
     /// When this session takes a parallel run (see
@@ -229,14 +255,20 @@ impl Session {
             if self.closed {
                 break;
             }
-            let args = late.args();
+            // An undecided time-point is named `@`, as the sequential run
+            // names it, without arguments.
+            let (name, args) = if self.options.timepoints {
+                (&b"@"[..], Vec::new())
+            } else {
+                (&late.name[..], late.args())
+            };
             let properties: Vec<&str> = (late.props.iter())
                 .filter_map(|&p| names.get(p).map(String::as_str))
                 .collect();
             let u = Undecided {
                 event: late.number,
                 line: late.line,
-                name: &late.name,
+                name,
                 args: &args,
                 time: late.timed.then_some(late.time),
                 properties: &properties,

@@ -107,8 +107,11 @@ impl Session {
         buf: Fields,
         out: &mut P,
     ) -> ControlFlow<()> {
+        let before = self.monitor.events();
         let flow = self.step_point(head, &buf, out);
-        if flow.is_break() || !self.monitor.has_future() {
+        // A time-point skipped (a bad event in it) was not stepped: nothing
+        // to hold.
+        if flow.is_break() || !self.monitor.has_future() || self.monitor.events() == before {
             self.point_buf = buf;
             return flow;
         }

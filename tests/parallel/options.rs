@@ -68,7 +68,7 @@ pub(super) fn split(o: &Output) -> (String, String) {
 /// Each option set of `extras` on 2 and 3 jobs gives the output, errors and
 /// exit status of 1 job; `parallel` says whether the collection counts
 /// differ (a parallel run) or not (the sequential engine).
-fn same_as_sequential(spec: &Path, trace: &Path, extras: &[&[&str]], parallel: bool) {
+pub(super) fn same_as_sequential(spec: &Path, trace: &Path, extras: &[&[&str]], parallel: bool) {
     for &extra in extras {
         let json: Vec<&str> = extra
             .iter()
