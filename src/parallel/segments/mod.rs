@@ -21,6 +21,7 @@
 
 mod layout;
 mod pieces;
+mod warm;
 
 use std::fs::File;
 use std::io;
@@ -33,6 +34,7 @@ use std::sync::mpsc::{Receiver, channel};
 pub use layout::layout;
 pub use layout::{Layout, layout_warm, range, scan};
 use pieces::{Merge, Piece, Pieces};
+pub use warm::warm_up_events;
 
 use super::block::Block;
 use super::read::{Blocks, Names, names};
@@ -247,75 +249,6 @@ pub fn warm_up_agrees(plan: &Plan, options: &MonitorOptions, sample: &[Arc<Block
     }
 }
 
-/// The chance, at most, that a warm-up of the length [`warm_up_events`]
-/// gives misses a value the sample's rates say it should see.
-const MISSED: f64 = 0.01;
-
-/// The warm-up, in events, that a segment of a trace like `sample` needs
-/// so that it sees again every value whose state it must know, estimated
-/// from the sample: per state event name and argument position, the `v`
-/// values seen there in the `n` events of the sample, `c` times in all,
-/// each appear in a warm-up of `w` events but with a chance of about
-/// `exp(-c w / (v n))`, and the warm-up is the shortest for which these
-/// chances add up to at most [`MISSED`]. (The rate is pooled over the
-/// values of a position: a value seen once in the sample is not taken for
-/// a rare one.) `None` when some property is not tick invariant: its state
-/// may depend on every event of a value (telemetry's toggles), which rates
-/// do not tell ([`warm_up_agrees`] judges those). `u64::MAX` when no
-/// warm-up within a thousand samples would do.
-///
-/// On the `gen_access.py` log with 200 users who log in and out, about
-/// 30,000 events; with 1,000 users, 160,000; with 5,000, 670,000.
-pub fn warm_up_events(plan: &Plan, sample: &[Arc<Block>]) -> Option<u64> {
-    let steps = warm_steps(plan)?;
-    // Per (name, position): the values seen, and how many times in all.
-    type Seen<'a> = (hashbrown::HashSet<&'a [u8]>, u64);
-    let mut seen: hashbrown::HashMap<(u32, usize), Seen<'_>> = hashbrown::HashMap::new();
-    let mut events = 0u64;
-    for block in sample {
-        for ev in &block.events {
-            events += 1 + ev.repeats;
-            if steps.get(ev.name as usize) == Some(&true) {
-                // A repeat sees the same values again, no others.
-                for (k, v) in block.args_of(ev).iter().enumerate() {
-                    let (values, times) = seen.entry((ev.name, k)).or_default();
-                    values.insert(v);
-                    *times += 1;
-                }
-            }
-        }
-    }
-    let n = events.max(1) as f64;
-    // Per position: its values, and the rate of each per event.
-    let rates: Vec<(f64, f64)> = (seen.values())
-        .map(|(values, times)| {
-            let v = values.len() as f64;
-            (v, *times as f64 / v / n)
-        })
-        .collect();
-    let missed = |w: f64| -> f64 { rates.iter().map(|&(v, rate)| v * (-rate * w).exp()).sum() };
-    if missed(0.0) <= MISSED {
-        return Some(0);
-    }
-    let (mut lo, mut hi) = (0.0, n);
-    while missed(hi) > MISSED {
-        if hi > 1000.0 * n {
-            return Some(u64::MAX);
-        }
-        (lo, hi) = (hi, 2.0 * hi);
-    }
-    // To within a hundredth of the sample.
-    while hi - lo > n / 100.0 {
-        let mid = (lo + hi) / 2.0;
-        if missed(mid) > MISSED {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(hi.ceil() as u64)
-}
-
 /// The share of the cost of stepping an event that reading it takes (about
 /// 900 instructions of 4,500 on the `gen_access.py` logs).
 const READ_SHARE: f64 = 0.2;
@@ -337,6 +270,27 @@ pub fn warm_up_cost(plan: &Plan, sample: &[Arc<Block>]) -> f64 {
         return 1.0;
     }
     READ_SHARE + (1.0 - READ_SHARE) * stepped as f64 / all as f64
+}
+
+/// The busiest worker's cost in a run of a file of `size` bytes in `jobs`
+/// time segments whose warm-ups are `warm` bytes long (at least a
+/// thirtieth of the file, as [`layout_warm`] makes them) and
+/// cost `cost` times stepping as many bytes ([`warm_up_cost`]), as a share
+/// of a sequential run's: every worker gets as much to do, the whole file
+/// and the warm-ups split `jobs` ways.
+pub fn busiest_cost(size: u64, jobs: usize, warm: u64, cost: f64) -> f64 {
+    let size = size.max(1);
+    let warm = warm.max(size / layout::WARM_UP).min(layout::MAX_WARM_UP);
+    let jobs = jobs.max(1) as f64;
+    (1.0 + (jobs - 1.0) * cost * warm as f64 / size as f64) / jobs
+}
+
+/// The busiest worker's cost in a sliced run on `jobs` workers of which
+/// the busiest steps `share` of the events ([`busiest_share`]), as a share
+/// of a sequential run's: its part of the reading (the workers read in
+/// turn) and its steps.
+pub fn sliced_cost(jobs: usize, share: f64) -> f64 {
+    READ_SHARE / jobs.max(1) as f64 + (1.0 - READ_SHARE) * share
 }
 
 /// Per event name of `plan` (in the order of its events), whether a
