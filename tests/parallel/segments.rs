@@ -380,3 +380,58 @@ fn a_trace_that_cannot_be_cut_goes_on_from_the_sample_read_to_decide() {
         assert_eq!(comparable(&o), comparable(&first), "jobs {jobs}");
     }
 }
+
+#[test]
+fn runs_of_repeated_records_in_a_later_segment_give_the_sequential_violations() {
+    // A segment's worker reads its stretch itself, a run of byte-identical
+    // records at once: 5 closes of a file never opened (each violated), 100
+    // opens, then 3 closes (the second and third violated), three quarters
+    // into the file, so in the last segment.
+    let dir = temp_dir("segments-repeats");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n",
+    );
+    let pairs = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("open,v{}\nclose,v{}\n", i % 7, i % 7))
+            .collect()
+    };
+    let mut text = pairs(450);
+    text.push_str(&"close,z\n".repeat(5));
+    text.push_str(&"open,y\n".repeat(100));
+    text.push_str(&"close,y\n".repeat(3));
+    text.push_str(&pairs(150));
+    let trace = write(&dir, "trace.csv", &text);
+    let first = run(&spec, &trace, 1);
+    assert_eq!(first.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&first.stdout);
+    let at: Vec<&str> = (report.lines())
+        .filter_map(|l| l.strip_prefix("property open violated at event "))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "901: close(z)",
+            "902: close(z)",
+            "903: close(z)",
+            "904: close(z)",
+            "905: close(z)",
+            "1007: close(y)",
+            "1008: close(y)"
+        ]
+    );
+    for jobs in [2, 3, 4] {
+        let o = run(&spec, &trace, jobs);
+        assert_eq!(o.status.code(), first.status.code());
+        assert_eq!(comparable(&o), comparable(&first), "jobs {jobs}");
+    }
+    // The segments are taken (their warm-ups see every file again): the
+    // violations are those of the last segment's own worker.
+    let spec = "prop open : Forall f . close(f) -> @ (!close(f) S open(f))";
+    let (found, (taken, again)) = in_segments(spec, &trace, &text, 2).expect("a layout");
+    assert_eq!((taken, again), (1, 0));
+    let numbers: Vec<u64> = found.iter().map(|&(n, _)| n).collect();
+    assert_eq!(numbers, [901, 902, 903, 904, 905, 1007, 1008]);
+}

@@ -19,6 +19,7 @@
 //! boundary) and without time stamps, and properties whose state is their
 //! summaries over values (no time bounds, seen values or comparisons).
 
+mod direct;
 mod layout;
 mod pieces;
 mod warm;
@@ -33,13 +34,13 @@ use std::sync::mpsc::{Receiver, channel};
 #[cfg(any(test, feature = "internals"))]
 pub use layout::layout;
 pub use layout::{Layout, layout_warm, range, scan};
-use pieces::{Merge, Piece, Pieces};
+use pieces::{Merge, Piece};
 pub use warm::warm_up_events;
 
 use super::block::Block;
-use super::read::{Blocks, Names, names};
+use super::read::names;
 use super::worker::Worker;
-use super::{Merger, Outcome, Sink, Stop, assign, for_monitors};
+use super::{Outcome, Sink, Stop, assign, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, Snapshot};
 use crate::trace::TraceReader;
@@ -108,7 +109,7 @@ pub fn run(
                     let len = layout.bounds[s] - layout.warm[s];
                     let start = range(path, layout.warm[s], len)
                         .ok()
-                        .and_then(|r| warm_up(&mut worker, reader(r), names, steps, stop))
+                        .and_then(|r| direct::warm_up(&mut worker, reader(r), names, steps, stop))
                         .and_then(|()| worker.snapshot());
                     if tx.send(vec![Piece::Start(start)]).is_err() {
                         return;
@@ -125,7 +126,7 @@ pub fn run(
                         true
                     }
                 };
-                segment(worker, path, layout, s, reader, names, stop, send);
+                direct::segment(worker, path, layout, s, reader, names, stop, send);
             });
         }
         // The file is scanned for its lines (and quotes) while the workers
@@ -180,7 +181,7 @@ pub fn run(
                     go_on = go_on && merger.piece(p, lines, &mut truth, sink);
                     go_on
                 };
-                segment(worker, path, layout, s, reader, &names, stop, to_merger);
+                direct::segment(worker, path, layout, s, reader, &names, stop, to_merger);
             }
             if !go_on || merger.outcome.stopped.is_some() || truth.is_none() {
                 break;
@@ -312,87 +313,6 @@ pub fn warm_steps(plan: &Plan) -> Option<Vec<bool>> {
             .map(|e| names.contains(e.as_str()))
             .collect(),
     )
-}
-
-/// Steps `worker` through the events of `reader` that change its state
-/// (`steps`, from [`warm_steps`]), reporting nothing: `None` if they end
-/// early (an error, an interruption).
-fn warm_up(
-    worker: &mut Worker,
-    reader: TraceReader<io::Take<File>>,
-    names: &Names,
-    steps: Option<&[bool]>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<()> {
-    let mut source = Blocks::new(reader, names, stop);
-    let mut first = true;
-    while let Some(block) = source.next_block() {
-        let found = worker.process_where(&block, |ev| {
-            let step = first || steps.is_none_or(|s| s.get(ev.name as usize) == Some(&true));
-            first = false;
-            step
-        });
-        if found.error.is_some() || block.end.is_some() {
-            return None;
-        }
-        source.reuse(block);
-    }
-    Some(())
-}
-
-/// Steps `worker` through segment `s` and hands `send` its pieces, ending
-/// with [`Piece::End`] (`send` returns false to stop).
-#[allow(clippy::too_many_arguments)]
-fn segment(
-    mut worker: Worker,
-    path: &Path,
-    layout: &Layout,
-    s: usize,
-    reader: &MakeReader<'_>,
-    names: &Names,
-    stop: &(dyn Fn() -> bool + Sync),
-    send: impl FnMut(Piece) -> bool,
-) {
-    let (start, end) = (layout.bounds[s], layout.bounds[s + 1]);
-    let mut pieces = Pieces::new(send);
-    let stream = match range(path, start, end - start) {
-        Ok(r) => r,
-        Err(e) => {
-            let error = crate::trace::TraceError::new(
-                crate::trace::TraceErrorKind::Io,
-                1,
-                format!("cannot read the trace: {e}"),
-            );
-            pieces.send(Piece::End {
-                stopped: Some(Stop::Trace(error)),
-                worker: Box::new(None),
-            });
-            return;
-        }
-    };
-    // The segment's events, numbered from 1, merged from its one worker.
-    let mut source = Blocks::new(reader(stream), names, stop);
-    let mut merger = Merger::new(1);
-    while let Some(block) = source.next_block() {
-        let block = Arc::new(block);
-        let found = worker.process(&block);
-        let go_on = merger.block(block, [Some(found)], &mut pieces);
-        if !pieces.flush() {
-            return;
-        }
-        for spent in merger.spent() {
-            if let Ok(b) = Arc::try_unwrap(spent) {
-                source.reuse(b);
-            }
-        }
-        if !go_on {
-            break;
-        }
-    }
-    pieces.send(Piece::End {
-        stopped: merger.outcome.stopped,
-        worker: Box::new(Some(worker)),
-    });
 }
 
 /// Whether a whole monitor of `plan` can be snapshot (its state is its

@@ -2,8 +2,6 @@
 //! with violations, its end) and how the merger hands them on in order
 //! (see [`super`]).
 
-use super::super::block::{Block, Ev};
-use super::super::merge::one_by_one;
 use super::super::worker::Worker;
 use super::super::{Args, EventView, Outcome, Sink, Stop};
 use crate::runtime::Snapshot;
@@ -93,25 +91,6 @@ impl<F: FnMut(Piece) -> bool> Sink for Pieces<F> {
             fields: fields.map(Box::from).collect(),
             props: violated.to_vec(),
         })
-    }
-
-    fn quiet(&mut self, block: &Block, events: &[Ev]) -> bool {
-        // Counted by their names' indices, without a view of each; an
-        // event of an unknown name by its bytes.
-        for ev in events {
-            if ev.name == u32::MAX {
-                if !one_by_one(self, block, std::slice::from_ref(ev)) {
-                    return false;
-                }
-                continue;
-            }
-            let n = 1 + ev.repeats;
-            match self.counts.iter_mut().find(|c| c.0 == Some(ev.name)) {
-                Some(c) => c.2 += n,
-                None => (self.counts).push((Some(ev.name), block.name_of(ev).into(), n)),
-            }
-        }
-        true
     }
 }
 
