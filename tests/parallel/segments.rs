@@ -435,3 +435,38 @@ fn runs_of_repeated_records_in_a_later_segment_give_the_sequential_violations() 
     let numbers: Vec<u64> = found.iter().map(|&(n, _)| n).collect();
     assert_eq!(numbers, [901, 902, 903, 904, 905, 1007, 1008]);
 }
+
+#[test]
+fn strict_stops_at_an_unknown_event_of_a_later_segment_where_the_sequential_run_does() {
+    // Counted by name, a segment's quiet events went to the merger in the
+    // order their names were first seen, at the segment's first line: a
+    // `--strict` run stopped at line 2069 (the second segment's start)
+    // having counted 4,000 events. The known names' counts now go before
+    // the unknown event, which carries its own line.
+    let dir = temp_dir("segments-strict");
+    let spec = write(
+        &dir,
+        "spec.qtl",
+        "prop open : Forall f . close(f) -> @ (!close(f) S open(f))\n",
+    );
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("open,v{}\nclose,v{}\n", i % 7, i % 7));
+        if i == 1500 {
+            text.push_str("bogus,1\n");
+        }
+    }
+    let trace = write(&dir, "trace.csv", &text);
+    let first = run_env(&spec, &trace, 1, &["--strict"], &[]);
+    assert_eq!(first.status.code(), Some(2));
+    let report = String::from_utf8_lossy(&first.stdout);
+    assert!(report.contains("events processed: 3002 in"), "{report}");
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(stderr.contains("line 3003: event `bogus` is not in the specification"));
+    for jobs in [2, 3] {
+        let o = run_with(&spec, &trace, jobs, &["--strict"]);
+        assert_eq!(o.status.code(), first.status.code());
+        assert_eq!(comparable(&o), comparable(&first), "jobs {jobs}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), stderr, "jobs {jobs}");
+    }
+}
