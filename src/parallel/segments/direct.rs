@@ -42,7 +42,11 @@ impl<'a> Lookup<'a> {
         if self.few.is_empty() {
             return self.names.get(name).copied();
         }
-        self.few.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+        // Length and first byte first: most names differ there.
+        let first = name.first();
+        (self.few.iter())
+            .find(|(n, _)| n.len() == name.len() && n.first() == first && *n == name)
+            .map(|&(_, v)| v)
     }
 }
 
