@@ -90,9 +90,10 @@ pub fn warm_up_events(plan: &Plan, sample: &[Arc<Block>]) -> Option<u64> {
 }
 
 /// How many values a class has, estimated from how many times the sample
-/// saw each of its values (`seen`): those seen, and as many again as
-/// values seen once and twice suggest were missed (Chao's estimate, `f1 (f1
-/// - 1) / (2 (f2 + 1))` with `f1` values seen once and `f2` twice). With
+/// saw each of its values (`seen`): those seen, and as many more as the
+/// values seen once and twice suggest were missed (Chao's estimate:
+/// `f1 (f1 - 1) / (2 (f2 + 1))` with `f1` values seen once and `f2`
+/// twice). With
 /// 20,000 users of which a sample of 131,072 `gen_access.py` events sees
 /// about 12,500, the rates of the values seen alone would take the others
 /// for never seen again, and the warm-up for shorter than it is.
