@@ -44,6 +44,21 @@ impl Ev {
     pub fn last(&self) -> u64 {
         self.number + self.repeats
     }
+
+    /// An event stepped outside any block (its fields held by its
+    /// reader: a time segment's, see `super::segments`).
+    pub(crate) fn single(number: u64, line: u64, time: u64, name: u32, repeats: u64) -> Ev {
+        Ev {
+            number,
+            line,
+            time,
+            name,
+            repeats,
+            start: 0,
+            first: 0,
+            count: 0,
+        }
+    }
 }
 
 /// The arguments of one event: a view of its block (or of a slice of

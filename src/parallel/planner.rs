@@ -140,10 +140,23 @@ pub fn run<R: Read + Send>(
     if options.timepoints {
         source = source.timepoints();
     }
+    let mut outcome = run_blocks(plan, Vec::new(), source, options, sink);
+    outcome.format = Some(format);
+    outcome
+}
+
+/// [`run`] on the blocks of `source`, of which `first` (the first blocks
+/// of the trace, possibly none) are read already.
+fn run_blocks<R: Read + Send>(
+    plan: &Plan,
+    mut first: Vec<Arc<Block>>,
+    mut source: Blocks<'_, R>,
+    options: &Options,
+    sink: &mut impl Sink,
+) -> Outcome {
     let (jobs, sample) = (options.jobs.max(1), options.sample);
     // At least one block, to know whether the trace is timed; a stream
     // that waits starts the run on what it gave.
-    let mut first = Vec::new();
     while first.len() < sample.clamp(1, LEAD_BLOCKS)
         && !source.idle()
         && let Some(block) = source.next_block()
@@ -161,9 +174,14 @@ pub fn run<R: Read + Send>(
         },
         ..options.clone()
     };
-    let mut outcome = if sample > LEAD_BLOCKS && !source.done() {
-        // A long trace, started at once; revised on the whole sample.
+    if sample > LEAD_BLOCKS && !source.done() {
+        // A long trace, started at once; revised on the whole sample
+        // (unless it is read already: then the layout is its).
         let guess = choose(plan, jobs, sampled);
+        let options = &Options {
+            sample: if first.len() >= sample { 0 } else { sample },
+            ..options.clone()
+        };
         pipeline::run(plan, options, &guess, first, source, sink)
     } else {
         // The sample is whole in `first`. A short trace gets fewer workers
@@ -188,9 +206,7 @@ pub fn run<R: Read + Send>(
             };
             pipeline::run(plan, &options, &choice, first, source, sink)
         }
-    };
-    outcome.format = Some(format);
-    outcome
+    }
 }
 
 /// The reader of a stretch of a trace file: the run's own (`false`), or
@@ -200,7 +216,8 @@ pub type MakeReader<'a> = dyn Fn(io::Take<File>, bool) -> TraceReader<io::Take<F
 /// [`run`] on the file at `path`, or, where the planner finds it pays (see
 /// [`Segments`]), on time segments of it, one per job
 /// ([`super::segments`]). `timed` and `format` are the trace options the
-/// run was asked for; `reader` makes the readers.
+/// run was asked for; `reader` makes the readers. The sample that decides
+/// is read once: a run that slices goes on from it.
 #[allow(clippy::too_many_arguments)]
 pub fn run_file(
     plan: &Plan,
@@ -215,9 +232,36 @@ pub fn run_file(
         Ok(reader(File::open(path)?.take(u64::MAX), false))
     };
     let plain = matches!(format, Format::Auto | Format::Plain) && !timed;
-    if options.jobs > 1
-        && plain
-        && let Some(layout) = segment_layout(plan, path, reader, options)?
+    let Some(size) = (options.jobs > 1 && plain)
+        .then(|| may_segment(plan, path, options))
+        .transpose()?
+        .flatten()
+    else {
+        return Ok(run(plan, whole(path)?, options, stop, sink));
+    };
+    // The trace's first blocks, read as the run reads them.
+    let names = names(plan);
+    let mut trace = whole(path)?;
+    let found = trace.detect_format();
+    let mut source = Blocks::new(trace, &names, stop);
+    if options.timepoints {
+        // (No line is skipped here: numbers are the events' anyway.)
+        source = source.timepoints();
+    }
+    let mut sample = Vec::new();
+    while sample.len() < SAMPLE_BLOCKS
+        && let Some(b) = source.next_block()
+    {
+        let end = b.end.is_some();
+        sample.push(Arc::new(b));
+        if end {
+            break;
+        }
+    }
+    let ended = sample.iter().any(|b| b.end.is_some());
+    if !ended
+        && source.plain_csv()
+        && let Some(layout) = segment_layout(plan, path, size, &sample, options)?
     {
         let segment = |input| reader(input, true);
         // Segments are untimed: the clock counts events.
@@ -232,82 +276,85 @@ pub fn run_file(
         }
         // A quote in the file: sliced after all.
     }
-    Ok(run(plan, whole(path)?, options, stop, sink))
+    let mut outcome = run_blocks(plan, sample, source, options, sink);
+    outcome.format = Some(found);
+    Ok(outcome)
 }
 
-/// Where the segments of the file at `path` lie, when it is cut into time
-/// segments: a plain CSV file (no header, uncompressed, untimed) at least
-/// [`segments::MIN_BYTES`] long whose properties' state is their summaries
-/// (no time bounds, seen values, comparisons or future operators: the
-/// state [`crate::runtime::Snapshot`] compares), on which slicing leaves
-/// the busiest worker [`UNEVEN`] times an even share or more, and where
-/// warm-ups can reach the true state: the warm-up that the rates of the
-/// sample's values ask for ([`segments::warm_up_events`]) fits in half a
-/// segment, or, for properties that are not tick invariant, the first
-/// blocks suggest it ([`segments::warm_up_agrees`]); with
-/// [`Segments::Always`], any such file of any length (its warm-ups as
-/// long as the sample asks, up to half a segment).
-fn segment_layout(
-    plan: &Plan,
-    path: &Path,
-    reader: &MakeReader<'_>,
-    options: &Options,
-) -> io::Result<Option<segments::Layout>> {
+/// The size of the file at `path` when it may be cut into time segments,
+/// as far as can be told before its sample is read: a file at least
+/// [`segments::MIN_BYTES`] long ([`segments::MIN_BYTES_UNSIZED`] for a
+/// property whose warm-up the sample cannot size) whose properties' state
+/// is their summaries (no time bounds, seen values, comparisons or future
+/// operators: the state [`crate::runtime::Snapshot`] compares), not
+/// skipping bad lines.
+fn may_segment(plan: &Plan, path: &Path, options: &Options) -> io::Result<Option<u64>> {
     let size = std::fs::metadata(path)?.len();
     let min = match options.segments {
         // Skipped lines would shift the numbers of the segments after them.
         _ if options.skip.is_some() => return Ok(None),
         Segments::Never => return Ok(None),
         Segments::Always => 0,
+        Segments::Auto if segments::warm_steps(plan).is_none() => segments::MIN_BYTES_UNSIZED,
         Segments::Auto => segments::MIN_BYTES,
     };
-    if size < min || !segments::snapshots(plan, &options.monitor) {
-        return Ok(None);
-    }
-    // The trace's first blocks, read as a run reads them.
-    let names = names(plan);
-    let stop = || false;
-    let mut source = Blocks::new(
-        reader(File::open(path)?.take(u64::MAX), false),
-        &names,
-        &stop,
-    );
-    let mut sample = Vec::new();
-    while sample.len() < SAMPLE_BLOCKS
-        && let Some(b) = source.next_block()
-    {
-        sample.push(Arc::new(b));
-    }
-    if sample.iter().any(|b| b.timed) || !source.plain_csv() {
+    Ok((size >= min && segments::snapshots(plan, &options.monitor)).then_some(size))
+}
+
+/// Where the segments of the file at `path` (of `size` bytes, plain CSV,
+/// [`may_segment`]) lie, when it is cut into time segments: where, judged
+/// on the trace's first blocks `sample` (untimed), slicing leaves the
+/// busiest worker [`UNEVEN`] times an even share or more, and warm-ups can
+/// reach the true state at a cost that segments still gain by. Where the
+/// rates of the sample's values size the warm-up
+/// ([`segments::warm_up_events`]), it must fit before its segment, and the
+/// busiest worker's cost in segments (its share of the trace with the
+/// warm-up's cost, [`segments::warm_up_cost`]) must be less than in the
+/// best slicing layout (its share of the reading and of the steps);
+/// otherwise (properties that are not tick invariant) the first blocks
+/// must suggest that warm-ups agree ([`segments::warm_up_agrees`]). With
+/// [`Segments::Always`], any such file of any length (its warm-ups as long
+/// as the sample asks, up to a segment).
+fn segment_layout(
+    plan: &Plan,
+    path: &Path,
+    size: u64,
+    sample: &[Arc<Block>],
+    options: &Options,
+) -> io::Result<Option<segments::Layout>> {
+    if sample.iter().any(|b| b.timed) {
         return Ok(None);
     }
     let jobs = options.jobs;
     // The warm-up the values of the sample need, in bytes.
-    let warm = segments::warm_up_events(plan, &sample).map(|events| {
+    let warm = segments::warm_up_events(plan, sample).map(|events| {
         let read: usize = sample.iter().map(|b| b.events.len()).sum();
         let bytes = sample.last().map_or(0, |b| b.bytes_read);
         events.saturating_mul(bytes.div_ceil(read.max(1) as u64))
     });
+    let cost = segments::warm_up_cost(plan, sample);
     if options.segments == Segments::Auto {
-        let workers = choose(plan, jobs, &sample).layout(plan, jobs);
-        if segments::busiest_share(&workers, &sample) * (jobs as f64) < UNEVEN {
+        let workers = choose(plan, jobs, sample).layout(plan, jobs);
+        let share = segments::busiest_share(&workers, sample);
+        if share * (jobs as f64) < UNEVEN {
             return Ok(None);
         }
         // Segments whose warm-ups would not agree are stepped twice: where
-        // the warm-up is known from the values' rates, it must fit in half
-        // a segment; otherwise the first blocks judge.
-        let fits = match warm {
-            Some(bytes) => bytes <= size / jobs as u64 / 2,
-            None => {
-                size >= segments::MIN_BYTES_UNSIZED
-                    && segments::warm_up_agrees(plan, &options.monitor, &sample)
+        // the warm-up is known from the values' rates, it must fit before
+        // its segment and cost less than slicing leaves uneven; otherwise
+        // the first blocks judge.
+        let pays = match warm {
+            Some(bytes) => {
+                bytes <= size / jobs as u64
+                    && segments::busiest_cost(size, jobs, bytes, cost)
+                        < segments::sliced_cost(jobs, share)
             }
+            None => segments::warm_up_agrees(plan, &options.monitor, sample),
         };
-        if !fits {
+        if !pays {
             return Ok(None);
         }
     }
-    let cost = segments::warm_up_cost(plan, &sample);
     segments::layout_warm(&mut File::open(path)?, size, jobs, warm.unwrap_or(0), cost)
 }
 

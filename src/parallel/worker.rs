@@ -414,6 +414,34 @@ impl Worker {
         found
     }
 
+    /// Steps every unit through the one event `ev`, outside any block (its
+    /// `fields`: name, then arguments), as [`Worker::process`] steps an
+    /// event of a block; the violations of its steps (and of its
+    /// repeats') go to `out`. On an error the worker stops there (its
+    /// units are those of properties without future operators: a time
+    /// segment's).
+    pub fn step_event(
+        &mut self,
+        ev: &Ev,
+        fields: &[&[u8]],
+        out: &mut Vec<(u64, usize)>,
+    ) -> Result<(), StepError> {
+        for unit in &mut self.units {
+            let route = &unit.route;
+            let delivered = route.delivers_named(ev.name, |k| fields.get(k + 1).copied());
+            if !delivered && route.skips(&unit.monitor) && unit.monitor.violated().is_empty() {
+                self.work.skipped += 1 + ev.repeats;
+                continue;
+            }
+            if let Err(e) = unit.step(delivered, fields, ev, out, &mut self.work) {
+                self.finished = true;
+                return Err(e);
+            }
+        }
+        self.last = ev.last();
+        Ok(())
+    }
+
     /// Ends the trace for every unit (closed as MonPoly closes a log when
     /// `close`: see [`Monitor::finish_trace`]): the violations of the
     /// steps its units decide then go to `found`, with the steps they

@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// The warm-up of a segment, as a share of the file: `1 / WARM_UP`, up to
-/// [`MAX_WARM_UP`] bytes and half a segment. (What it must cover depends
+/// The warm-up of a segment, as a share of the file: `1 / WARM_UP` at
+/// least, up to [`MAX_WARM_UP`] bytes and a segment. (What it must cover depends
 /// on the trace, not on the number of segments: on the `gen_access.py` log,
 /// about 150,000 events, until every logged-in user has been seen again.)
 pub(super) const WARM_UP: u64 = 30;
@@ -26,7 +26,7 @@ pub struct Layout {
 
 /// Splits `file` (of `size` bytes) into `jobs` segments, each but the
 /// first with a warm-up of `size / WARM_UP` bytes (at most `MAX_WARM_UP`
-/// and half a segment), sized so that every worker steps about as many
+/// and a segment), sized so that every worker steps about as many
 /// bytes; each bound is the first line start at or after its place.
 /// `None` when the file has too few lines for that.
 #[cfg(any(test, feature = "internals"))]
@@ -36,7 +36,7 @@ pub fn layout(file: &mut (impl Read + Seek), size: u64, jobs: usize) -> io::Resu
 
 /// [`layout`] with warm-ups of `warm` bytes at least (as
 /// [`super::warm_up_events`] finds that the values of the trace need), still
-/// at most `MAX_WARM_UP` and half a segment, each costing `cost` times what
+/// at most `MAX_WARM_UP` and a segment, each costing `cost` times what
 /// stepping as many bytes costs (from 0 to 1: a warm-up reads every event
 /// but may step only some, [`super::warm_up_cost`]): the segments after the
 /// first are longer by what their warm-ups save.
@@ -49,10 +49,7 @@ pub fn layout_warm(
 ) -> io::Result<Option<Layout>> {
     let n = jobs.max(1);
     let jobs = n as u64;
-    let warm = (size / WARM_UP)
-        .max(warm)
-        .min(MAX_WARM_UP)
-        .min(size / jobs / 2);
+    let warm = (size / WARM_UP).max(warm).min(MAX_WARM_UP).min(size / jobs);
     // Every worker's cost `each`: the first steps `each` bytes, the others
     // `each - cost * warm` after their warm-ups; together the whole file.
     let cost = cost.clamp(0.0, 1.0);

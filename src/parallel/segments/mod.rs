@@ -19,8 +19,10 @@
 //! boundary) and without time stamps, and properties whose state is their
 //! summaries over values (no time bounds, seen values or comparisons).
 
+mod direct;
 mod layout;
 mod pieces;
+mod warm;
 
 use std::fs::File;
 use std::io;
@@ -32,12 +34,13 @@ use std::sync::mpsc::{Receiver, channel};
 #[cfg(any(test, feature = "internals"))]
 pub use layout::layout;
 pub use layout::{Layout, layout_warm, range, scan};
-use pieces::{Merge, Piece, Pieces};
+use pieces::{Merge, Piece};
+pub use warm::warm_up_events;
 
 use super::block::Block;
-use super::read::{Blocks, Names, names};
+use super::read::names;
 use super::worker::Worker;
-use super::{Merger, Outcome, Sink, Stop, assign, for_monitors};
+use super::{Outcome, Sink, Stop, assign, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::{Monitor, MonitorOptions, Snapshot};
 use crate::trace::TraceReader;
@@ -106,7 +109,7 @@ pub fn run(
                     let len = layout.bounds[s] - layout.warm[s];
                     let start = range(path, layout.warm[s], len)
                         .ok()
-                        .and_then(|r| warm_up(&mut worker, reader(r), names, steps, stop))
+                        .and_then(|r| direct::warm_up(&mut worker, reader(r), names, steps, stop))
                         .and_then(|()| worker.snapshot());
                     if tx.send(vec![Piece::Start(start)]).is_err() {
                         return;
@@ -123,7 +126,7 @@ pub fn run(
                         true
                     }
                 };
-                segment(worker, path, layout, s, reader, names, stop, send);
+                direct::segment(worker, path, layout, s, reader, names, stop, send);
             });
         }
         // The file is scanned for its lines (and quotes) while the workers
@@ -178,7 +181,7 @@ pub fn run(
                     go_on = go_on && merger.piece(p, lines, &mut truth, sink);
                     go_on
                 };
-                segment(worker, path, layout, s, reader, &names, stop, to_merger);
+                direct::segment(worker, path, layout, s, reader, &names, stop, to_merger);
             }
             if !go_on || merger.outcome.stopped.is_some() || truth.is_none() {
                 break;
@@ -247,75 +250,6 @@ pub fn warm_up_agrees(plan: &Plan, options: &MonitorOptions, sample: &[Arc<Block
     }
 }
 
-/// The chance, at most, that a warm-up of the length [`warm_up_events`]
-/// gives misses a value the sample's rates say it should see.
-const MISSED: f64 = 0.01;
-
-/// The warm-up, in events, that a segment of a trace like `sample` needs
-/// so that it sees again every value whose state it must know, estimated
-/// from the sample: per state event name and argument position, the `v`
-/// values seen there in the `n` events of the sample, `c` times in all,
-/// each appear in a warm-up of `w` events but with a chance of about
-/// `exp(-c w / (v n))`, and the warm-up is the shortest for which these
-/// chances add up to at most [`MISSED`]. (The rate is pooled over the
-/// values of a position: a value seen once in the sample is not taken for
-/// a rare one.) `None` when some property is not tick invariant: its state
-/// may depend on every event of a value (telemetry's toggles), which rates
-/// do not tell ([`warm_up_agrees`] judges those). `u64::MAX` when no
-/// warm-up within a thousand samples would do.
-///
-/// On the `gen_access.py` log with 200 users who log in and out, about
-/// 30,000 events; with 1,000 users, 160,000; with 5,000, 670,000.
-pub fn warm_up_events(plan: &Plan, sample: &[Arc<Block>]) -> Option<u64> {
-    let steps = warm_steps(plan)?;
-    // Per (name, position): the values seen, and how many times in all.
-    type Seen<'a> = (hashbrown::HashSet<&'a [u8]>, u64);
-    let mut seen: hashbrown::HashMap<(u32, usize), Seen<'_>> = hashbrown::HashMap::new();
-    let mut events = 0u64;
-    for block in sample {
-        for ev in &block.events {
-            events += 1 + ev.repeats;
-            if steps.get(ev.name as usize) == Some(&true) {
-                // A repeat sees the same values again, no others.
-                for (k, v) in block.args_of(ev).iter().enumerate() {
-                    let (values, times) = seen.entry((ev.name, k)).or_default();
-                    values.insert(v);
-                    *times += 1;
-                }
-            }
-        }
-    }
-    let n = events.max(1) as f64;
-    // Per position: its values, and the rate of each per event.
-    let rates: Vec<(f64, f64)> = (seen.values())
-        .map(|(values, times)| {
-            let v = values.len() as f64;
-            (v, *times as f64 / v / n)
-        })
-        .collect();
-    let missed = |w: f64| -> f64 { rates.iter().map(|&(v, rate)| v * (-rate * w).exp()).sum() };
-    if missed(0.0) <= MISSED {
-        return Some(0);
-    }
-    let (mut lo, mut hi) = (0.0, n);
-    while missed(hi) > MISSED {
-        if hi > 1000.0 * n {
-            return Some(u64::MAX);
-        }
-        (lo, hi) = (hi, 2.0 * hi);
-    }
-    // To within a hundredth of the sample.
-    while hi - lo > n / 100.0 {
-        let mid = (lo + hi) / 2.0;
-        if missed(mid) > MISSED {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(hi.ceil() as u64)
-}
-
 /// The share of the cost of stepping an event that reading it takes (about
 /// 900 instructions of 4,500 on the `gen_access.py` logs).
 const READ_SHARE: f64 = 0.2;
@@ -339,6 +273,27 @@ pub fn warm_up_cost(plan: &Plan, sample: &[Arc<Block>]) -> f64 {
     READ_SHARE + (1.0 - READ_SHARE) * stepped as f64 / all as f64
 }
 
+/// The busiest worker's cost in a run of a file of `size` bytes in `jobs`
+/// time segments whose warm-ups are `warm` bytes long (at least a
+/// thirtieth of the file, as [`layout_warm`] makes them) and
+/// cost `cost` times stepping as many bytes ([`warm_up_cost`]), as a share
+/// of a sequential run's: every worker gets as much to do, the whole file
+/// and the warm-ups split `jobs` ways.
+pub fn busiest_cost(size: u64, jobs: usize, warm: u64, cost: f64) -> f64 {
+    let size = size.max(1);
+    let warm = warm.max(size / layout::WARM_UP).min(layout::MAX_WARM_UP);
+    let jobs = jobs.max(1) as f64;
+    (1.0 + (jobs - 1.0) * cost * warm as f64 / size as f64) / jobs
+}
+
+/// The busiest worker's cost in a sliced run on `jobs` workers of which
+/// the busiest steps `share` of the events ([`busiest_share`]), as a share
+/// of a sequential run's: its part of the reading (the workers read in
+/// turn) and its steps.
+pub fn sliced_cost(jobs: usize, share: f64) -> f64 {
+    READ_SHARE / jobs.max(1) as f64 + (1.0 - READ_SHARE) * share
+}
+
 /// Per event name of `plan` (in the order of its events), whether a
 /// warm-up steps it: `None` when it steps every event. When every property
 /// is tick invariant, an event that no atom under an `S` or `@` mentions
@@ -358,87 +313,6 @@ pub fn warm_steps(plan: &Plan) -> Option<Vec<bool>> {
             .map(|e| names.contains(e.as_str()))
             .collect(),
     )
-}
-
-/// Steps `worker` through the events of `reader` that change its state
-/// (`steps`, from [`warm_steps`]), reporting nothing: `None` if they end
-/// early (an error, an interruption).
-fn warm_up(
-    worker: &mut Worker,
-    reader: TraceReader<io::Take<File>>,
-    names: &Names,
-    steps: Option<&[bool]>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<()> {
-    let mut source = Blocks::new(reader, names, stop);
-    let mut first = true;
-    while let Some(block) = source.next_block() {
-        let found = worker.process_where(&block, |ev| {
-            let step = first || steps.is_none_or(|s| s.get(ev.name as usize) == Some(&true));
-            first = false;
-            step
-        });
-        if found.error.is_some() || block.end.is_some() {
-            return None;
-        }
-        source.reuse(block);
-    }
-    Some(())
-}
-
-/// Steps `worker` through segment `s` and hands `send` its pieces, ending
-/// with [`Piece::End`] (`send` returns false to stop).
-#[allow(clippy::too_many_arguments)]
-fn segment(
-    mut worker: Worker,
-    path: &Path,
-    layout: &Layout,
-    s: usize,
-    reader: &MakeReader<'_>,
-    names: &Names,
-    stop: &(dyn Fn() -> bool + Sync),
-    send: impl FnMut(Piece) -> bool,
-) {
-    let (start, end) = (layout.bounds[s], layout.bounds[s + 1]);
-    let mut pieces = Pieces::new(send);
-    let stream = match range(path, start, end - start) {
-        Ok(r) => r,
-        Err(e) => {
-            let error = crate::trace::TraceError::new(
-                crate::trace::TraceErrorKind::Io,
-                1,
-                format!("cannot read the trace: {e}"),
-            );
-            pieces.send(Piece::End {
-                stopped: Some(Stop::Trace(error)),
-                worker: Box::new(None),
-            });
-            return;
-        }
-    };
-    // The segment's events, numbered from 1, merged from its one worker.
-    let mut source = Blocks::new(reader(stream), names, stop);
-    let mut merger = Merger::new(1);
-    while let Some(block) = source.next_block() {
-        let block = Arc::new(block);
-        let found = worker.process(&block);
-        let go_on = merger.block(block, [Some(found)], &mut pieces);
-        if !pieces.flush() {
-            return;
-        }
-        for spent in merger.spent() {
-            if let Ok(b) = Arc::try_unwrap(spent) {
-                source.reuse(b);
-            }
-        }
-        if !go_on {
-            break;
-        }
-    }
-    pieces.send(Piece::End {
-        stopped: merger.outcome.stopped,
-        worker: Box::new(Some(worker)),
-    });
 }
 
 /// Whether a whole monitor of `plan` can be snapshot (its state is its

@@ -7,8 +7,9 @@ use super::super::{Args, EventView, Outcome, Sink, Stop};
 use crate::runtime::Snapshot;
 
 /// Events by name: per event name, its index in the plan's events
-/// (`None`: unknown), its bytes and its count.
-type Counts = Vec<(Option<u32>, Box<[u8]>, u64)>;
+/// (`None`: unknown), its bytes, its count and the line (in the segment)
+/// of the first (where a `--strict` run stops at an unknown one).
+type Counts = Vec<(Option<u32>, Box<[u8]>, u64, u64)>;
 
 /// What a segment's worker hands the merger, in order.
 pub(super) enum Piece {
@@ -38,6 +39,10 @@ pub(super) enum Piece {
 /// violations, handed to `send` as they fill up.
 pub(super) struct Pieces<F: FnMut(Piece) -> bool> {
     counts: Counts,
+    /// Per index of a known event name: its bytes, the events counted
+    /// since the last counts went and the line of the first (added to
+    /// `counts` when they go).
+    by_index: Vec<(Box<[u8]>, u64, u64)>,
     send: F,
     /// Whether `send` still takes pieces.
     open: bool,
@@ -47,6 +52,7 @@ impl<F: FnMut(Piece) -> bool> Pieces<F> {
     pub(super) fn new(send: F) -> Self {
         Pieces {
             counts: Vec::new(),
+            by_index: Vec::new(),
             send,
             open: true,
         }
@@ -60,24 +66,52 @@ impl<F: FnMut(Piece) -> bool> Pieces<F> {
 
     /// Sends the counts gathered so far; false once the receiver stopped.
     pub(super) fn flush(&mut self) -> bool {
+        self.gather();
         if self.counts.is_empty() {
             return self.open;
         }
         let counts = std::mem::take(&mut self.counts);
         self.send(Piece::Counts(counts))
     }
+
+    /// The counts by index, into `counts`.
+    fn gather(&mut self) {
+        for (i, (name, n, line)) in self.by_index.iter_mut().enumerate() {
+            if *n > 0 {
+                (self.counts).push((Some(i as u32), name.clone(), *n, *line));
+                *n = 0;
+            }
+        }
+    }
 }
 
 impl<F: FnMut(Piece) -> bool> Sink for Pieces<F> {
     fn event(&mut self, ev: &EventView<'_>, violated: &[usize]) -> bool {
         if violated.is_empty() {
-            // A known name by its index; an unknown one by its bytes.
-            let same = |(i, b, _): &&mut (Option<u32>, Box<[u8]>, u64)| {
+            if let Some(i) = ev.name_index {
+                // A known name by its index.
+                let i = i as usize;
+                if i >= self.by_index.len() {
+                    self.by_index.resize_with(i + 1, Default::default);
+                }
+                let (name, n, line) = &mut self.by_index[i];
+                if name.is_empty() {
+                    *name = ev.name.into();
+                }
+                if *n == 0 {
+                    *line = ev.line;
+                }
+                *n += 1 + ev.repeats;
+                return true;
+            }
+            // An unknown one by its bytes, after the known ones before it.
+            self.gather();
+            let same = |(i, b, _, _): &&mut (Option<u32>, Box<[u8]>, u64, u64)| {
                 *i == ev.name_index && (ev.name_index.is_some() || **b == *ev.name)
             };
             match self.counts.iter_mut().find(same) {
                 Some(c) => c.2 += 1 + ev.repeats,
-                None => (self.counts).push((ev.name_index, ev.name.into(), 1 + ev.repeats)),
+                None => (self.counts).push((ev.name_index, ev.name.into(), 1 + ev.repeats, ev.line)),
             }
             return true;
         }
@@ -113,8 +147,8 @@ impl Merge {
         match piece {
             Piece::Start(_) => true,
             Piece::Counts(counts) => {
-                for (index, name, n) in counts {
-                    let mut v = view_of(self.events + 1, lines + 1, &name, index);
+                for (index, name, n, line) in counts {
+                    let mut v = view_of(self.events + 1, lines + line, &name, index);
                     v.repeats = n - 1;
                     self.events += n;
                     if !sink.event(&v, &[]) {
