@@ -287,6 +287,32 @@ impl BddSpace for Space {
         self.m.constant_under(f, fixed, value)
     }
 
+    fn conj_empty_under(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
+        if parts.len() > super::disjoint::MAX_PARTS {
+            // Too many for one walk: the first parts conjoined first.
+            let split = parts.len() - super::disjoint::MAX_PARTS + 1;
+            let mut acc = self.tt();
+            for &(f, negated) in &parts[..split] {
+                acc = if negated {
+                    self.and_not(acc, f)
+                } else {
+                    self.and(acc, f)
+                };
+            }
+            let mut rest = vec![(acc, false)];
+            rest.extend_from_slice(&parts[split..]);
+            return self.conj_empty_under(&rest, fixed);
+        }
+        let mut ids = [0; super::disjoint::MAX_PARTS];
+        let mut negated = [false; super::disjoint::MAX_PARTS];
+        for (i, &(f, n)) in parts.iter().enumerate() {
+            ids[i] = self.id(f);
+            negated[i] = n;
+        }
+        let k = parts.len();
+        self.m.conj_empty_under(&ids[..k], &negated[..k], fixed)
+    }
+
     fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>> {
         self.m.pick(self.id(f), vars)
     }
