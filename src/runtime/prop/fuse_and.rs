@@ -1,0 +1,94 @@
+//! Conjunctions fused into the existential quantifiers that read them.
+//!
+//! `∃v . (φ ∧ ψ)` computed node by node builds the conjunction over every
+//! variable of both operands, only for the quantifier to project `v` out
+//! of it. The BDD layer computes the projection of the conjunction in one
+//! walk (`and_exists`, the relational product), which never builds the
+//! parts of the conjunction that the projection merges: locks-datarace's
+//! `Exists l . (H .. & H ..)` is one.
+//!
+//! A conjunction is fused when, with point evaluation on, the quantifier is
+//! the only node computed as a set that reads it, nothing reads it from
+//! one event to the next (`@`, a rule call, a timed operator's state) or
+//! as a leaf of the point form, and it takes part in no other rewriting
+//! (restriction, twins, absorption). It is then not computed at an event;
+//! a witness, which reads every node of the statement, computes it
+//! afterwards, like the nodes of the point form.
+
+use super::absorb::Absorbed;
+use super::fuse::unfuse_leaves;
+use super::point::Analysis;
+use super::restrict::{Bypass, Source};
+use super::twins::Twins;
+use crate::plan::{NodeIx, Op, PropPlan};
+use crate::syntax::Quant;
+
+/// Per node: for an existential quantifier whose conjunction is fused into
+/// it, the conjunction's operands.
+pub(super) fn analyse(
+    plan: &PropPlan,
+    point: &Analysis,
+    keeps_pre: &[bool],
+    rewritten: (&Bypass, &Twins, &Absorbed),
+) -> Vec<Option<(NodeIx, NodeIx)>> {
+    let (bypass, twins, absorbed) = rewritten;
+    let n = plan.nodes.len();
+    // Readers computed as sets, and the nodes read otherwise.
+    let mut readers = vec![0u32; n];
+    let mut free = vec![true; n];
+    for (i, node) in plan.nodes.iter().enumerate() {
+        match &node.op {
+            Op::Prev(a) => free[*a] = false,
+            Op::RuleCall { rule, .. } => free[plan.rules[*rule].body] = false,
+            op if point.needs_set[i] => {
+                for k in op.same_step_kids().iter() {
+                    readers[k] += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    for r in &plan.rules {
+        free[r.body] = false;
+    }
+    free[plan.root] = false;
+    unfuse_leaves(&point.root, &mut free);
+    for r in bypass.restricted.iter().flatten() {
+        if let Source::Set(p) = r.source {
+            free[p] = false;
+        }
+    }
+    for (i, t) in twins.of.iter().enumerate() {
+        if let Some((source, _)) = t {
+            free[*source] = false;
+            free[i] = false;
+        }
+    }
+    let plain = |i: NodeIx| {
+        point.needs_set[i]
+            && !bypass.skipped[i]
+            && !bypass.hidden[i]
+            && !twins.dropped[i]
+            && !absorbed.absorbed[i]
+            && absorbed.into[i].is_none()
+    };
+    (0..n)
+        .map(|q| {
+            let Op::Quant(Quant::Exists, _, a) = plan.nodes[q].op else {
+                return None;
+            };
+            let Op::And(x, y) = plan.nodes[a].op else {
+                return None;
+            };
+            let ok = plain(q)
+                && bypass.restricted[q].is_none()
+                && plain(a)
+                && free[a]
+                && readers[a] == 1
+                && !keeps_pre[a]
+                && plain(x)
+                && plain(y);
+            ok.then_some((x, y))
+        })
+        .collect()
+}
