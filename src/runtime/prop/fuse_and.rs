@@ -92,3 +92,49 @@ pub(super) fn analyse(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::compile_source;
+    use crate::runtime::prop::compiled::{CompiledProp, Step};
+
+    /// The (quantifier, operands) pairs fused in the property of `text`.
+    fn fused(text: &str) -> Vec<(String, String, String)> {
+        let (plan, _) = compile_source(text).expect("compiles");
+        let c = CompiledProp::new(plan.props.into_iter().next().expect("one property"));
+        let op = |n: usize| format!("{:?}", c.plan.nodes[n].op);
+        (c.point_steps.iter())
+            .filter_map(|s| match *s {
+                Step::ExistsAnd(q, x, y) => Some((op(q), op(x), op(y))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_exists_over_a_conjunction_of_histories_is_one_product() {
+        let got = fused(
+            "prop d : Forall x . (P w(x)) -> Exists l . (H (r(x) -> a(x, l))) & (H (s(x) -> a(x, l)))",
+        );
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].0.starts_with("Quant(Exists"), "{got:?}");
+        // Both operands are the negations of historically's since.
+        assert!(got[0].1.starts_with("Not") && got[0].2.starts_with("Not"), "{got:?}");
+    }
+
+    #[test]
+    fn a_conjunction_read_elsewhere_is_built() {
+        // (With an event among the operands, the quantifier is a
+        // restriction at the event's matches instead: see `restrict`.)
+        let once = "prop d : Forall x . w(x) -> P (Exists l . ((P a(x, l)) & (P b(l))))";
+        assert_eq!(fused(once).len(), 1, "{:?}", fused(once));
+        // The same conjunction is also the operand of a since.
+        let twice = "prop e : Forall x . w(x) ->
+            (P (Exists l . ((P a(x, l)) & (P b(l))))) | (Exists l . P ((P a(x, l)) & (P b(l))))";
+        assert!(fused(twice).is_empty(), "{:?}", fused(twice));
+        // Read from one event to the next.
+        let prev = "prop f : Forall x . w(x) ->
+            P ((Exists l . ((P a(x, l)) & (P b(l)))) | (Exists l . @ ((P a(x, l)) & (P b(l)))))";
+        assert!(fused(prev).is_empty(), "{:?}", fused(prev));
+    }
+}
