@@ -292,6 +292,16 @@ fn empty_conjunctions<S: BddSpace>() {
     let five = [(x0, false), (x1, false), (x2, false), (x3, true), (a, false)];
     assert!(!s.conj_empty_under(&five, &[]));
     assert!(s.conj_empty_under(&five, &[None, None, None, Some(true)]));
+    // Within a budget: the same answer, or none (a package that walks).
+    let two = [(a, false), (b, true)];
+    assert_eq!(s.conj_empty_within(&two, usize::MAX), Some(false));
+    assert_eq!(s.conj_empty_within(&six, usize::MAX), Some(true));
+    for budget in 0..4 {
+        let got = s.conj_empty_within(&two, budget);
+        assert!(got.is_none_or(|e| !e), "{got:?}");
+    }
+    // Decided at the top: no tuple met.
+    assert_eq!(s.conj_empty_within(&[(a, false), (f, false)], 0), Some(true));
 }
 
 fn pick_is_the_first_model<S: BddSpace>() {

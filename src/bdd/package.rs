@@ -185,6 +185,15 @@ pub trait BddSpace: fmt::Debug + Sized {
         }
         self.constant_under(acc, fixed, false)
     }
+    /// [`conj_empty_under`](Self::conj_empty_under) with no variable
+    /// fixed, or `None` when a package that walks the parts meets more
+    /// than `budget` tuples of their nodes before it knows (the caller
+    /// then builds the conjunction: a walk's marks last one call, where
+    /// the connectives' results stay in the operation cache).
+    fn conj_empty_within(&mut self, parts: &[(Bdd, bool)], budget: usize) -> Option<bool> {
+        let _ = budget;
+        Some(self.conj_empty_under(parts, &[]))
+    }
     /// One satisfying assignment of `f`: the values of `vars` in the
     /// lexicographically first satisfying valuation (variable 0 most
     /// significant, false before true), or `None` if unsatisfiable.

@@ -423,6 +423,8 @@ pub(super) struct Env {
     saved: Vec<(VarIx, Option<Code>)>,
     /// Per body node: the verdict kept for a closed quantifier (`conj`).
     kept: Vec<Option<conj::Kept>>,
+    /// Per body node: its parts were too large for a walk (`conj`).
+    too_large: Vec<bool>,
 }
 
 impl PropMonitor {

@@ -14,7 +14,8 @@
 //! outside any guard is evaluated at every event, though its parts change
 //! at few: its verdict is kept with the parts' values it was computed
 //! from (and the collections of the space so far), and reused while they
-//! are the same.
+//! are the same. A walk that meets too many tuples of nodes gives up, and
+//! the body's connectives are built from then on.
 
 use super::{Env, SetExpr};
 use crate::bdd::{Bdd, BddSpace, Space};
@@ -23,6 +24,12 @@ use crate::runtime::prop::PropMonitor;
 
 /// The most parts a conjunction is decided with in one walk.
 const MAX_PARTS: usize = 4;
+
+/// The most tuples of nodes a walk meets: past it, the body's connectives
+/// are built from then on (their results stay in the operation cache from
+/// one event to the next, where a walk's marks last one call, so that on
+/// large sets a walk at every change would cost more than building).
+const WALK_BUDGET: usize = 1 << 12;
 
 /// A verdict kept for a closed quantifier: the space's collections and
 /// the parts' values it was computed from.
@@ -129,7 +136,10 @@ impl PropMonitor {
     ) -> Option<bool> {
         let free = &self.compiled.plan.nodes[body].free;
         let mut exprs = Vec::new();
-        if !free.iter().all(|v| vars.contains(v)) || !conjunction(expr, forall, &mut exprs) {
+        if env.too_large.get(body).copied().unwrap_or(false)
+            || !free.iter().all(|v| vars.contains(v))
+            || !conjunction(expr, forall, &mut exprs)
+        {
             return None;
         }
         let mut parts: Vec<(Bdd, bool)> = Vec::with_capacity(exprs.len());
@@ -154,8 +164,15 @@ impl PropMonitor {
         {
             return Some(k.value);
         }
+        let Some(empty) = space.conj_empty_within(&parts, WALK_BUDGET) else {
+            if env.too_large.len() <= body {
+                env.too_large.resize(body + 1, false);
+            }
+            env.too_large[body] = true;
+            return None;
+        };
         // ∀: ¬body is empty; ∃: body is not.
-        let value = space.conj_empty_under(&parts, &[]) == forall;
+        let value = empty == forall;
         if env.kept.len() <= body {
             env.kept.resize(body + 1, None);
         }
