@@ -60,6 +60,9 @@ pub struct CompiledProp {
     /// Restricted quantifiers absorbed into the disjunctions that read
     /// them (with point evaluation on; see [`absorb`]).
     pub(super) absorbed: absorb::Absorbed,
+    /// Per existential quantifier over a fused conjunction: its operands
+    /// (see [`fuse_and`]).
+    pub(super) exists_and: Vec<Option<(NodeIx, NodeIx)>>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -91,9 +94,10 @@ pub(super) enum Step {
     Fused(NodeIx, NodeIx),
     /// An aliased twin `(node, source)`: its source renamed.
     Twin(NodeIx, NodeIx),
-    /// An existential quantifier `(node, φ, ψ)` over the fused
-    /// conjunction `φ ∧ ψ` (see [`fuse_and`]): one relational product.
-    ExistsAnd(NodeIx, NodeIx, NodeIx),
+    /// An existential quantifier over a fused conjunction (its operands in
+    /// [`CompiledProp::exists_and`]; see [`fuse_and`]): one relational
+    /// product.
+    ExistsAnd(NodeIx),
 }
 
 impl CompiledProp {
@@ -187,7 +191,7 @@ impl CompiledProp {
         let point_steps = point_order
             .iter()
             .map(|&i| match (fused_operand[i], &twins.of[i]) {
-                _ if let Some((x, y)) = exists_and[i] => Step::ExistsAnd(i, x, y),
+                _ if exists_and[i].is_some() => Step::ExistsAnd(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
                 _ => Step::Node(i),
@@ -210,6 +214,7 @@ impl CompiledProp {
             untimed,
             computes,
             point_steps,
+            exists_and,
             absorbed,
             twins,
             all_steps: (0..n)
@@ -237,7 +242,7 @@ impl Step {
     #[cfg(test)]
     pub(super) fn node(self) -> NodeIx {
         match self {
-            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) | Step::ExistsAnd(n, ..) => n,
+            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) | Step::ExistsAnd(n) => n,
         }
     }
 }

@@ -262,19 +262,8 @@ impl PropMonitor {
                     c[n] = all || c[a];
                     continue;
                 }
-                Step::ExistsAnd(n, x, y) => {
-                    // ∃v . (x ∧ y) in one walk; the conjunction is not built.
-                    let s = &mut self.state;
-                    if all || s.changed[x] || s.changed[y] {
-                        let Some(bits) = self.consts.quant_bits[n] else {
-                            unreachable!("every quantifier has its variable set")
-                        };
-                        let value = space.and_exists_in(s.now[x], s.now[y], bits);
-                        s.changed[n] = all || value != s.now[n];
-                        s.now[n] = value;
-                    } else {
-                        s.changed[n] = false;
-                    }
+                Step::ExistsAnd(n) => {
+                    self.exists_and(space, n, all);
                     continue;
                 }
                 Step::Twin(n, source) => {

@@ -20,6 +20,7 @@ use super::fuse::unfuse_leaves;
 use super::point::Analysis;
 use super::restrict::{Bypass, Source};
 use super::twins::Twins;
+use crate::bdd::{BddSpace, Space};
 use crate::plan::{NodeIx, Op, PropPlan};
 use crate::syntax::Quant;
 
@@ -93,6 +94,28 @@ pub(super) fn analyse(
         .collect()
 }
 
+impl super::PropMonitor {
+    /// `∃v . (x ∧ y)` for quantifier `n` over a fused conjunction, in one
+    /// walk (the conjunction is not built), if `x` or `y` changed.
+    #[inline(never)]
+    pub(super) fn exists_and(&mut self, space: &mut Space, n: NodeIx, all: bool) {
+        let Some((x, y)) = self.compiled.exists_and[n] else {
+            unreachable!("only quantifiers over a fused conjunction")
+        };
+        let s = &mut self.state;
+        if !(all || s.changed[x] || s.changed[y]) {
+            s.changed[n] = false;
+            return;
+        }
+        let Some(bits) = self.consts.quant_bits[n] else {
+            unreachable!("every quantifier has its variable set")
+        };
+        let value = space.and_exists_in(s.now[x], s.now[y], bits);
+        s.changed[n] = all || value != s.now[n];
+        s.now[n] = value;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::plan::compile_source;
@@ -105,7 +128,10 @@ mod tests {
         let op = |n: usize| format!("{:?}", c.plan.nodes[n].op);
         (c.point_steps.iter())
             .filter_map(|s| match *s {
-                Step::ExistsAnd(q, x, y) => Some((op(q), op(x), op(y))),
+                Step::ExistsAnd(q) => {
+                    let (x, y) = c.exists_and[q].expect("fused");
+                    Some((op(q), op(x), op(y)))
+                }
                 _ => None,
             })
             .collect()
