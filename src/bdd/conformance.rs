@@ -42,6 +42,7 @@ for_both!(
     cubes,
     queries,
     evaluation,
+    empty_conjunctions,
     pick_is_the_first_model,
     cubes_are_the_paths,
     collection_keeps_the_roots,
@@ -263,6 +264,44 @@ fn evaluation<S: BddSpace>() {
     assert!(!s.constant_under(f, &[], false));
     let t = s.tt();
     assert!(s.constant_under(t, &[], true));
+}
+
+fn empty_conjunctions<S: BddSpace>() {
+    let mut s = S::new(4);
+    let (x0, x1, x2) = (s.lit(v(0), true), s.lit(v(1), true), s.lit(v(2), true));
+    let a = s.or(x0, x1); // x0 ∨ x1
+    let b = s.and_not(x1, x2); // x1 ∧ ¬x2
+    // (x0 ∨ x1) ∧ ¬(x1 ∧ ¬x2) holds at x0 = 1, x1 = 0.
+    assert!(!s.conj_empty_under(&[(a, false), (b, true)], &[]));
+    // With x0 = 0 it needs x1 = 1, and then x2 = 1.
+    assert!(!s.conj_empty_under(&[(a, false), (b, true)], &[Some(false)]));
+    assert!(s.conj_empty_under(&[(a, false), (b, true)], &[Some(false), None, Some(false)]));
+    // x1 ∧ ¬x1 is empty; a part false (or negated true) empties anything.
+    assert!(s.conj_empty_under(&[(x1, false), (x1, true)], &[]));
+    let (t, f) = (s.tt(), s.ff());
+    assert!(s.conj_empty_under(&[(a, false), (f, false)], &[]));
+    assert!(s.conj_empty_under(&[(a, false), (t, true)], &[]));
+    assert!(!s.conj_empty_under(&[(f, true), (t, false)], &[]));
+    // No parts: true, not empty.
+    assert!(!s.conj_empty_under(&[], &[]));
+    // More parts than one walk takes: x0, x1, ¬x2, ¬x3, x0 ∨ x1, ¬(x1 ∧ ¬x2).
+    let x3 = s.lit(v(3), true);
+    let six = [(x0, false), (x1, false), (x2, true), (x3, true), (a, false), (b, true)];
+    // x1 ∧ ¬x2 makes b true: its negation empties the conjunction.
+    assert!(s.conj_empty_under(&six, &[]));
+    let five = [(x0, false), (x1, false), (x2, false), (x3, true), (a, false)];
+    assert!(!s.conj_empty_under(&five, &[]));
+    assert!(s.conj_empty_under(&five, &[None, None, None, Some(true)]));
+    // Within a budget: the same answer, or none (a package that walks).
+    let two = [(a, false), (b, true)];
+    assert_eq!(s.conj_empty_within(&two, usize::MAX), Some(false));
+    assert_eq!(s.conj_empty_within(&six, usize::MAX), Some(true));
+    for budget in 0..4 {
+        let got = s.conj_empty_within(&two, budget);
+        assert!(got.is_none_or(|e| !e), "{got:?}");
+    }
+    // Decided at the top: no tuple met.
+    assert_eq!(s.conj_empty_within(&[(a, false), (f, false)], 0), Some(true));
 }
 
 fn pick_is_the_first_model<S: BddSpace>() {

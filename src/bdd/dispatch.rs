@@ -127,5 +127,7 @@ impl BddSpace for Space {
         fn support(&mut self, f: Bdd) -> Vec<BddVar>;
         fn depends_on(&mut self, f: Bdd, var: BddVar) -> bool;
         fn constant_under(&mut self, f: Bdd, fixed: &[Option<bool>], value: bool) -> bool;
+        fn conj_empty_under(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool;
+        fn conj_empty_within(&mut self, parts: &[(Bdd, bool)], budget: usize) -> Option<bool>;
     }
 }

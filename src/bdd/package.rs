@@ -169,6 +169,31 @@ pub trait BddSpace: fmt::Debug + Sized {
     /// Whether `f` is the constant `value` once the variables with
     /// `fixed[v] = Some(b)` are fixed (the others stay free).
     fn constant_under(&mut self, f: Bdd, fixed: &[Option<bool>], value: bool) -> bool;
+    /// Whether the conjunction of `parts` is false everywhere once the
+    /// variables with `fixed[v] = Some(b)` are fixed, where a part `(f,
+    /// true)` stands for `¬f`: `constant_under` of the conjunction, which
+    /// a package may answer without building it (stopping at the first
+    /// satisfying path).
+    fn conj_empty_under(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
+        let mut acc = self.tt();
+        for &(f, negated) in parts {
+            acc = if negated {
+                self.and_not(acc, f)
+            } else {
+                self.and(acc, f)
+            };
+        }
+        self.constant_under(acc, fixed, false)
+    }
+    /// [`conj_empty_under`](Self::conj_empty_under) with no variable
+    /// fixed, or `None` when a package that walks the parts meets more
+    /// than `budget` tuples of their nodes before it knows (the caller
+    /// then builds the conjunction: a walk's marks last one call, where
+    /// the connectives' results stay in the operation cache).
+    fn conj_empty_within(&mut self, parts: &[(Bdd, bool)], budget: usize) -> Option<bool> {
+        let _ = budget;
+        Some(self.conj_empty_under(parts, &[]))
+    }
     /// One satisfying assignment of `f`: the values of `vars` in the
     /// lexicographically first satisfying valuation (variable 0 most
     /// significant, false before true), or `None` if unsatisfiable.

@@ -273,3 +273,31 @@ proptest! {
         prop_assert_eq!(&shared.3, &first_model);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// `conj_empty_under` of up to six random parts, some negated, under a
+    /// random partial assignment, is what the truth tables say, in each
+    /// package.
+    #[test]
+    fn empty_conjunctions_agree_with_truth_tables(
+        parts in proptest::collection::vec((formula(), any::<bool>()), 0..7),
+        fixed in proptest::collection::vec(proptest::option::of(any::<bool>()), N as usize),
+    ) {
+        let agrees = |x: u32| {
+            fixed.iter().enumerate().all(|(i, b)| b.is_none_or(|b| (x >> i & 1 == 1) == b))
+        };
+        let expected = !(0..1u32 << N)
+            .any(|x| agrees(x) && parts.iter().all(|(f, neg)| truth(f, x) != *neg));
+        prop_assert_eq!(empty_in::<shared::Space>(&parts, &fixed), expected);
+        prop_assert_eq!(empty_in::<biodivine::Space>(&parts, &fixed), expected);
+    }
+}
+
+/// `conj_empty_under` of `parts` built in a fresh space of package `S`.
+fn empty_in<S: BddSpace>(parts: &[(Formula, bool)], fixed: &[Option<bool>]) -> bool {
+    let mut s = S::new(N as usize);
+    let built: Vec<(Bdd, bool)> = parts.iter().map(|(f, neg)| (build(&mut s, f), *neg)).collect();
+    s.conj_empty_under(&built, fixed)
+}

@@ -23,12 +23,14 @@
 //! (connectives, if-then-else, cubes), `quantify` (quantification,
 //! restriction, renaming), `cofactor` (a cofactor times a cube added to a
 //! function, in one walk),
-//! `query` (walks that build nothing) and `space` (the package's
+//! `query` (walks that build nothing), `disjoint` (whether a conjunction
+//! is empty, a walk that builds nothing) and `space` (the package's
 //! [`BddSpace`](super::BddSpace)).
 
 mod apply;
 mod cache;
 mod cofactor;
+mod disjoint;
 mod node;
 mod quantify;
 mod query;

@@ -287,6 +287,18 @@ impl BddSpace for Space {
         self.m.constant_under(f, fixed, value)
     }
 
+    fn conj_empty_under(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
+        match self.conj_walk(parts, fixed, usize::MAX) {
+            Some(empty) => empty,
+            // (No walk meets usize::MAX tuples.)
+            None => self.conj_built_empty(parts, fixed),
+        }
+    }
+
+    fn conj_empty_within(&mut self, parts: &[(Bdd, bool)], budget: usize) -> Option<bool> {
+        self.conj_walk(parts, &[], budget)
+    }
+
     fn pick(&self, f: Bdd, vars: &[BddVar]) -> Option<Vec<bool>> {
         self.m.pick(self.id(f), vars)
     }
@@ -300,5 +312,53 @@ impl BddSpace for Space {
     ) -> bool {
         let id = self.id(f);
         self.m.cubes(id, limit, lits, ends)
+    }
+}
+
+impl Space {
+    /// [`conj_empty_under`](BddSpace::conj_empty_under) by a walk of at
+    /// most `budget` tuples (`None` past it); more parts than one walk
+    /// takes: the first ones conjoined first.
+    fn conj_walk(
+        &mut self,
+        parts: &[(Bdd, bool)],
+        fixed: &[Option<bool>],
+        budget: usize,
+    ) -> Option<bool> {
+        if parts.len() > super::disjoint::MAX_PARTS {
+            let split = parts.len() - super::disjoint::MAX_PARTS + 1;
+            let mut acc = self.tt();
+            for &(f, negated) in &parts[..split] {
+                acc = if negated {
+                    self.and_not(acc, f)
+                } else {
+                    self.and(acc, f)
+                };
+            }
+            let mut rest = vec![(acc, false)];
+            rest.extend_from_slice(&parts[split..]);
+            return self.conj_walk(&rest, fixed, budget);
+        }
+        let mut ids = [0; super::disjoint::MAX_PARTS];
+        let mut negated = [false; super::disjoint::MAX_PARTS];
+        for (i, &(f, n)) in parts.iter().enumerate() {
+            ids[i] = self.id(f);
+            negated[i] = n;
+        }
+        let k = parts.len();
+        self.m.conj_empty_under(&ids[..k], &negated[..k], fixed, budget)
+    }
+
+    /// Whether the conjunction of `parts`, built, is false under `fixed`.
+    fn conj_built_empty(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
+        let mut acc = self.tt();
+        for &(f, negated) in parts {
+            acc = if negated {
+                self.and_not(acc, f)
+            } else {
+                self.and(acc, f)
+            };
+        }
+        self.constant_under(acc, fixed, false)
     }
 }

@@ -5,7 +5,7 @@
 //! has bound the step ([`PropMonitor::apply_growth`]).
 
 use super::PropMonitor;
-use super::scratch::CUBE_CACHE;
+use super::scratch::{CUBE_CACHE, PAIR_CACHE, PairKey};
 use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{Arg, Op, VarIx};
 use crate::runtime::StepError;
@@ -118,9 +118,7 @@ impl PropMonitor {
     /// Widens class `class` by one bit: the new top bit was ignored so far; from
     /// now on codes with it set stand for unseen values, like the old reserved code.
     pub(super) fn grow(&mut self, space: &mut Space, class: usize, width: usize) {
-        for cubes in &mut self.scratch.code_cubes {
-            cubes.clear();
-        }
+        self.scratch.forget_cubes();
         let per_var = self.widening(space, class, width);
         self.state
             .for_each_kept(|b: &mut Bdd| widen(space, &per_var, b));
@@ -157,6 +155,9 @@ impl PropMonitor {
     /// (true for an atom without variables).
     pub(super) fn match_cube(&mut self, space: &mut Space, i: usize) -> Bdd {
         let range = self.scratch.binding.matched[i].1.clone();
+        if range.len() == 2 {
+            return self.pair_cube(space, range);
+        }
         if range.len() > 1
             && !self.scratch.binding.fresh.is_empty()
             && range.clone().any(|j| self.first_and_only_use(j))
@@ -182,6 +183,37 @@ impl PropMonitor {
             });
         }
         cube.unwrap_or_else(|| space.tt())
+    }
+
+    /// The cube of a match of the two codes `codes[range]`: from the cache
+    /// of such cubes, or else built from its literals (a node per bit, the
+    /// nodes below shared with the cubes of the same low bits). Cached, the
+    /// cube of `acq(t, l)` serves `rel(t, l)` (and each atom of the same
+    /// variables) without a conjunction of the codes' cubes, whose result
+    /// the operation cache may have lost.
+    fn pair_cube(&mut self, space: &mut Space, range: std::ops::Range<usize>) -> Bdd {
+        let codes = &self.scratch.binding.codes;
+        let (v0, c0) = codes[range.start];
+        let (v1, c1) = codes[range.start + 1];
+        let owner = &self.compiled.cube_owner;
+        let key: PairKey = [owner[v0] as u32, c0.0, owner[v1] as u32, c1.0];
+        let mix = (c0.0.wrapping_mul(0x9E37_79B1) ^ c1.0.wrapping_mul(0x85EB_CA77))
+            .wrapping_add(key[0].wrapping_mul(0xC2B2_AE3D) ^ key[2]);
+        let slot = (mix >> 7) as usize % PAIR_CACHE;
+        if let Some(Some((k, cube))) = self.scratch.pair_cubes.get(slot)
+            && *k == key
+        {
+            return *cube;
+        }
+        let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+        self.match_lits(range, &mut lits);
+        let cube = space.cube(&lits);
+        self.scratch.cube_lits = lits;
+        if self.scratch.pair_cubes.is_empty() {
+            self.scratch.pair_cubes = vec![None; PAIR_CACHE];
+        }
+        self.scratch.pair_cubes[slot] = Some((key, cube));
+        cube
     }
 
     /// The literals of the codes `codes[range]` of this step, bottom

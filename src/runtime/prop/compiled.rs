@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::{absorb, fuse, point, restrict, twins};
+use super::{absorb, fuse, fuse_and, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
@@ -61,6 +61,9 @@ pub struct CompiledProp {
     /// Restricted quantifiers absorbed into the disjunctions that read
     /// them (with point evaluation on; see [`absorb`]).
     pub(super) absorbed: absorb::Absorbed,
+    /// Per existential quantifier over a fused conjunction: its operands
+    /// (see [`fuse_and`]).
+    pub(super) exists_and: Vec<Option<(NodeIx, NodeIx)>>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -96,6 +99,10 @@ pub(super) enum Step {
     Fused(NodeIx, NodeIx),
     /// An aliased twin `(node, source)`: its source renamed.
     Twin(NodeIx, NodeIx),
+    /// An existential quantifier over a fused conjunction (its operands in
+    /// [`CompiledProp::exists_and`]; see [`fuse_and`]): one relational
+    /// product.
+    ExistsAnd(NodeIx),
 }
 
 impl CompiledProp {
@@ -168,6 +175,13 @@ impl CompiledProp {
             .collect();
         let twins = twins::analyse(&plan, &point, &bypass, &fused, &in_order);
         let absorbed = absorb::analyse(&plan, &point, &bypass, &twins, &in_order);
+        let exists_and = fuse_and::analyse(&plan, &point, &keeps_pre, (&bypass, &twins, &absorbed));
+        // A fused conjunction is not computed at an event (nor a set).
+        for (q, fused_and) in exists_and.iter().enumerate() {
+            if let (Some(_), Op::Quant(_, _, a)) = (fused_and, &plan.nodes[q].op) {
+                point.needs_set[*a] = false;
+            }
+        }
         // A dropped atom still binds the values seen for its variables.
         let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
         for atoms in atoms_by_event.values_mut() {
@@ -175,13 +189,14 @@ impl CompiledProp {
             atoms.point = point.filter(|&a| !twins.dropped[a] || seen(a)).collect();
         }
         let point_order: Vec<NodeIx> = (0..n)
-            .filter(|&i| in_order[i] && !twins.dropped[i])
+            .filter(|&i| in_order[i] && point.needs_set[i] && !twins.dropped[i])
             .collect();
         let fused_operand: Vec<Option<NodeIx>> =
             (0..n).map(|i| fuse::operand(&plan, &fused, i)).collect();
         let point_steps = point_order
             .iter()
             .map(|&i| match (fused_operand[i], &twins.of[i]) {
+                _ if exists_and[i].is_some() => Step::ExistsAnd(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
                 _ => Step::Node(i),
@@ -204,6 +219,7 @@ impl CompiledProp {
             untimed,
             computes,
             point_steps,
+            exists_and,
             absorbed,
             twins,
             all_steps: (0..n)
@@ -232,7 +248,7 @@ impl Step {
     #[cfg(test)]
     pub(super) fn node(self) -> NodeIx {
         match self {
-            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) => n,
+            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) | Step::ExistsAnd(n) => n,
         }
     }
 }

@@ -268,6 +268,10 @@ impl PropMonitor {
                     c[n] = all || c[a];
                     continue;
                 }
+                Step::ExistsAnd(n) => {
+                    self.exists_and(space, n, all);
+                    continue;
+                }
                 Step::Twin(n, source) => {
                     // Its source renamed (see `twins`).
                     if all || self.state.changed[source] {

@@ -35,6 +35,7 @@ mod compute;
 mod eval;
 mod explain;
 mod fuse;
+mod fuse_and;
 pub mod future;
 mod gc;
 mod point;

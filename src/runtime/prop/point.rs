@@ -316,6 +316,16 @@ impl Analyser<'_> {
                 expr,
             };
         }
+        if connective && conj::closed_conjunction(self.plan, body, forall, &vars) {
+            // Closed, outside guards: decided by `conj` (its verdict kept).
+            let expr = self.set_expr(body, &vars);
+            return Point::Expr {
+                forall,
+                vars,
+                body,
+                expr,
+            };
+        }
         self.mark(body);
         Point::Quant {
             forall,
@@ -411,6 +421,10 @@ pub(super) struct Env {
     fixed: Vec<Option<bool>>,
     /// The codes guards bound before binding their match's (a stack).
     saved: Vec<(VarIx, Option<Code>)>,
+    /// Per body node: the verdict kept for a closed quantifier (`conj`).
+    kept: Vec<Option<conj::Kept>>,
+    /// Per body node: its parts were too large for a walk (`conj`).
+    too_large: Vec<bool>,
 }
 
 impl PropMonitor {
@@ -483,7 +497,7 @@ impl PropMonitor {
             }
             Point::Quant { forall, vars, set } => {
                 let free = &self.compiled.plan.nodes[*set].free;
-                self.quantified(space, *forall, vars, free, self.state.now[*set], env)
+                self.quantified(space, (*forall, vars), free, self.state.now[*set], env)
             }
             Point::Expr {
                 forall,
@@ -491,37 +505,13 @@ impl PropMonitor {
                 body,
                 expr,
             } => {
+                let q = (*forall, &vars[..], *body);
+                if let Some(value) = self.conj_quantified(space, q, expr, env) {
+                    return value;
+                }
                 let bdd = self.set_expr(space, expr, env);
                 let free = &self.compiled.plan.nodes[*body].free;
-                self.quantified(space, *forall, vars, free, bdd, env)
-            }
-        }
-    }
-
-    /// The set of a [`SetExpr`] at the bound codes of the variables outside it.
-    fn set_expr(&self, space: &mut Space, e: &SetExpr, env: &mut Env) -> Bdd {
-        match e {
-            SetExpr::Set(n) => self.state.now[*n],
-            SetExpr::Point(p) => {
-                let value = self.point(space, p, env);
-                space.constant(value)
-            }
-            SetExpr::Not(a) => {
-                let a = self.set_expr(space, a, env);
-                space.not(a)
-            }
-            SetExpr::And(a, b)
-            | SetExpr::Or(a, b)
-            | SetExpr::Implies(a, b)
-            | SetExpr::Iff(a, b) => {
-                let x = self.set_expr(space, a, env);
-                let y = self.set_expr(space, b, env);
-                match e {
-                    SetExpr::And(..) => space.and(x, y),
-                    SetExpr::Or(..) => space.or(x, y),
-                    SetExpr::Implies(..) => space.imp(x, y),
-                    _ => space.iff(x, y),
-                }
+                self.quantified(space, (*forall, vars), free, bdd, env)
             }
         }
     }
@@ -531,8 +521,7 @@ impl PropMonitor {
     fn quantified(
         &self,
         space: &mut Space,
-        forall: bool,
-        vars: &[VarIx],
+        (forall, vars): (bool, &[VarIx]),
         free: &[VarIx],
         bdd: Bdd,
         env: &mut Env,
@@ -541,12 +530,10 @@ impl PropMonitor {
             return b;
         }
         env.fixed.resize(self.compiled.plan.bdd_vars, None);
-        for &v in free {
-            if !vars.contains(&v) {
-                self.write_bits(v, env);
-                for b in self.low_bits(v) {
-                    env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
-                }
+        for &v in free.iter().filter(|v| !vars.contains(v)) {
+            self.write_bits(v, env);
+            for b in self.low_bits(v) {
+                env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
             }
         }
         // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
@@ -590,6 +577,9 @@ impl PropMonitor {
                 .all(|&(v, code)| vars.contains(&v) || bound[v] == Some(code))
     }
 }
+
+#[path = "point_conj.rs"]
+mod conj;
 
 #[cfg(test)]
 #[path = "point_tests.rs"]

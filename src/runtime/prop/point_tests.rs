@@ -44,13 +44,37 @@ fn a_partial_guard_combines_the_sets_of_the_rest_at_its_matches() {
 }
 
 #[test]
-fn without_a_guard_the_body_stays_a_set() {
-    let p = plan("prop u : Forall x . Forall y . (P q(x, y)) -> !(P r(y, x))");
+fn without_a_guard_a_body_that_is_no_conjunction_stays_a_set() {
+    let p = plan("prop u : Forall x . Forall y . (P q(x, y)) <-> (P r(y, x))");
     let a = analyse(&p);
     assert!(!has_expr(&a.root), "{:?}", a.root);
     for (i, node) in p.nodes.iter().enumerate() {
-        if matches!(node.op, Op::Implies(..)) {
+        if matches!(node.op, Op::Iff(..)) {
             assert!(a.needs_set[i]);
         }
     }
+}
+
+#[test]
+fn without_a_guard_a_closed_conjunction_is_decided_from_its_parts() {
+    // ¬((P q) → ¬(P r)) is P q ∧ P r: two sets, the implication none.
+    let p = plan("prop u : Forall x . Forall y . (P q(x, y)) -> !(P r(y, x))");
+    let a = analyse(&p);
+    assert!(has_expr(&a.root), "{:?}", a.root);
+    for (i, node) in p.nodes.iter().enumerate() {
+        match node.op {
+            Op::Implies(..) | Op::Not(_) => assert!(!a.needs_set[i], "{:?}", node.op),
+            Op::Since(..) => assert!(a.needs_set[i]),
+            _ => {}
+        }
+    }
+    // Five parts are more than one walk takes: the body stays a set.
+    let p = plan(
+        "prop w : Forall x . (P a(x)) & (P b(x)) & (P c(x)) & (P d(x)) -> (P e(x))",
+    );
+    let a = analyse(&p);
+    assert!(!has_expr(&a.root), "{:?}", a.root);
+    // A part without the quantified variables: no conjunction of sets.
+    let p = plan("prop v : Forall x . (P a(x)) -> (Exists y . P b(y))");
+    assert!(!has_expr(&analyse(&p).root));
 }

@@ -13,6 +13,13 @@ use crate::runtime::ids::Code;
 /// Entries of the cache of code cubes, per variable.
 pub(super) const CUBE_CACHE: usize = 4096;
 
+/// Entries of the cache of the cubes of matches of two codes.
+pub(super) const PAIR_CACHE: usize = 4096;
+
+/// A match of two codes: the variables whose cubes they use (see
+/// `cube_owner`) and the codes.
+pub(super) type PairKey = [u32; 4];
+
 /// Buffers reused from one event to the next.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
@@ -23,6 +30,9 @@ pub(super) struct Scratch {
     /// Per variable: the cubes `v = code` of recent codes, direct-mapped by
     /// code (cleared when the width grows, and at every collection).
     pub code_cubes: Vec<Vec<Option<(Code, Bdd)>>>,
+    /// The cubes of recent matches of two codes, direct-mapped by
+    /// [`PairKey`] (cleared when a width grows, and at every collection).
+    pub pair_cubes: Vec<Option<(PairKey, Bdd)>>,
     /// The binding of the current step (see [`Binding`]).
     pub binding: Binding,
     /// The previous values of the atoms active at the previous event.
@@ -34,6 +44,14 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
+    /// Forgets the cached cubes (of codes and of matches).
+    pub fn forget_cubes(&mut self) {
+        for cubes in &mut self.code_cubes {
+            cubes.clear();
+        }
+        self.pair_cubes.clear();
+    }
+
     pub fn new(vars: usize) -> Scratch {
         Scratch {
             code_cubes: vec![Vec::new(); vars],
@@ -52,9 +70,8 @@ impl Scratch {
     /// second-level cache. Forgotten, a cube is built again at the value's
     /// next use after a collection.
     pub fn keep_roots(&mut self, roots: &mut Roots) {
-        for cubes in &mut self.code_cubes {
-            cubes.clear();
-        }
+        self.forget_cubes();
+
         for (_, old) in &mut self.atom_previous {
             roots.keep(old);
         }
@@ -113,8 +130,10 @@ mod tests {
         scratch.code_cubes[1] = vec![None, Some((Code(1), cube))];
         let old = space.cube(&[(BddVar(1), false), (BddVar(3), true)]);
         scratch.atom_previous.push((4, old));
+        scratch.pair_cubes = vec![Some(([0, 1, 1, 2], cube))];
         space.collect(|roots| scratch.keep_roots(roots));
         assert!(scratch.code_cubes.iter().all(Vec::is_empty));
+        assert!(scratch.pair_cubes.is_empty());
         let (n, kept) = scratch.atom_previous[0];
         assert_eq!(n, 4);
         assert!(space.eval(kept, &[(BddVar(1), false), (BddVar(3), true)]));
