@@ -175,15 +175,7 @@ pub trait BddSpace: fmt::Debug + Sized {
     /// a package may answer without building it (stopping at the first
     /// satisfying path).
     fn conj_empty_under(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
-        let mut acc = self.tt();
-        for &(f, negated) in parts {
-            acc = if negated {
-                self.and_not(acc, f)
-            } else {
-                self.and(acc, f)
-            };
-        }
-        self.constant_under(acc, fixed, false)
+        conj_built_empty(self, parts, fixed)
     }
     /// [`conj_empty_under`](Self::conj_empty_under) with no variable
     /// fixed, or `None` when a package that walks the parts meets more
@@ -211,4 +203,22 @@ pub trait BddSpace: fmt::Debug + Sized {
         lits: &mut Vec<(BddVar, bool)>,
         ends: &mut Vec<usize>,
     ) -> bool;
+}
+
+/// [`BddSpace::conj_empty_under`] by building the conjunction: what a
+/// package that does not walk its parts together answers.
+pub(crate) fn conj_built_empty<S: BddSpace>(
+    space: &mut S,
+    parts: &[(Bdd, bool)],
+    fixed: &[Option<bool>],
+) -> bool {
+    let mut acc = space.tt();
+    for &(f, negated) in parts {
+        acc = if negated {
+            space.and_not(acc, f)
+        } else {
+            space.and(acc, f)
+        };
+    }
+    space.constant_under(acc, fixed, false)
 }

@@ -291,7 +291,7 @@ impl BddSpace for Space {
         match self.conj_walk(parts, fixed, usize::MAX) {
             Some(empty) => empty,
             // (No walk meets usize::MAX tuples.)
-            None => self.conj_built_empty(parts, fixed),
+            None => crate::bdd::package::conj_built_empty(self, parts, fixed),
         }
     }
 
@@ -347,18 +347,5 @@ impl Space {
         }
         let k = parts.len();
         self.m.conj_empty_under(&ids[..k], &negated[..k], fixed, budget)
-    }
-
-    /// Whether the conjunction of `parts`, built, is false under `fixed`.
-    fn conj_built_empty(&mut self, parts: &[(Bdd, bool)], fixed: &[Option<bool>]) -> bool {
-        let mut acc = self.tt();
-        for &(f, negated) in parts {
-            acc = if negated {
-                self.and_not(acc, f)
-            } else {
-                self.and(acc, f)
-            };
-        }
-        self.constant_under(acc, fixed, false)
     }
 }

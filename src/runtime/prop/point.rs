@@ -306,18 +306,12 @@ impl Analyser<'_> {
             self.plan.nodes[body].op,
             Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Implies(..) | Op::Iff(..)
         );
-        if self.guarded && connective {
-            // Only at the guard's matches: its parts as sets, combined there.
-            let expr = self.set_expr(body, &vars);
-            return Point::Expr {
-                forall,
-                vars,
-                body,
-                expr,
-            };
-        }
-        if connective && conj::closed_conjunction(self.plan, body, forall, &vars) {
-            // Closed, outside guards: decided by `conj` (its verdict kept).
+        // Under a guard, only at its matches: its parts as sets, combined
+        // there. Closed, outside guards: decided by `conj` (its verdict
+        // kept).
+        if connective
+            && (self.guarded || conj::closed_conjunction(self.plan, body, forall, &vars))
+        {
             let expr = self.set_expr(body, &vars);
             return Point::Expr {
                 forall,
