@@ -68,6 +68,9 @@ pub(super) enum Point {
         vars: Vec<VarIx>,
         body: NodeIx,
         expr: SetExpr,
+        /// Whether `vars` are all the body's free variables (then `conj`
+        /// may decide it without building it).
+        closed: bool,
     },
 }
 
@@ -313,11 +316,13 @@ impl Analyser<'_> {
             && (self.guarded || conj::closed_conjunction(self.plan, body, forall, &vars))
         {
             let expr = self.set_expr(body, &vars);
+            let closed = (self.plan.nodes[body].free.iter()).all(|v| vars.contains(v));
             return Point::Expr {
                 forall,
                 vars,
                 body,
                 expr,
+                closed,
             };
         }
         self.mark(body);
@@ -498,9 +503,10 @@ impl PropMonitor {
                 vars,
                 body,
                 expr,
+                closed,
             } => {
-                let q = (*forall, &vars[..], *body);
-                if let Some(value) = self.conj_quantified(space, q, expr, env) {
+                let q = (*forall, *body);
+                if *closed && let Some(value) = self.conj_quantified(space, q, expr, env) {
                     return value;
                 }
                 let bdd = self.set_expr(space, expr, env);

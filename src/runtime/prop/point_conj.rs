@@ -121,10 +121,10 @@ impl PropMonitor {
         }
     }
 
-    /// `∀vars . expr` (`forall`) or `∃vars . expr` of a [`Point::Expr`]
-    /// over `body`, when the body is closed (`vars` are all its free
-    /// variables) and `expr` (negated for `∀`) is a conjunction of at most
-    /// [`MAX_PARTS`] parts; `None` otherwise.
+    /// `∀vars . expr` (`forall`) or `∃vars . expr` of a closed
+    /// [`Point::Expr`] over `body` (its `vars` are all the body's free
+    /// variables), when `expr` (negated for `∀`) is a conjunction of at
+    /// most [`MAX_PARTS`] parts; `None` otherwise.
     ///
     /// Only closed bodies: under a guard's binding, the walk, whose marks
     /// last one call, lost to building the connectives, whose results the
@@ -133,14 +133,12 @@ impl PropMonitor {
     pub(super) fn conj_quantified(
         &self,
         space: &mut Space,
-        (forall, vars, body): (bool, &[VarIx], NodeIx),
+        (forall, body): (bool, NodeIx),
         expr: &SetExpr,
         env: &mut Env,
     ) -> Option<bool> {
-        let free = &self.compiled.plan.nodes[body].free;
         let mut exprs = Vec::new();
         if env.too_large.get(body).copied().unwrap_or(false)
-            || !free.iter().all(|v| vars.contains(v))
             || !conjunction(expr, forall, &mut exprs)
         {
             return None;
