@@ -3,7 +3,10 @@
 //!
 //! The file has a header line and one row per sample: every `every` events
 //! and once more at the end of the run (unless the last event was just
-//! sampled). The columns are fixed when the profile starts:
+//! sampled). The columns are fixed when the profile starts; in a parallel
+//! run they are those of every worker's monitors, each property's named
+//! with its place in the layout (`P [slice 1 of 2]`, `P [part 2, slice 1
+//! of 2]`: see docs/OUTPUT.md):
 //!
 //! | column | meaning |
 //! |---|---|
@@ -44,75 +47,138 @@ use std::time::Instant;
 use crate::runtime::Monitor;
 use crate::runtime::kept::KeptSummary;
 
-/// Writes the profile of a run as CSV.
+/// The columns of one monitor's properties: per property, its kept
+/// summaries, its enumeration classes, and whether it has future
+/// operators. A parallel run's workers sample their monitors by them
+/// ([`Columns::sample`]).
+#[derive(Clone, Debug, Default)]
+pub struct Columns(Vec<(Vec<KeptSummary>, usize, bool)>);
+
+impl Columns {
+    /// The columns of `monitor`'s properties.
+    pub fn of(monitor: &Monitor) -> Columns {
+        Columns(
+            (monitor.properties().iter())
+                .map(|p| (p.kept_summaries(), p.plan().classes, p.is_delayed()))
+                .collect(),
+        )
+    }
+
+    /// Their names, each property's `P/...` with `P` given by `prefix`
+    /// from the property's name (see the module's table).
+    pub fn names(
+        &self,
+        monitor: &Monitor,
+        source: Option<&str>,
+        prefix: impl Fn(usize, &str) -> String,
+    ) -> Vec<String> {
+        let mut names = Vec::new();
+        for (i, (kept, classes, delayed)) in self.0.iter().enumerate() {
+            let plan = monitor.properties()[i].plan();
+            let name = prefix(i, &plan.name);
+            for k in kept {
+                names.push(format!("{name}/{}", k.label(plan, source)));
+            }
+            for class in 0..*classes {
+                names.push(format!("{name}/{} codes", class_name(plan, class)));
+            }
+            names.push(format!("{name}/gc collections"));
+            if *delayed {
+                names.push(format!("{name}/open steps"));
+                names.push(format!("{name}/future nodes"));
+            }
+        }
+        names
+    }
+
+    /// The values of the columns for `monitor`'s current state, appended to
+    /// `row` (sizes are counted in its BDD space, hence `&mut`).
+    pub fn sample(&self, monitor: &mut Monitor, row: &mut Vec<u64>) {
+        for (i, (kept, classes, delayed)) in self.0.iter().enumerate() {
+            for k in kept {
+                row.push(monitor.kept_summary_nodes(i, *k) as u64);
+            }
+            let p = &monitor.properties()[i];
+            for class in 0..*classes {
+                row.push(p.live_codes(class) as u64);
+            }
+            row.push(p.gc_stats().0);
+            if *delayed {
+                row.push(p.undecided());
+                row.push(monitor.future_nodes(i) as u64);
+            }
+        }
+    }
+}
+
+/// Writes the profile of a run as CSV. The header is written with the
+/// first row (or at the end): a parallel run replaces it first with the
+/// columns of its workers' monitors ([`Profiler::parallel`]).
 pub struct Profiler<W: Write> {
     out: csv::Writer<W>,
     every: u64,
     start: Instant,
-    /// Per property: its kept summaries, its enumeration classes, and
-    /// whether it has future operators.
-    columns: Vec<(Vec<KeptSummary>, usize, bool)>,
+    /// The sequential monitor's columns (none in a parallel run).
+    columns: Columns,
+    /// The header, until it is written.
+    header: Option<Vec<String>>,
+    /// Whether the rows come from a parallel run's workers.
+    parallel: bool,
     /// The event number of the last row written.
     last_row: Option<u64>,
+    values: Vec<u64>,
     row: Vec<String>,
 }
 
 impl<W: Write> Profiler<W> {
-    /// Starts the profile of `monitor` (before its first event): writes the
-    /// header. `source` is the specification text, for readable labels;
-    /// `every` is the sampling period in events (at least 1).
+    /// Starts the profile of `monitor` (before its first event). `source`
+    /// is the specification text, for readable labels; `every` is the
+    /// sampling period in events (at least 1).
     pub fn new(
         out: W,
         monitor: &Monitor,
         source: Option<&str>,
         every: u64,
     ) -> io::Result<Profiler<W>> {
-        let mut out = csv::Writer::from_writer(out);
+        let columns = Columns::of(monitor);
         let mut header = vec!["event".to_string(), "seconds".to_string()];
-        let mut columns = Vec::new();
-        for p in monitor.properties() {
-            let plan = p.plan();
-            let kept = p.kept_summaries();
-            for k in &kept {
-                header.push(format!("{}/{}", plan.name, k.label(plan, source)));
-            }
-            for class in 0..plan.classes {
-                header.push(format!("{}/{} codes", plan.name, class_name(plan, class)));
-            }
-            header.push(format!("{}/gc collections", plan.name));
-            let delayed = p.is_delayed();
-            if delayed {
-                header.push(format!("{}/open steps", plan.name));
-                header.push(format!("{}/future nodes", plan.name));
-            }
-            columns.push((kept, plan.classes, delayed));
-        }
-        out.write_record(&header)?;
+        header.extend(columns.names(monitor, source, |_, name| name.to_string()));
         Ok(Profiler {
-            out,
+            out: csv::Writer::from_writer(out),
             every: every.max(1),
             start: Instant::now(),
             columns,
+            header: Some(header),
+            parallel: false,
             last_row: None,
-            row: Vec::with_capacity(header.len()),
+            values: Vec::new(),
+            row: Vec::new(),
         })
+    }
+
+    /// The sampling period, in events.
+    pub fn every(&self) -> u64 {
+        self.every
+    }
+
+    /// Makes it the profile of a parallel run whose workers' monitors have
+    /// the columns `names` (after `event` and `seconds`): the rows come
+    /// from [`Profiler::row`], and [`Profiler::finish`] writes none of its
+    /// own.
+    pub fn parallel(&mut self, names: Vec<String>) {
+        let mut header = vec!["event".to_string(), "seconds".to_string()];
+        header.extend(names);
+        self.header = Some(header);
+        self.columns = Columns::default();
+        self.parallel = true;
     }
 
     /// The column names, as in the header.
     #[cfg(test)]
     pub fn header(monitor: &Monitor, source: Option<&str>) -> Vec<String> {
-        let mut buf = Vec::new();
-        if let Ok(p) = Profiler::new(&mut buf, monitor, source, 1) {
-            drop(p);
-        }
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(buf.as_slice());
-        reader
-            .records()
-            .next()
-            .and_then(Result::ok)
-            .map(|r| r.iter().map(str::to_string).collect())
+        Profiler::new(Vec::new(), monitor, source, 1)
+            .ok()
+            .and_then(|p| p.header)
             .unwrap_or_default()
     }
 
@@ -129,37 +195,39 @@ impl<W: Write> Profiler<W> {
     /// Writes a row for the monitor's current state (sizes are counted in
     /// its BDD space, hence `&mut`).
     pub fn sample(&mut self, monitor: &mut Monitor) -> io::Result<()> {
-        let events = monitor.events();
+        let mut values = std::mem::take(&mut self.values);
+        values.clear();
+        self.columns.sample(monitor, &mut values);
+        let written = self.row(monitor.events(), &values);
+        self.values = values;
+        written
+    }
+
+    /// Writes the row of event `event` with the column values `values`
+    /// (the header first, if it is not written yet).
+    pub fn row(&mut self, event: u64, values: &[u64]) -> io::Result<()> {
+        if let Some(header) = self.header.take() {
+            self.out.write_record(&header)?;
+        }
         self.row.clear();
-        self.row.push(events.to_string());
+        self.row.push(event.to_string());
         self.row
             .push(format!("{:.6}", self.start.elapsed().as_secs_f64()));
-        for (i, (kept, classes, delayed)) in self.columns.iter().enumerate() {
-            for k in kept {
-                let nodes = monitor.kept_summary_nodes(i, *k);
-                self.row.push(nodes.to_string());
-            }
-            let p = &monitor.properties()[i];
-            for class in 0..*classes {
-                self.row.push(p.live_codes(class).to_string());
-            }
-            self.row.push(p.gc_stats().0.to_string());
-            if *delayed {
-                self.row.push(p.undecided().to_string());
-                let nodes = monitor.future_nodes(i);
-                self.row.push(nodes.to_string());
-            }
-        }
+        self.row.extend(values.iter().map(u64::to_string));
         self.out.write_record(&self.row)?;
-        self.last_row = Some(events);
+        self.last_row = Some(event);
         Ok(())
     }
 
     /// Ends the profile: writes the final row (unless this state was just
-    /// sampled), flushes, and returns the writer.
+    /// sampled, or the run was parallel: its workers gave their last
+    /// row), flushes, and returns the writer.
     pub fn finish(mut self, monitor: &mut Monitor) -> io::Result<W> {
-        if self.last_row != Some(monitor.events()) {
+        if !self.parallel && self.last_row != Some(monitor.events()) {
             self.sample(monitor)?;
+        }
+        if let Some(header) = self.header.take() {
+            self.out.write_record(&header)?;
         }
         self.out.flush()?;
         self.out

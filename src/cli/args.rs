@@ -345,8 +345,8 @@ pub struct RunOptions {
     pub max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for a
-    /// terminal on standard input, with --profile, MFOTL specifications
-    /// and --timepoints on a MonPoly log, and with witnesses that need the
+    /// terminal on standard input, for MFOTL specifications and
+    /// --timepoints on a MonPoly log, and with witnesses that need the
     /// whole run's state [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]

@@ -89,6 +89,15 @@ pub fn read_profile(path: &Path) -> Result<Profile, String> {
     Ok(profile)
 }
 
+/// Whether the column `series` is one of property `name`'s: `name/...`,
+/// or in a parallel run's profile `name [slice 1 of 2]/...` (its place in
+/// the layout: see `crate::profile`).
+fn of_property(series: &str, name: &str) -> bool {
+    series.strip_prefix(name).is_some_and(|rest| {
+        rest.starts_with('/') || (rest.starts_with(" [") && rest.contains("]/"))
+    })
+}
+
 /// Checks that the chart's file names a format that can be written: SVG.
 /// (PNG would need a font for the bitmap backend; use an SVG converter such
 /// as `rsvg-convert` on the SVG.)
@@ -119,8 +128,7 @@ pub fn plot_file(input: &Path, output: &Path, property: Option<&str>) -> ExitCod
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
             if let Some(name) = property {
-                let prefix = format!("{name}/");
-                p.series.retain(|(s, _)| s.starts_with(&prefix));
+                p.series.retain(|(s, _)| of_property(s, name));
                 if p.series.is_empty() {
                     return Err(format!(
                         "{}: no series of a property `{name}`",
@@ -375,7 +383,7 @@ fn human(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_output, human};
+    use super::{check_output, human, of_property};
     use std::path::Path;
 
     #[test]
@@ -384,6 +392,22 @@ mod tests {
         let e = check_output(Path::new("p.png")).unwrap_err();
         assert!(e.contains("`.png` is not supported"), "{e}");
         assert!(check_output(Path::new("p")).is_err());
+    }
+
+    #[test]
+    fn a_property_s_columns_with_their_place_in_a_parallel_layout() {
+        assert!(of_property("access/S#4 (user)", "access"));
+        assert!(of_property(
+            "access [part 1, slice 2 of 2]/user codes",
+            "access"
+        ));
+        assert!(of_property(
+            "access [slice 1 of 3]/gc collections",
+            "access"
+        ));
+        assert!(!of_property("accessed/S#4 (user)", "access"));
+        assert!(!of_property("access2 [slice 1 of 2]/x codes", "access"));
+        assert!(!of_property("access [x", "access"));
     }
 
     #[test]

@@ -152,9 +152,8 @@ fn engine(
         None => !io::stdin().is_terminal(),
     };
     // The session's own rule for its options, and what the session learns
-    // later: a profile, an MFOTL signature.
-    let sequential_only =
-        session.sequential_only().is_some() || opts.users.profile.is_some() || mfotl;
+    // later: an MFOTL signature.
+    let sequential_only = session.sequential_only().is_some() || mfotl;
     if jobs > 1 && file && !sequential_only {
         Engine::Parallel(jobs)
     } else {

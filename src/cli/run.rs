@@ -96,6 +96,14 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         let satisfactions = session.options().satisfactions;
         return run_cluster(session, &plan, trace, opts, satisfactions, &target);
     }
+    if let Some(path) = &opts.users.profile {
+        let started = File::create(path)
+            .and_then(|f| session.profile(Box::new(BufWriter::new(f)), opts.users.profile_every));
+        if let Err(e) = started {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     let regular = match trace {
         Some(path) => path.metadata().is_ok_and(|m| m.is_file()),
         None => input::stdin_file().is_some(),
@@ -137,14 +145,6 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Err(code) => return code,
         };
         return exit_code(&session.run_parallel(file, &mut report));
-    }
-    if let Some(path) = &opts.users.profile {
-        let started = File::create(path)
-            .and_then(|f| session.profile(Box::new(BufWriter::new(f)), opts.users.profile_every));
-        if let Err(e) = started {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
     }
     let progress = progress::start(trace, opts.users.no_progress, target.json);
     session.set_cancel(Interrupt::install().flag());

@@ -95,8 +95,9 @@ impl Merger {
         sink: &mut impl Sink,
     ) -> bool {
         let mut error: Option<(u64, u64, StepError)> = None;
+        let mut samples = Vec::new();
         for (w, found) in found.into_iter().enumerate() {
-            let Some(found) = found else {
+            let Some(mut found) = found else {
                 self.outcome.stopped = Some(Stop::Refused {
                     line: block.events.first().map_or(0, |e| e.line),
                     error: StepError::OutOfCodes {
@@ -127,7 +128,9 @@ impl Merger {
             }
             let fresh = found.violations.into_iter().filter(|v| v.0 >= next);
             self.violations.extend(fresh);
+            samples.push(std::mem::take(&mut found.samples));
         }
+        profile_rows(&samples, sink);
         self.outcome.gc = (self.workers.iter()).fold((0, 0), |(a, b), w| (a + w.gc.0, b + w.gc.1));
         self.outcome.work = (self.workers.iter()).fold(Work::default(), |a, w| a.plus(w.work));
         let end = block.end.clone();
@@ -315,6 +318,28 @@ impl Merger {
         }
         out.sort_unstable();
         out.dedup();
+    }
+}
+
+/// The profile's rows of the workers' `samples` of one block (in worker
+/// order): per event sampled, every worker's values one after the other.
+/// Every worker samples the same events (they step every event of every
+/// block); an event that some worker did not sample (it stopped at an
+/// error) has no row.
+fn profile_rows(samples: &[Vec<(u64, Vec<u64>)>], sink: &mut impl Sink) {
+    let Some(first) = samples.first() else {
+        return;
+    };
+    let mut row = Vec::new();
+    for (i, (event, _)) in first.iter().enumerate() {
+        row.clear();
+        for s in samples {
+            match s.get(i) {
+                Some((e, values)) if e == event => row.extend_from_slice(values),
+                _ => return,
+            }
+        }
+        sink.profile(*event, &row);
     }
 }
 

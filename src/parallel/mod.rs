@@ -124,6 +124,21 @@ pub trait Sink {
     fn skipped(&mut self, skipped: &read::Skipped) {
         let _ = skipped;
     }
+
+    /// With a profile ([`Options::profile`]), before the first event: the
+    /// units of each worker laid out for `plan`, whose monitors' columns
+    /// ([`crate::profile::Columns`]) the rows give, worker after worker.
+    /// Nothing by default.
+    fn layout(&mut self, plan: &crate::plan::Plan, workers: &[Vec<worker::Unit>]) {
+        let _ = (plan, workers);
+    }
+
+    /// With a profile, the row of event `event`: the values of every
+    /// worker's columns, in the order of [`Sink::layout`]. Nothing by
+    /// default.
+    fn profile(&mut self, event: u64, values: &[u64]) {
+        let _ = (event, values);
+    }
 }
 
 impl<F: FnMut(&EventView<'_>, &[usize]) -> bool> Sink for F {

@@ -68,6 +68,8 @@ struct Shared<'a, R: Read> {
     close: bool,
     /// Whether the trace is a stream ([`Options::online`]).
     online: bool,
+    /// With a profile, its period ([`Options::profile`]).
+    profile: Option<u64>,
     /// The reading of the trace, taken by whichever thread needs the next
     /// block; `None` once it has ended (every worker's input is then
     /// closed).
@@ -128,6 +130,7 @@ pub(super) fn run<R: Read + Send>(
         jobs,
         close: options.close,
         online: options.online.is_some(),
+        profile: options.profile,
         input: Mutex::new(Some(Reading {
             first: first.into_iter(),
             source,
@@ -140,8 +143,12 @@ pub(super) fn run<R: Read + Send>(
             reader: false,
         })),
     };
+    let workers = choice.layout(plan, jobs);
+    if options.profile.is_some() {
+        sink.layout(plan, &workers);
+    }
     std::thread::scope(|scope| {
-        let from_workers = shared.start(scope, choice.layout(plan, jobs));
+        let from_workers = shared.start(scope, workers);
         // The feed is dropped when the merger returns (not after the scope):
         // a reader blocked on sending it a block then wakes and ends.
         let outcome = merge(feed, from_workers, &spent_tx, shared.online, sink);
@@ -388,6 +395,9 @@ impl<'a, R: Read + Send> Shared<'a, R> {
         // The monitors, or why they cannot go on (they could not be built,
         // or refused an event of the replay).
         let mut worker = Worker::new(units, &options);
+        if let (Ok(w), Some(every)) = (&mut worker, self.profile) {
+            w.sampling(every);
+        }
         let mut carried: Option<Found> = None;
         let mut k = 0;
         while let Some(block) = self.next(scope, &blocks) {

@@ -82,6 +82,13 @@ pub struct Options {
     /// early where the stream waits, and the merger lets the sink show
     /// the verdicts so far ([`Sink::waiting`]) before it waits too.
     pub online: Option<Online>,
+    /// With a profile: its period in events. The workers sample their
+    /// monitors ([`crate::parallel::worker::Worker::sampling`]) and the
+    /// sink gets the layout and the rows ([`Sink::layout`],
+    /// [`Sink::profile`]). The layout is chosen on the whole sample before
+    /// the run starts (its columns are fixed), and the trace is never cut
+    /// into time segments.
+    pub profile: Option<u64>,
 }
 
 impl Default for Options {
@@ -95,6 +102,7 @@ impl Default for Options {
             skip: None,
             timepoints: false,
             online: None,
+            profile: None,
         }
     }
 }
@@ -157,7 +165,9 @@ fn run_blocks<R: Read + Send>(
     let (jobs, sample) = (options.jobs.max(1), options.sample);
     // At least one block, to know whether the trace is timed; a stream
     // that waits starts the run on what it gave.
-    while first.len() < sample.clamp(1, LEAD_BLOCKS)
+    // With a profile, the whole sample: the layout is not revised.
+    let lead = if options.profile.is_some() { sample } else { LEAD_BLOCKS };
+    while first.len() < sample.clamp(1, lead.max(1))
         && !source.idle()
         && let Some(block) = source.next_block()
     {
@@ -179,7 +189,11 @@ fn run_blocks<R: Read + Send>(
         // (unless it is read already: then the layout is its).
         let guess = choose(plan, jobs, sampled);
         let options = &Options {
-            sample: if first.len() >= sample { 0 } else { sample },
+            sample: if first.len() >= sample || options.profile.is_some() {
+                0
+            } else {
+                sample
+            },
             ..options.clone()
         };
         pipeline::run(plan, options, &guess, first, source, sink)
@@ -197,7 +211,7 @@ fn run_blocks<R: Read + Send>(
         if workers.len() == 1 && source.done() {
             // One worker on a trace read whole: on this thread.
             let units = workers.pop().unwrap_or_default();
-            run_inline(units, options, first, source, sink)
+            run_inline(plan, units, options, first, source, sink)
         } else {
             let options = Options {
                 jobs,
@@ -293,6 +307,9 @@ fn may_segment(plan: &Plan, path: &Path, options: &Options) -> io::Result<Option
     let min = match options.segments {
         // Skipped lines would shift the numbers of the segments after them.
         _ if options.skip.is_some() => return Ok(None),
+        // A segment's worker reads no blocks, and numbers its events from
+        // its stretch: it has no samples to give.
+        _ if options.profile.is_some() => return Ok(None),
         Segments::Never => return Ok(None),
         Segments::Always => 0,
         Segments::Auto if segments::warm_steps(plan).is_none() => segments::MIN_BYTES_UNSIZED,
@@ -382,6 +399,7 @@ pub fn layout_without_sample(plan: &Plan, jobs: usize) -> Vec<Vec<Unit>> {
 /// A run with one worker on a short trace (all in `first`, or nearly), on
 /// this thread: the blocks stepped and merged one by one.
 fn run_inline<R: Read>(
+    plan: &Plan,
     units: Vec<Unit>,
     options: &Options,
     first: Vec<Arc<Block>>,
@@ -389,7 +407,13 @@ fn run_inline<R: Read>(
     sink: &mut impl Sink,
 ) -> Outcome {
     let monitor = for_monitors(&options.monitor, units.len());
+    if options.profile.is_some() {
+        sink.layout(plan, std::slice::from_ref(&units));
+    }
     let mut worker = Worker::new(units, &monitor);
+    if let (Ok(w), Some(every)) = (&mut worker, options.profile) {
+        w.sampling(every);
+    }
     let mut merger = Merger::new(1);
     let rest = std::iter::from_fn(|| source.next_block().map(Arc::new));
     for block in first.into_iter().chain(rest) {

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::block::{Block, Ev};
 use super::route::Route;
 use crate::plan::Plan;
+use crate::profile::Columns;
 use crate::runtime::{Monitor, MonitorOptions, Snapshot, StepError};
 
 /// One monitor of a worker: a plan (a subset of the properties), the global
@@ -61,6 +62,9 @@ pub struct Found {
     /// last event up to which its unit decided every step, as `(event
     /// number, global property)`.
     pub open: Vec<(u64, usize)>,
+    /// With a profile ([`Worker::sampling`]): per event sampled since its
+    /// last answer, its number and the values of its monitors' columns.
+    pub samples: Vec<(u64, Vec<u64>)>,
 }
 
 impl Found {
@@ -77,6 +81,7 @@ impl Found {
         self.finished = later.finished;
         self.undecided = later.undecided;
         self.open = later.open;
+        self.samples.extend(later.samples);
     }
 }
 
@@ -316,6 +321,8 @@ pub struct Worker {
     finished: bool,
     /// What its monitors did so far.
     work: Work,
+    /// With a profile: the sampling of its monitors.
+    sampler: Option<Sampler>,
 }
 
 impl Worker {
@@ -341,7 +348,30 @@ impl Worker {
             last: 0,
             finished: false,
             work: Work::default(),
+            sampler: None,
         })
+    }
+
+    /// Samples its monitors' columns ([`Columns`]) for a profile: after the
+    /// events whose numbers are multiples of `every`, and at the end.
+    pub fn sampling(&mut self, every: u64) {
+        let columns = self.units.iter().map(|u| Columns::of(&u.monitor)).collect();
+        self.sampler = Some(Sampler {
+            every: every.max(1),
+            next: every.max(1),
+            last: None,
+            columns,
+        });
+    }
+
+    /// The samples due once the events up to `self.last` are stepped.
+    #[inline]
+    fn sample_due(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
+        if let Some(s) = &mut self.sampler
+            && self.last >= s.next
+        {
+            s.take(&mut self.units, self.last, out);
+        }
     }
 
     /// Its monitors' states in values ([`Monitor::snapshot`]), if every one
@@ -404,6 +434,7 @@ impl Worker {
                 }
             }
             self.last = ev.last();
+            self.sample_due(&mut found.samples);
         }
         found.violations.sort_unstable();
         if found.error.is_some() {
@@ -451,6 +482,11 @@ impl Worker {
             return;
         }
         self.finished = true;
+        if let Some(s) = &mut self.sampler
+            && s.last != Some(self.last)
+        {
+            s.sample(&mut self.units, self.last, &mut found.samples);
+        }
         let mut undecided: Vec<(u64, usize)> = Vec::new();
         let mut late = Vec::new();
         for u in &mut self.units {
@@ -506,5 +542,46 @@ impl Worker {
         }
         found.gc = self.gc();
         found.work = self.work;
+    }
+}
+
+/// The sampling of a worker's monitors for a profile.
+struct Sampler {
+    every: u64,
+    /// The next event to sample after.
+    next: u64,
+    /// The last event sampled.
+    last: Option<u64>,
+    /// Per unit, its monitor's columns.
+    columns: Vec<Columns>,
+}
+
+impl Sampler {
+    /// The samples of the multiples of the period up to `last` (the event
+    /// just stepped, with its repeats: each multiple among them has the
+    /// state after them).
+    fn take(&mut self, units: &mut [Running], last: u64, out: &mut Vec<(u64, Vec<u64>)>) {
+        let upto = last - last % self.every;
+        let values = self.values(units);
+        while self.next <= upto {
+            out.push((self.next, values.clone()));
+            self.next += self.every;
+        }
+        self.last = Some(upto);
+    }
+
+    /// The sample of event `last`, at the end.
+    fn sample(&mut self, units: &mut [Running], last: u64, out: &mut Vec<(u64, Vec<u64>)>) {
+        out.push((last, self.values(units)));
+        self.last = Some(last);
+    }
+
+    /// The values of every unit's columns, now.
+    fn values(&self, units: &mut [Running]) -> Vec<u64> {
+        let mut values = Vec::new();
+        for (u, c) in units.iter_mut().zip(&self.columns) {
+            c.sample(&mut u.monitor, &mut values);
+        }
+        values
     }
 }

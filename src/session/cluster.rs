@@ -32,7 +32,8 @@ impl Session {
         out: &mut P,
     ) -> Result<Outcome, String> {
         let why = (self.options.explained().then_some("witnesses"))
-            .or(self.options.timepoints.then_some("time-points"));
+            .or(self.options.timepoints.then_some("time-points"))
+            .or(self.profile.is_some().then_some("profile"));
         if let Some(why) = why.or(self.options.sequential_only()) {
             return Err(format!(
                 "cluster mode prints no {why}: run it without --cluster"

@@ -29,6 +29,7 @@ mod ahead;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod delayed;
+mod layout;
 mod names;
 mod options;
 mod outcome;
@@ -276,7 +277,8 @@ impl Session {
     }
 
     /// Writes a profile of the run to `out` (docs/OUTPUT.md), a row
-    /// every `every` events and one at the end; writes its header now.
+    /// every `every` events and one at the end; its header comes with the
+    /// first row (a parallel run's columns are its workers' monitors').
     pub fn profile(&mut self, out: Box<dyn Write>, every: u64) -> std::io::Result<()> {
         self.profile = Some(Profiler::new(out, &self.monitor, Some(&self.spec), every)?);
         Ok(())

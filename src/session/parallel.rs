@@ -159,6 +159,7 @@ impl Session {
             segments: self.options.segments,
             skip: self.skip().then_some(self.options.strict),
             timepoints: self.options.timepoints,
+            profile: self.profile.as_ref().map(|p| p.every()),
             ..parallel::Options::default()
         };
         Some((plan, options))
@@ -192,7 +193,6 @@ impl Session {
     fn parallel_witnesses(&self) -> Option<Vec<EventWitness>> {
         let sequential = self.options.jobs < 2
             || self.options.sequential_only().is_some()
-            || self.profile.is_some()
             || self.typing.is_some()
             || ((self.options.stop_at_first || self.options.strict) && self.monitor.has_future());
         if sequential || !self.plan.as_ref().is_some_and(parallel::can_gain) {
@@ -538,6 +538,29 @@ impl<P: Report + ?Sized> Sink for Merged<'_, P> {
 
     fn waiting(&mut self) {
         self.out.waiting();
+    }
+
+    fn layout(&mut self, plan: &Plan, workers: &[Vec<crate::parallel::worker::Unit>]) {
+        let session = &mut *self.session;
+        if let Some(p) = &mut session.profile {
+            let options = &session.options.monitor;
+            p.parallel(super::layout::columns(
+                plan,
+                workers,
+                options,
+                &session.spec,
+            ));
+        }
+    }
+
+    fn profile(&mut self, event: u64, values: &[u64]) {
+        if let Some(p) = &mut self.session.profile
+            && let Err(e) = p.row(event, values)
+        {
+            self.session.profile = None;
+            let w = super::Warning::ProfileStopped(e.to_string());
+            self.session.warn(self.out, w);
+        }
     }
 
     fn undecided(&mut self, ev: &EventView<'_>, properties: &[usize]) -> bool {

@@ -387,3 +387,99 @@ fn skipping_at_the_edges_of_a_trace() {
         }
     }
 }
+
+/// The rows of a profile CSV, header first.
+fn profile_rows(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).expect("profile written");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    reader
+        .records()
+        .map(|r| r.expect("row").iter().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn a_parallel_run_profiles_each_of_its_monitors() {
+    let dir = temp_dir("options-profile");
+    let spec = write(&dir, "access.qtl", ACCESS);
+    let trace = write(&dir, "access.csv", &access_log(60_000));
+    let path = |jobs: usize| dir.join(format!("profile-{jobs}.csv"));
+    let profiled = |jobs: usize| {
+        let p = path(jobs);
+        let args = [
+            "--profile",
+            p.to_str().expect("UTF-8"),
+            "--profile-every",
+            "10000",
+        ];
+        run(&spec, &trace, jobs, &args)
+    };
+    let one = profiled(1);
+    assert_eq!(one.status.code(), Some(1));
+    let sequential = profile_rows(&path(1));
+    let events: Vec<&str> = sequential[1..].iter().map(|r| r[0].as_str()).collect();
+    // Every 10,000 events, and the last one.
+    let total = events.last().expect("a final row").to_string();
+    assert_eq!(
+        events.len(),
+        total.parse::<usize>().expect("number") / 10_000 + 1
+    );
+    assert!(
+        sequential[0][2..].iter().all(|c| !c.contains(" [")),
+        "{:?}",
+        sequential[0]
+    );
+    for jobs in [2, 3] {
+        let o = profiled(jobs);
+        // The verdicts are the sequential run's; it ran in parallel (the
+        // collections are summed over its monitors).
+        assert_eq!(comparable(&o), comparable(&one), "--jobs {jobs}");
+        assert_eq!(o.status.code(), Some(1));
+        let rows = profile_rows(&path(jobs));
+        let header = &rows[0];
+        assert_eq!(header[..2], ["event", "seconds"]);
+        // Each slice's columns, named with its place in the layout.
+        for k in 1..=jobs {
+            let slice = format!("slice {k} of {jobs}]/");
+            assert!(header.iter().any(|c| c.contains(&slice)), "{header:?}");
+        }
+        assert!(
+            header[2..]
+                .iter()
+                .all(|c| c.starts_with("access [") || c.starts_with("closing")),
+            "{header:?}"
+        );
+        let got: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(got, events, "--jobs {jobs}");
+        assert!(rows.iter().all(|r| r.len() == header.len()));
+        // Each slice holds some of the users' codes.
+        let codes: Vec<u64> = (header.iter().enumerate())
+            .filter(|(_, c)| c.starts_with("access [") && c.ends_with("/user codes"))
+            .map(|(i, _)| rows[rows.len() - 1][i].parse().expect("a number"))
+            .collect();
+        assert!(
+            codes.len() >= jobs && codes.iter().any(|&c| c > 0),
+            "{codes:?}"
+        );
+    }
+    // `hindsight plot --prop access` keeps every slice's columns.
+    let svg = dir.join("profile.svg");
+    let o = super::common::bin()
+        .args(["plot", "--prop", "access", "-o"])
+        .arg(&svg)
+        .arg(path(2))
+        .output()
+        .expect("runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let drawn = std::fs::read_to_string(&svg).expect("svg");
+    assert!(
+        drawn.contains("access [part 1, slice 1 of 2]") || drawn.contains("access [slice 1 of 2]")
+    );
+}
