@@ -24,10 +24,11 @@ pub struct PointsLayout {
     /// comments starts one), and at the end `u64::MAX`.
     pub points: Vec<u64>,
     /// Per segment, where its warm-up starts (its own start for the
-    /// first), also a time-point's `@` at a line start, its line and the
-    /// time-points before it.
+    /// first), also a time-point's `@` at a line start.
     pub warm: Vec<u64>,
+    /// Per segment, the line of its warm-up's start.
     pub warm_lines: Vec<u64>,
+    /// Per segment, the time-points before its warm-up.
     pub warm_points: Vec<u64>,
 }
 
