@@ -115,17 +115,12 @@ impl Session {
     /// segments, one per job, where the planner finds that pays (see
     /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
-    pub fn run_parallel_file<P: Report>(self, path: &Path, out: &mut P) -> io::Result<Outcome> {
+    pub fn run_parallel_file<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
         // A MonPoly log stepped by time-points: in time segments, or
-        // sequential.
-        let this = match self.run_point_segments(path, out) {
-            Ok(outcome) => return Ok(outcome),
-            Err(session) => session,
-        };
-        this.run_parallel_file_on(path, out)
-    }
-
-    fn run_parallel_file_on<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
+        // sequential (below).
+        if let Some((plan, layout)) = self.points_layout(path) {
+            return Ok(self.run_points(path, &plan, &layout, out));
+        }
         if self.options.timepoints {
             let format = self.reader(std::fs::File::open(path)?).detect_format();
             if self.points_of_several(format) {

@@ -69,22 +69,8 @@ struct Tally {
 }
 
 impl Session {
-    /// Monitors the MonPoly log at `path` in time segments (see the
-    /// [module](self)), when the run steps time-points and that applies;
-    /// gives the session back otherwise, having read nothing.
-    pub(super) fn run_point_segments<P: Report>(
-        mut self,
-        path: &Path,
-        out: &mut P,
-    ) -> Result<Outcome, Session> {
-        match self.points_layout(path) {
-            Some((plan, layout)) => Ok(self.run_points(path, &plan, &layout, out)),
-            None => Err(self),
-        }
-    }
-
     /// The plan and where the segments lie, when the log at `path` is
-    /// cut into time segments: a MonPoly log stepped by time-points,
+    /// cut into time segments (see the [module](self)): a MonPoly log stepped by time-points,
     /// uncompressed, with more than one job, no option that needs the
     /// sequential engine (witnesses, a profile, future operators, reading
     /// up to an event, stopping at the first violation), a state that
@@ -92,7 +78,7 @@ impl Session {
     /// and, unless segments are asked for always, at least
     /// [`MIN_BYTES`] long, with warm-ups that reach the state of the
     /// log's start ([`Session::warm_ups_agree`]).
-    fn points_layout(&mut self, path: &Path) -> Option<(Plan, PointsLayout)> {
+    pub(super) fn points_layout(&mut self, path: &Path) -> Option<(Plan, PointsLayout)> {
         let o = &self.options;
         let by_points = (self.typing.is_some() && !o.event_steps) || o.timepoints;
         if o.jobs < 2
@@ -176,7 +162,7 @@ impl Session {
 
     /// Monitors the log at `path` in the segments of `layout` (see the
     /// [module](self)), then [`Session::finish`]es.
-    fn run_points<P: Report>(
+    pub(super) fn run_points<P: Report>(
         mut self,
         path: &Path,
         plan: &Plan,
