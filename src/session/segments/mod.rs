@@ -66,6 +66,9 @@ struct Tally {
     at: Resume,
     stepped: u64,
     regressions: u64,
+    /// The collections of the monitors the run went on from (summed, as a
+    /// sliced run sums its slices').
+    gc: (u64, u64),
 }
 
 impl Session {
@@ -201,6 +204,7 @@ impl Session {
             },
             stepped: 0,
             regressions: 0,
+            gc: (0, 0),
         };
         std::thread::scope(|scope| {
             let mut inbox: Vec<Receiver<Vec<Piece>>> = Vec::with_capacity(n);
@@ -238,6 +242,7 @@ impl Session {
             done.store(true, Ordering::Relaxed);
         });
         let gc = self.monitor.gc_stats();
+        let gc = (tally.gc.0 + gc.0, tally.gc.1 + gc.1);
         self.parallel = Some((tally.stepped, tally.regressions, gc));
         self.finish(out)
     }
@@ -289,7 +294,9 @@ impl Session {
                                 mine.1 = theirs.1.map(|f| f + tally.at.timepoints);
                             }
                         }
-                        self.monitor = end.monitor;
+                        let before = std::mem::replace(&mut self.monitor, end.monitor);
+                        let gc = before.gc_stats();
+                        tally.gc = (tally.gc.0 + gc.0, tally.gc.1 + gc.1);
                         tally.at.timepoints += end.points;
                         tally.at.events += end.events;
                         tally.at.last_time = end.last_time;
