@@ -285,3 +285,24 @@ fn a_short_log_or_a_formula_with_time_bounds_is_not_cut() {
     let (f, sig) = (write(&dir, "bounded.mfotl", bounded), dir.join("f.sig"));
     assert_eq!(same_output(&f, &sig, &trace, &[&[]]), Some(1));
 }
+
+#[test]
+fn time_points_skipped_at_the_start_leave_the_first_ones_to_the_run() {
+    let dir = temp_dir("mfotl-short");
+    // Eight time stamps that go back (skipped) among the first time-points:
+    // with three jobs, fewer than ten are numbered in the first segment.
+    let mut text = String::from("@10 p(1)\n");
+    text.push_str(&"@5 p(2)\n".repeat(8));
+    for k in 0..40 {
+        text.push_str(&format!(
+            "@{} q({}, s{}) p({})\n",
+            11 + k,
+            k % 5,
+            k % 2,
+            (k + 1) % 5
+        ));
+    }
+    let (f, sig, trace) = files(&dir, SINCE, &text);
+    let extras: [&[&str]; 2] = [&["--skip-bad-lines"], &["--skip-bad-lines", "--json"]];
+    assert_eq!(same_output(&f, &sig, &trace, &extras), Some(1));
+}

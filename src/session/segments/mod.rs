@@ -224,7 +224,11 @@ impl Session {
                     Ok(Some(Piece::Start(snapshot))) => snapshot,
                     _ => None,
                 };
-                let here = self.monitor.snapshot();
+                // The summary's checks read the first time-points: the
+                // run steps them itself (the layout leaves them in the
+                // first segment, unless lines were skipped there).
+                let first_read = tally.at.timepoints >= FIRST_EVENTS;
+                let here = self.monitor.snapshot().filter(|_| first_read);
                 let taken;
                 (go_on, taken) = match (start, here) {
                     (Some(a), Some(b)) if a.agrees(&b) => {
