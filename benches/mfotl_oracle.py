@@ -9,6 +9,12 @@ accept (not monitorable, a type error) is drawn again.
 
     benches/mfotl_oracle.py --monpoly PATH/TO/monpoly --cases 300 [--seed 1]
 
+With --jobs N, hindsight runs with `--jobs N` (its parallel path: a
+MonPoly log may be cut into time segments, docs/PARALLEL.md), and with
+--segments always it is cut whenever the formula allows; --points N makes
+the logs longer (N/2 to N time-points, rather than 3 to 12), so that they
+have segments to cut.
+
 This script does not build MonPoly: give it the path of a MonPoly binary.
 Differences are written to the directory given with --keep (default
 /tmp/mfotl-oracle), one folder per case, with both outputs.
@@ -206,10 +212,11 @@ def value(rng, kind):
 PREDS = {"p": "s", "q": "s", "r": "si", "s": "i", "f": "f", "e": ""}
 
 
-def log(rng):
+def log(rng, points=None):
     lines = []
     ts = rng.randint(0, 2)
-    for _ in range(rng.randint(3, 12)):
+    count = rng.randint(3, 12) if points is None else rng.randint(points // 2, points)
+    for _ in range(count):
         ts += rng.choice([0, 0, 1, 1, 2, 3])
         events = []
         for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):
@@ -235,6 +242,9 @@ def main():
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", default="/tmp/mfotl-oracle")
+    ap.add_argument("--jobs", type=int, help="run hindsight with --jobs N")
+    ap.add_argument("--segments", choices=["auto", "always", "never"])
+    ap.add_argument("--points", type=int, help="logs of N/2 to N time-points")
     ap.add_argument(
         "--future",
         action="store_true",
@@ -259,12 +269,14 @@ def main():
         with open(fpath, "w") as f:
             f.write(text + "\n")
         with open(lpath, "w") as f:
-            f.write(log(rng))
+            f.write(log(rng, args.points))
         rc, mp, err = run([args.monpoly, "-sig", sig, "-formula", fpath, "-log", lpath])
         if rc != 0 or "monitorable" in mp + err or "error" in (mp + err).lower():
             continue
         case += 1
-        _, hs, herr = run([args.hindsight, "run", fpath, "--sig", sig, lpath])
+        extra = [] if args.jobs is None else [f"--jobs={args.jobs}"]
+        extra += [] if args.segments is None else [f"--segments={args.segments}"]
+        _, hs, herr = run([args.hindsight, "run", *extra, fpath, "--sig", sig, lpath])
         mine = [l for l in hs.splitlines() if l.startswith("@")]
         theirs = mp.splitlines()
         satisfied_lines += len(theirs)

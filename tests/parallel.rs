@@ -509,3 +509,6 @@ mod streams;
 
 #[path = "parallel/timepoints.rs"]
 mod timepoints;
+
+#[path = "parallel/mfotl.rs"]
+mod mfotl;

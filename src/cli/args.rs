@@ -346,15 +346,18 @@ pub struct RunOptions {
     /// Monitor on N threads, with the output of a sequential run (see
     /// docs/PARALLEL.md); 1 is the sequential engine, also used for a
     /// terminal on standard input, for MFOTL specifications and
-    /// --timepoints on a MonPoly log, and with witnesses that need the
-    /// whole run's state [default: the number of cores].
+    /// --timepoints on a MonPoly log unless it is cut into time
+    /// segments, and with witnesses that need the whole run's state
+    /// [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N", env = "HINDSIGHT_JOBS",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
     /// With more than one job, whether the trace file may be cut into time
     /// segments, one per job (docs/PARALLEL.md): `auto` where slicing would
-    /// leave the work uneven on a long plain CSV file, `always` wherever
-    /// it can be (for tests and measurements), `never`.
+    /// leave the work uneven on a long plain CSV file, and on a long
+    /// MonPoly log stepped by time-points (MFOTL, --timepoints) whose
+    /// state warm-ups reach; `always` wherever it can be (for tests and
+    /// measurements), `never`.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub segments: Segments,
     /// `--cluster` and timely's process configuration.

@@ -127,10 +127,12 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 /// read in blocks that end where it waits) and nothing
 /// needs the sequential engine: the options the session refuses
 /// ([`SessionOptions::sequential_only`]: satisfactions, a witness at one
-/// event, reading up to an event), a profile, an MFOTL specification
-/// (`mfotl`: its trace is read against the signature). (With witnesses
-/// the session takes the sequential engine itself where the properties
-/// need it, and with `--timepoints` where the trace is a MonPoly log.)
+/// event, reading up to an event), an MFOTL specification
+/// (`mfotl`: its trace is read against the signature) unless its trace is
+/// a named file, which the session may cut into time segments. (With
+/// witnesses the session takes the sequential engine itself where the
+/// properties need it, and with `--timepoints` or MFOTL where the trace is
+/// a MonPoly log that time segments do not suit.)
 /// Decided on the resolved options only, never on how they were spelled.
 fn engine(
     trace: Option<&Path>,
@@ -152,8 +154,13 @@ fn engine(
         None => !io::stdin().is_terminal(),
     };
     // The session's own rule for its options, and what the session learns
-    // later: an MFOTL signature.
-    let sequential_only = session.sequential_only().is_some() || mfotl;
+    // later: an MFOTL signature. An MFOTL run on a named file
+    // (its satisfactions too) may be cut into time segments: the session
+    // decides on the log (docs/PARALLEL.md, *Time segments of a MonPoly
+    // log*).
+    let mfotl_file =
+        mfotl && trace.is_some() && session.witness_at.is_none() && session.until.is_none();
+    let sequential_only = !mfotl_file && (session.sequential_only().is_some() || mfotl);
     if jobs > 1 && file && !sequential_only {
         Engine::Parallel(jobs)
     } else {
@@ -349,13 +356,19 @@ mod tests {
             engine(&["-j", "4", "--timepoints", "s.qtl", t]),
             Engine::Parallel(4)
         );
+        // An MFOTL run on a file: the session decides whether its log is
+        // cut into time segments (satisfactions, and with --negate).
         assert_eq!(
             engine(&["-j", "4", "--sig", "s.sig", "f.mfotl", t]),
-            Engine::Sequential
+            Engine::Parallel(4)
         );
-        // Also with --negate: an MFOTL trace is read against its signature.
         assert_eq!(
             engine(&["-j", "4", "--negate", "--sig", "s.sig", "f.mfotl", t]),
+            Engine::Parallel(4)
+        );
+        // On standard input it is sequential (read against the signature).
+        assert_eq!(
+            engine(&["-j", "4", "--sig", "s.sig", "f.mfotl"]),
             Engine::Sequential
         );
         assert_eq!(

@@ -11,7 +11,10 @@
 //! flushed before the run waits ([`Session::run_parallel_stream`]), so that
 //! verdicts show as in a sequential run. The sequential engine is used
 //! instead for `--jobs 1`, for a terminal, and for what
-//! [`Session::runs_in_parallel`] refuses.
+//! [`Session::runs_in_parallel`] refuses. An MFOTL specification on a
+//! named file goes to [`Session::run_parallel_file`] too, which cuts a
+//! MonPoly log into time segments where that applies and runs it
+//! sequentially otherwise.
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};

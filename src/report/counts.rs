@@ -92,6 +92,17 @@ impl EventCounts {
         self.indexed[i] = Some((name.into(), n));
     }
 
+    /// Adds the counts of `other` (another stretch of the same trace).
+    pub fn merge(&mut self, other: EventCounts) {
+        let indexed = other.indexed.into_iter().flatten();
+        for (k, v) in (other.totals.into_iter())
+            .chain(other.recent)
+            .chain(indexed.map(|(k, v)| (k.into(), v)))
+        {
+            self.add_n(&k, v);
+        }
+    }
+
     /// The counts per name (names decoded lossily as UTF-8; names that
     /// decode alike are added up).
     pub fn into_counts(self) -> BTreeMap<String, u64> {
@@ -154,5 +165,25 @@ mod count_tests {
                 ("z".to_string(), 1)
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EventCounts;
+
+    #[test]
+    fn merged_counts_add_up_per_name() {
+        let (mut a, mut b) = (EventCounts::default(), EventCounts::default());
+        for name in ["p", "q", "r", "s", "t", "p"] {
+            a.add(name.as_bytes());
+        }
+        b.add_indexed(0, b"p", 3);
+        b.add_n(b"u", 2);
+        a.merge(b);
+        let counts = a.into_counts();
+        let get = |n: &str| counts.get(n).copied();
+        assert_eq!((get("p"), get("q"), get("u"), get("t")), (Some(5), Some(1), Some(2), Some(1)));
+        assert_eq!(counts.len(), 6);
     }
 }

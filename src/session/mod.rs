@@ -37,6 +37,7 @@ mod parallel;
 mod points;
 mod read;
 mod report;
+mod segments;
 mod step;
 #[cfg(test)]
 mod tests;
@@ -115,6 +116,8 @@ pub struct Session {
     parallel: Option<(u64, u64, (u64, u64))>,
     /// A parallel run's events handed on after the end of its trace.
     tail: Vec<parallel::Late>,
+    /// A run in time segments: those taken, and those stepped again.
+    segments: Option<(usize, usize)>,
     /// In a parallel run with witnesses: per property, the rule that gives
     /// a violation's witness from its event (see [`EventWitness`]).
     by_event: Vec<EventWitness>,
@@ -175,6 +178,7 @@ impl Session {
             ended: false,
             parallel: None,
             tail: Vec::new(),
+            segments: None,
             warnings: Vec::new(),
             held: delayed::Held::default(),
             point_buf: delayed::Fields::default(),

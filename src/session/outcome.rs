@@ -243,6 +243,11 @@ pub struct Outcome {
     pub error: Option<RunError>,
     /// Every warning of the run, in order.
     pub warnings: Vec<Warning>,
+    /// For a MonPoly log monitored in time segments (`session::segments`):
+    /// the segments after the first whose workers' verdicts were taken,
+    /// and those the run stepped itself (their state at the start did not
+    /// agree, or the worker was unsure of its output).
+    pub segments: Option<(usize, usize)>,
 }
 
 impl Outcome {
@@ -405,6 +410,7 @@ impl Session {
             summary,
             error,
             warnings: self.warnings,
+            segments: self.segments,
         }
     }
 }

@@ -31,7 +31,9 @@ impl SessionOptions {
     /// Why a run with these options takes the sequential engine whatever
     /// [`SessionOptions::jobs`] asks for (`None`: it may run in parallel):
     /// a witness at one event (`witness_at`, which steps that event on its
-    /// own) and satisfactions (each slice would list part of the tuples).
+    /// own) and satisfactions (each slice would list part of the tuples;
+    /// a MonPoly log may still be cut into time segments, which slice
+    /// nothing: see `session::segments`).
     /// `timepoints` on a MonPoly log (time-points of several events) takes
     /// it too, once the trace's format is known
     /// ([`Session::points_of_several`]). A
@@ -114,6 +116,11 @@ impl Session {
     /// `parallel::segments` and [`SessionOptions::segments`]);
     /// sliced otherwise.
     pub fn run_parallel_file<P: Report>(mut self, path: &Path, out: &mut P) -> io::Result<Outcome> {
+        // A MonPoly log stepped by time-points: in time segments, or
+        // sequential (below).
+        if let Some((plan, layout)) = self.points_layout(path) {
+            return Ok(self.run_points(path, &plan, &layout, out));
+        }
         if self.options.timepoints {
             let format = self.reader(std::fs::File::open(path)?).detect_format();
             if self.points_of_several(format) {
@@ -165,12 +172,13 @@ impl Session {
         Some((plan, options))
     }
 
-    /// Whether the run steps time-points of several events, which only the
-    /// sequential engine does: `timepoints` on a trace of `format` MonPoly
-    /// (a violation names the event of its time-point it is due to, found
-    /// by a walk of the witnesses over the whole monitor's state, which no
-    /// slice has). In the other formats a time-point is one event: a
-    /// parallel run steps it as one, numbered as read.
+    /// Whether the run steps time-points of several events, which no slice
+    /// does: `timepoints` on a trace of `format` MonPoly (a violation names
+    /// the event of its time-point it is due to, found by a walk of the
+    /// witnesses over the whole monitor's state, which no slice has; time
+    /// segments, whose monitors are whole, may step them: see
+    /// `session::segments`). In the other formats a time-point is one
+    /// event: a parallel run steps it as one, numbered as read.
     fn points_of_several(&self, format: Format) -> bool {
         self.options.timepoints && format == Format::MonPoly
     }

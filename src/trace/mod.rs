@@ -102,7 +102,7 @@ pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
 pub use fields::{FieldNames, TIME_FIELDS};
 pub use input::Compression;
-pub use reader::{TimePoint, TraceReader};
+pub use reader::{Resume, TimePoint, TraceReader};
 
 /// The format of a trace.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -98,6 +98,13 @@ impl MonPoly {
         }
     }
 
+    /// The reader of a log whose first byte is on line `line`.
+    pub(super) fn at_line(mut self, line: u64) -> Self {
+        self.line = line;
+        self.start = line;
+        self
+    }
+
     /// The next byte, not consumed; `None` at the end.
     #[inline]
     fn peek<R: Read>(&self, input: &mut Input<R>) -> Result<Option<u8>, TraceError> {

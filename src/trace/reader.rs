@@ -61,6 +61,24 @@ pub struct TraceReader<R: Read> {
     /// An error met by [`detect_format`](TraceReader::detect_format), for
     /// the next read.
     pending: Option<TraceError>,
+    /// The line of the input's first byte ([`TraceReader::resume`]).
+    first_line: u64,
+}
+
+/// Where a reader of a log stood between two time-points, for another
+/// reader that goes on from there ([`TraceReader::resume`]): the line of
+/// the next time-point, the time-points and events read before it, and
+/// the last time stamp.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resume {
+    /// The line of the next time-point (of the input's first byte).
+    pub line: u64,
+    /// The time-points read before it.
+    pub timepoints: u64,
+    /// The events read before it.
+    pub events: u64,
+    /// The last time stamp read before it (0: none).
+    pub last_time: u64,
 }
 
 /// The events of one time-point (see [`TraceReader::next_timepoint`]).
@@ -119,7 +137,32 @@ impl<R: Read> TraceReader<R> {
             skip_bad: false,
             decimals: 0,
             pending: None,
+            first_line: 1,
         }
+    }
+
+    /// Reads the input as the rest of a log that another reader read up to
+    /// `at`, a time-point's start at a line start (in a MonPoly log or a
+    /// plain CSV trace): lines, time-points and events are numbered on
+    /// from there, and a time stamp smaller than `at.last_time` is refused
+    /// as it would be in one reading of the whole log. (A parallel run's
+    /// time segments read their stretches of a file so.)
+    pub fn resume(mut self, at: Resume) -> Self {
+        self.first_line = at.line.max(1);
+        self.timepoints = at.timepoints;
+        self.events = at.events;
+        self.last_time = at.last_time;
+        self
+    }
+
+    /// The time-points read so far.
+    pub fn points_read(&self) -> u64 {
+        self.timepoints
+    }
+
+    /// The last time stamp read (0 before the first).
+    pub fn last_time(&self) -> u64 {
+        self.last_time
     }
 
     /// Decides the format now (with [`Format::Auto`], from the first bytes
@@ -398,9 +441,14 @@ impl<R: Read> TraceReader<R> {
         // `Some(decimals)`: the time stamps to read, and their precision.
         let time = timed.then_some(self.decimals);
         self.source = match self.format {
-            Format::Auto | Format::Plain => Source::Csv(input, Csv::new(false, time, 1, limit)),
-            Format::Crv => Source::Csv(input, Csv::new(true, time, 1, limit)),
-            Format::MonPoly => Source::MonPoly(input, MonPoly::new(limit, self.decimals)),
+            Format::Auto | Format::Plain => {
+                Source::Csv(input, Csv::new(false, time, self.first_line, limit))
+            }
+            Format::Crv => Source::Csv(input, Csv::new(true, time, self.first_line, limit)),
+            Format::MonPoly => Source::MonPoly(
+                input,
+                MonPoly::new(limit, self.decimals).at_line(self.first_line),
+            ),
             Format::Json => Source::Json(input, Json::new(time, limit)),
             Format::Xml => Source::Xml(Box::new(Xml::new(input, time, limit))),
         };

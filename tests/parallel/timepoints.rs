@@ -3,7 +3,8 @@
 //! what `--jobs 1` prints, byte for byte but for the time taken and the
 //! collection counts (which tell that the parallel engine ran); a bad
 //! time-point skipped keeps its number. A MonPoly log, whose time-points
-//! hold several events, stays on the sequential engine.
+//! hold several events, is cut into time segments or stays on the
+//! sequential engine (parallel/mfotl.rs).
 
 use std::path::Path;
 

@@ -128,7 +128,7 @@ pub fn scan(mut file: impl Read, layout: &Layout) -> io::Result<Option<Vec<u64>>
 
 /// The line ends in `bytes`, counted in blocks of 255 bytes (a form the
 /// compiler turns into vector instructions).
-fn line_ends(bytes: &[u8]) -> u64 {
+pub(super) fn line_ends(bytes: &[u8]) -> u64 {
     (bytes.chunks(255))
         .map(|b| {
             b.iter()

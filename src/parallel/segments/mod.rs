@@ -22,6 +22,7 @@
 mod direct;
 mod layout;
 mod pieces;
+mod points;
 mod warm;
 
 use std::fs::File;
@@ -34,6 +35,7 @@ use std::sync::mpsc::{Receiver, channel};
 #[cfg(any(test, feature = "internals"))]
 pub use layout::layout;
 pub use layout::{Layout, layout_warm, range, scan};
+pub use points::{PointsLayout, points_layout};
 use pieces::{Merge, Piece};
 pub use warm::warm_up_events;
 
