@@ -19,7 +19,7 @@
 
 use std::io::{self, Read};
 
-use memchr::memchr;
+use memchr::memchr_iter;
 
 use super::direct::Lookup;
 use crate::parallel::block::Ev;
@@ -41,54 +41,79 @@ pub(super) fn warm_up(
     steps: &[bool],
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
-    let names = &Lookup::new(names);
+    let mut skim = Skim {
+        names: Lookup::new(names),
+        steps,
+        number: 0,
+        line: 0,
+        out: Vec::new(),
+        spare: Vec::new(),
+    };
     let mut buf = vec![0u8; BUFFER];
     // The bytes read are `buf[..len]`; the next line starts at `pos`.
-    let (mut len, mut pos, mut eof) = (0, 0, false);
-    let (mut number, mut line) = (0u64, 0u64);
-    let mut out = Vec::new();
-    // Room for the fields of a record, kept empty between records.
-    let mut spare: Vec<&[u8]> = Vec::new();
+    let (mut len, mut pos) = (0, 0);
     loop {
-        let end = match memchr(b'\n', &buf[pos..len]) {
-            Some(i) => pos + i,
-            None if eof && pos == len => return Some(()),
+        // The whole lines read, found in one pass.
+        let mut start = pos;
+        for end in memchr_iter(b'\n', &buf[pos..len]).map(|i| pos + i) {
+            skim.record(worker, &buf[start..end])?;
+            start = end + 1;
+        }
+        pos = start;
+        if stop() {
+            return None;
+        }
+        buf.copy_within(pos..len, 0);
+        (len, pos) = (len - pos, 0);
+        if len == buf.len() {
+            buf.resize(2 * len, 0);
+        }
+        let got = fill(&mut input, &mut buf[len..]).ok()?;
+        if got == 0 {
             // The last line, without a line end.
-            None if eof => len,
-            None => {
-                if stop() {
-                    return None;
-                }
-                buf.copy_within(pos..len, 0);
-                (len, pos) = (len - pos, 0);
-                if len == buf.len() {
-                    buf.resize(2 * len, 0);
-                }
-                let got = fill(&mut input, &mut buf[len..]).ok()?;
-                eof = got == 0;
-                len += got;
-                continue;
+            if len > 0 {
+                skim.record(worker, &buf[..len])?;
             }
-        };
-        let record = &buf[pos..end];
-        pos = (end + 1).min(len);
-        line += 1;
+            return Some(());
+        }
+        len += got;
+    }
+}
+
+/// A skim's state between its records.
+struct Skim<'a> {
+    names: Lookup<'a>,
+    steps: &'a [bool],
+    /// The events read, and the lines.
+    number: u64,
+    line: u64,
+    /// The violations of a step (none are reported).
+    out: Vec<(u64, usize)>,
+    /// Room for the fields of a record, kept empty between records.
+    spare: Vec<&'static [u8]>,
+}
+
+impl Skim<'_> {
+    /// Reads `record` (a line, without its line end), and steps `worker`
+    /// through it if it is the first event or a state event; `None` where
+    /// the warm-up ends (see [`warm_up`]).
+    fn record(&mut self, worker: &mut Worker, record: &[u8]) -> Option<()> {
+        self.line += 1;
         let record = record.strip_suffix(b"\r").unwrap_or(record);
-        let name_end = memchr(b',', record).unwrap_or(record.len());
+        // Names are short: a loop finds their end sooner than `memchr`.
+        let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
         let name = trim(&record[..name_end]);
         if name.is_empty() {
-            if name_end == record.len() {
-                continue; // a blank line
-            }
-            return None; // an empty name: the reader refuses it
+            // A blank line is no event; an empty name is refused.
+            return (name_end == record.len()).then_some(());
         }
-        let (index, arity) = names.get(name).unwrap_or((u32::MAX, usize::MAX));
-        let step = number == 0 || steps.get(index as usize) == Some(&true);
-        number += 1;
+        let (index, arity) = (self.names.get(name)).unwrap_or((u32::MAX, usize::MAX));
+        let step = self.number == 0 || self.steps.get(index as usize) == Some(&true);
+        self.number += 1;
         if !step {
-            continue;
+            return Some(());
         }
-        let mut fields = recycle(std::mem::take(&mut spare));
+        let mut fields = recycle(std::mem::take(&mut self.spare));
         fields.push(name);
         if name_end < record.len() {
             fields.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
@@ -96,10 +121,11 @@ pub(super) fn warm_up(
         if index != u32::MAX && fields.len() - 1 != arity {
             return None;
         }
-        let ev = Ev::single(number, line, 0, index, 0);
-        worker.step_event(&ev, &fields, &mut out).ok()?;
-        out.clear();
-        spare = recycle(fields);
+        let ev = Ev::single(self.number, self.line, 0, index, 0);
+        let stepped = worker.step_event(&ev, &fields, &mut self.out);
+        self.out.clear();
+        self.spare = recycle(fields);
+        stepped.ok()
     }
 }
 
