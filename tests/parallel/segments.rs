@@ -277,6 +277,30 @@ fn the_warm_up_grows_with_the_values_whose_state_it_must_see_again() {
 }
 
 #[test]
+fn a_skimmed_warm_up_reads_state_records_as_the_csv_reader_does() {
+    // The warm-up of the second segment skims its lines (every property is
+    // tick invariant) and steps only the logins and opens, written with
+    // blanks around their fields, CRLF line ends and blank lines between
+    // them: read as the CSV reader reads them, they set the state the run
+    // from the start reached (alice logged in, f open), and the segment
+    // is taken; a skim that kept ` login ` as the name would miss them,
+    // and the segment would be stepped again.
+    let spec = "prop access : Forall u . Forall f . access(u, f) -> \
+                [login(u), logout(u)) & [open(f), close(f))";
+    let group =
+        " login ,\talice \r\nopen , f\t\r\n\r\n".to_owned() + &"access, alice ,f\r\n".repeat(6);
+    // 8 events a group: carol's access is event 1,201, bob's 1,602.
+    let trace = group.repeat(150) + "access,carol,f\r\n" + &group.repeat(50) + "access,bob,f\r\n";
+    let dir = temp_dir("segments-skim");
+    let path = write(&dir, "skim.csv", &trace);
+    let expected = vec![(1201, 0), (1602, 0)];
+    assert_eq!(sequential(spec, &trace), expected);
+    let (found, tally) = in_segments(spec, &path, &trace, 2).expect("a layout");
+    assert_eq!(found, expected);
+    assert_eq!(tally, (1, 0), "the second segment is taken");
+}
+
+#[test]
 fn the_warm_up_of_a_property_with_rules_is_judged_on_the_first_blocks_instead() {
     // A toggle flips a channel's state for good: its state depends on
     // every toggle, which no rate tells.

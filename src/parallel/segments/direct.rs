@@ -1,8 +1,9 @@
 //! A segment's worker steps its stretch of the file straight from its
 //! trace reader, as the sequential engine reads a file: no blocks (it
 //! alone reads its events), no merger of its own (its one monitor decides
-//! every event as it steps it). Its warm-up reads the same way, stepping
-//! only the events that change the state.
+//! every event as it steps it). A warm-up that steps every event reads
+//! the same way; one that steps only the events that change the state
+//! skims its stretch instead ([`super::skim`]).
 
 use std::fs::File;
 use std::io;
@@ -37,8 +38,10 @@ impl<'a> Lookup<'a> {
         Lookup { few, names }
     }
 
-    #[inline]
-    fn get(&self, name: &[u8]) -> Option<(u32, usize)> {
+    // Always inlined: called for every event of a segment (out of line,
+    // 58 instructions an event more on the `gen_access.py` logs).
+    #[inline(always)]
+    pub(super) fn get(&self, name: &[u8]) -> Option<(u32, usize)> {
         if self.few.is_empty() {
             return self.names.get(name).copied();
         }
@@ -222,15 +225,15 @@ fn hand_on(
     true
 }
 
-/// Steps `worker` through the events of `trace` that change its state
-/// (`steps`, per event name of the plan: see [`super::warm_steps`]; all
-/// when `None`), and its first event, reporting nothing: `None` if they
-/// end early (an error, an interruption).
+/// Steps `worker` through every event of `trace`, reporting nothing, as
+/// the warm-up of a plan with a property that is not tick invariant (a
+/// warm-up that steps only the state events skims instead:
+/// [`super::skim`]): `None` if they end early (an error, an
+/// interruption).
 pub(super) fn warm_up(
     worker: &mut Worker,
     mut trace: TraceReader<io::Take<File>>,
     names: &Names,
-    steps: Option<&[bool]>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
     let names = &Lookup::new(names);
@@ -248,20 +251,16 @@ pub(super) fn warm_up(
             Err(_) => return None,
         };
         let name = known(names, &event).ok()?;
-        let step = number == 0 || steps.is_none_or(|s| s.get(name as usize) == Some(&true));
         number += 1;
         let (line, time) = (event.line, event.time);
-        if step {
-            let mut fields = recycle(spare);
-            fields.push(event.name);
-            fields.extend(event.args());
-            let ev = Ev::single(number, line, time, name, 0);
-            worker.step_event(&ev, &fields, &mut out).ok()?;
-            spare = recycle(fields);
-        }
+        let mut fields = recycle(spare);
+        fields.push(event.name);
+        fields.extend(event.args());
+        let ev = Ev::single(number, line, time, name, 0);
+        worker.step_event(&ev, &fields, &mut out).ok()?;
+        spare = recycle(fields);
         let n = trace.repeats(u64::MAX);
         if n > 0
-            && step
             && let Some(event) = trace.last_event()
         {
             let mut fields = recycle(spare);
