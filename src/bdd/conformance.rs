@@ -38,6 +38,7 @@ for_both!(
     prepared_sets_and_renamings,
     restriction,
     cofactor_added,
+    cube_conjoined,
     renaming,
     cubes,
     queries,
@@ -175,6 +176,42 @@ fn cofactor_added<S: BddSpace>() {
     assert_eq!(s.or_cofactor(ff, f, &[], &[(v(3), true)]), fd);
     // A variable restricted twice: its first value counts.
     assert_eq!(s.or_cofactor(ff, f, &[(v(0), true), (v(0), false)], &[]), bc);
+}
+
+fn cube_conjoined<S: BddSpace>() {
+    let mut s = S::new(5);
+    let (a, b, c) = (s.lit(v(0), true), s.lit(v(1), true), s.lit(v(2), true));
+    // f = (a ∧ b) ∨ (¬a ∧ c), over literals above, on and below its variables.
+    let ab = s.and(a, b);
+    let na = s.lit(v(0), false);
+    let nac = s.and(na, c);
+    let f = s.or(ab, nac);
+    let expect = |s: &mut S, f: Bdd, lits: &[(BddVar, bool)]| {
+        let cube = s.cube(lits);
+        s.and(f, cube)
+    };
+    let cases: [&[(BddVar, bool)]; 7] = [
+        &[],
+        &[(v(3), true)],
+        &[(v(1), false), (v(3), true)],
+        &[(v(4), true), (v(2), false), (v(0), false)],
+        &[(v(0), true), (v(1), true), (v(2), false), (v(3), true), (v(4), false)],
+        &[(v(2), true), (v(0), false), (v(4), true)],
+        &[(v(1), true), (v(1), true)],
+    ];
+    for lits in cases {
+        let want = expect(&mut s, f, lits);
+        assert_eq!(s.and_cube(f, lits), want, "{lits:?}");
+    }
+    // Conflicting literals, a false product, the constants.
+    assert!(s.and_cube(f, &[(v(3), true), (v(3), false)]).is_false());
+    assert!(s.and_cube(f, &[(v(0), false), (v(2), false)]).is_false());
+    let ff = s.ff();
+    assert!(s.and_cube(ff, &[(v(1), true)]).is_false());
+    let tt = s.tt();
+    let want = s.cube(&[(v(1), true), (v(4), false)]);
+    assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)]), want);
+    assert!(s.and_cube(tt, &[]).is_true());
 }
 
 fn renaming<S: BddSpace>() {

@@ -141,6 +141,13 @@ pub trait BddSpace: fmt::Debug + Sized {
         self.or(g, part)
     }
 
+    /// `f ∧ cube(lits)` (false if `lits` conflict). A package may do it in
+    /// one walk down `f` along the literals, without building the cube.
+    fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
+        let cube = self.cube(lits);
+        self.and(f, cube)
+    }
+
     /// Substitutes variables of `f` simultaneously: every `from` becomes its
     /// `to`.
     ///

@@ -24,6 +24,8 @@ enum Formula {
     Rename(Vec<(u16, u16)>, Box<Formula>),
     /// `g ∨ (f|lits ∧ cube)`.
     OrCofactor(Vec<(u16, bool)>, Vec<(u16, bool)>, Box<Formula>, Box<Formula>),
+    /// `f ∧ cube(lits)`.
+    AndCube(Vec<(u16, bool)>, Box<Formula>),
 }
 
 fn formula() -> impl Strategy<Value = Formula> {
@@ -58,6 +60,11 @@ fn formula() -> impl Strategy<Value = Formula> {
                 inner.clone()
             )
                 .prop_map(|(ls, f)| Formula::Restrict(ls, Box::new(f))),
+            (
+                proptest::collection::vec((0..N, any::<bool>()), 0..5),
+                inner.clone()
+            )
+                .prop_map(|(ls, f)| Formula::AndCube(ls, Box::new(f))),
             (proptest::collection::vec((0..N, 0..N), 0..4), inner.clone())
                 .prop_map(|(ps, f)| Formula::Rename(ps, Box::new(f))),
             (
@@ -125,6 +132,7 @@ fn truth(f: &Formula, x: u32) -> bool {
             let cube = ks.iter().all(|&(v, b)| bit(x, v) == b);
             truth(g, x) || (restricted && cube)
         }
+        Formula::AndCube(ls, f) => truth(f, x) && ls.iter().all(|&(v, b)| bit(x, v) == b),
         Formula::Rename(ps, f) => {
             // f[σ](x) = f(y) with y(v) = x(σ(v)); the first pair of a variable counts.
             let mut y = x;
@@ -190,6 +198,11 @@ fn build<S: BddSpace>(s: &mut S, f: &Formula) -> Bdd {
             };
             let (a, b) = (build(s, g), build(s, f));
             s.or_cofactor(a, b, &lits(ls), &lits(ks))
+        }
+        Formula::AndCube(ls, f) => {
+            let lits: Vec<(BddVar, bool)> = ls.iter().map(|&(i, b)| (v(i), b)).collect();
+            let a = build(s, f);
+            s.and_cube(a, &lits)
         }
         Formula::Rename(ps, f) => {
             // Renamings take the first pair of a variable (as the reference).

@@ -162,3 +162,71 @@ impl Manager {
         r
     }
 }
+
+impl Manager {
+    /// `f ∧ k` for the cube `k` of `lits` (distinct variables, the top
+    /// variable first), in one walk down `f` along the literals: the cube
+    /// is not built, only the nodes of the result (none when it is false).
+    pub(super) fn and_cube(&mut self, f: Id, lits: &[(u16, bool)], memo: &mut Memo) -> Id {
+        memo.start();
+        self.and_cube_in(f, lits, 0, memo, 0)
+    }
+
+    fn and_cube_in(
+        &mut self,
+        f: Id,
+        lits: &[(u16, bool)],
+        i: usize,
+        memo: &mut Memo,
+        depth: u32,
+    ) -> Id {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.and_cube_in(f, lits, i, memo, depth + 1)
+            });
+        }
+        if f == FALSE {
+            return FALSE;
+        }
+        let Some(&(v, b)) = lits.get(i) else {
+            return f;
+        };
+        if f == TRUE {
+            return self.cube_bottom_up(lits[i..].iter().rev().copied());
+        }
+        let level = self.level(f);
+        if v < level {
+            // A literal above `f`: its node over the rest.
+            let rest = self.and_cube_in(f, lits, i + 1, memo, depth + 1);
+            return self.literal_over(v, b, rest);
+        }
+        let n = self.node(f);
+        if v == level {
+            // One child: a chain, which reaches the next branching node.
+            let child = if b { n.hi } else { n.lo };
+            let rest = self.and_cube_in(child, lits, i + 1, memo, depth + 1);
+            return self.literal_over(v, b, rest);
+        }
+        // A variable of `f` only: both children. Remembered by `f` and `i`
+        // (which decide the result), so that a node reached again is not
+        // walked again; between two such nodes the walk is a chain.
+        if let Some(r) = memo.get(f, i as Id, 0) {
+            return r;
+        }
+        let lo = self.and_cube_in(n.lo, lits, i, memo, depth + 1);
+        let hi = self.and_cube_in(n.hi, lits, i, memo, depth + 1);
+        let r = self.mk(level, lo, hi);
+        memo.put(f, i as Id, 0, r);
+        r
+    }
+
+    /// `v = b` conjoined with `rest` (which is below `v`).
+    #[inline]
+    fn literal_over(&mut self, v: u16, b: bool, rest: Id) -> Id {
+        match (rest, b) {
+            (FALSE, _) => FALSE,
+            (_, true) => self.mk(v, FALSE, rest),
+            (_, false) => self.mk(v, rest, FALSE),
+        }
+    }
+}
