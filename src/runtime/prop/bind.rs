@@ -220,8 +220,41 @@ impl PropMonitor {
     /// variable first. Bits are interleaved (bit `L` of every variable at
     /// level `L`, in the order of the variables' slots), so bit by bit from
     /// the least significant, variables by decreasing slot, is that order.
-    fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
+    pub(super) fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
         let plan = &self.compiled.plan;
+        let codes = &self.scratch.binding.codes[range.clone()];
+        lits.clear();
+        if let [(v, code)] = *codes {
+            // One code: its bits from the least significant.
+            let width = self.state.classes[plan.vars[v].class].width();
+            let bits = &plan.vars[v].bits;
+            let low = &bits[bits.len() - width..];
+            lits.extend(low.iter().rev().enumerate().map(|(i, &x)| (x, code.bit(i))));
+            return;
+        }
+        if let [(v, a), (w, b)] = *codes {
+            // Two codes (most matches): the lower slot's bit first at each
+            // level, without sorting.
+            let (va, vb) = (&plan.vars[v], &plan.vars[w]);
+            let ((x, a, wa), (y, b, wb)) = {
+                let ea = (&va.bits, a, self.state.classes[va.class].width());
+                let eb = (&vb.bits, b, self.state.classes[vb.class].width());
+                if va.bits[0] > vb.bits[0] { (ea, eb) } else { (eb, ea) }
+            };
+            let (x, y) = (&x[x.len() - wa..], &y[y.len() - wb..]);
+            lits.reserve(wa + wb);
+            let mut xs = x.iter().rev();
+            let mut ys = y.iter().rev();
+            for i in 0..wa.max(wb) {
+                if let Some(&bit) = xs.next() {
+                    lits.push((bit, a.bit(i)));
+                }
+                if let Some(&bit) = ys.next() {
+                    lits.push((bit, b.bit(i)));
+                }
+            }
+            return;
+        }
         let codes = &mut self.scratch.match_codes;
         codes.clear();
         for &(v, code) in &self.scratch.binding.codes[range] {
@@ -230,7 +263,6 @@ impl PropMonitor {
         }
         codes.sort_unstable_by_key(|&(v, ..)| std::cmp::Reverse(plan.vars[v].bits[0]));
         let widest = codes.iter().map(|c| c.2).max().unwrap_or(0);
-        lits.clear();
         for i in 0..widest {
             for &(v, code, width) in codes.iter() {
                 let bits = &plan.vars[v].bits;

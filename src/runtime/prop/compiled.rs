@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::{absorb, fuse, fuse_and, point, restrict, twins};
+use super::{absorb, fuse, fuse_and, fuse_atom, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
@@ -64,6 +64,12 @@ pub struct CompiledProp {
     /// Per existential quantifier over a fused conjunction: its operands
     /// (see [`fuse_and`]).
     pub(super) exists_and: Vec<Option<(NodeIx, NodeIx)>>,
+    /// Per conjunction with a fused atom: its other operand and the atom
+    /// (see [`fuse_atom`]).
+    pub(super) and_atom: Vec<Option<(NodeIx, NodeIx)>>,
+    /// Per node: whether it is an atom fused into the conjunction that
+    /// reads it (with point evaluation on: not built at an event).
+    pub(super) atom_fused: Vec<bool>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -103,6 +109,10 @@ pub(super) enum Step {
     /// [`CompiledProp::exists_and`]; see [`fuse_and`]): one relational
     /// product.
     ExistsAnd(NodeIx),
+    /// A conjunction with a fused atom (its operands in
+    /// [`CompiledProp::and_atom`]; see [`fuse_atom`]): the other operand
+    /// conjoined with the literals of each match.
+    AndAtom(NodeIx),
 }
 
 impl CompiledProp {
@@ -182,6 +192,11 @@ impl CompiledProp {
                 point.needs_set[*a] = false;
             }
         }
+        let and_atom = fuse_atom::analyse(&plan, &point, &keeps_pre, (&bypass, &twins, &absorbed));
+        let mut atom_fused = vec![false; n];
+        for &(_, a) in and_atom.iter().flatten() {
+            atom_fused[a] = true;
+        }
         // A dropped atom still binds the values seen for its variables.
         let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
         for atoms in atoms_by_event.values_mut() {
@@ -197,6 +212,7 @@ impl CompiledProp {
             .iter()
             .map(|&i| match (fused_operand[i], &twins.of[i]) {
                 _ if exists_and[i].is_some() => Step::ExistsAnd(i),
+                _ if and_atom[i].is_some() => Step::AndAtom(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
                 _ => Step::Node(i),
@@ -220,6 +236,8 @@ impl CompiledProp {
             computes,
             point_steps,
             exists_and,
+            and_atom,
+            atom_fused,
             absorbed,
             twins,
             all_steps: (0..n)
@@ -248,7 +266,11 @@ impl Step {
     #[cfg(test)]
     pub(super) fn node(self) -> NodeIx {
         match self {
-            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) | Step::ExistsAnd(n) => n,
+            Step::Node(n)
+            | Step::Fused(n, _)
+            | Step::Twin(n, _)
+            | Step::ExistsAnd(n)
+            | Step::AndAtom(n) => n,
         }
     }
 }

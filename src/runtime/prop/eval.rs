@@ -8,7 +8,7 @@
 //! (`now`), so the property's roots and those outside it are all there is
 //! to keep.
 
-use super::compiled::Step;
+use super::compiled::{CompiledProp, Step};
 use super::scratch::Scratch;
 use super::state::State;
 use super::{Outside, PropMonitor};
@@ -213,7 +213,17 @@ impl PropMonitor {
         // Atoms active at the previous event start again from false; their old
         // values decide exactly whether they changed.
         let mut previous = std::mem::take(&mut self.scratch.atom_previous);
+        let point_on = self.point_on;
+        let fused = |c: &CompiledProp, n: NodeIx| point_on && c.atom_fused[n];
         for &n in &self.compiled.atom_nodes {
+            if fused(&self.compiled, n) {
+                // Not built: changed if it matched at the previous event
+                // (or matches at this one, below).
+                let s = &mut self.state;
+                s.changed[n] = all || s.atom_active[n];
+                s.atom_active[n] = false;
+                continue;
+            }
             if !self.is_set(n) {
                 continue;
             }
@@ -226,6 +236,12 @@ impl PropMonitor {
         }
         for i in 0..self.scratch.binding.matched.len() {
             let n = self.scratch.binding.matched[i].0;
+            if fused(&self.compiled, n) {
+                let s = &mut self.state;
+                s.changed[n] = true;
+                s.atom_active[n] = true;
+                continue;
+            }
             if !self.is_set(n) {
                 continue;
             }
@@ -270,6 +286,10 @@ impl PropMonitor {
                 }
                 Step::ExistsAnd(n) => {
                     self.exists_and(space, n, all);
+                    continue;
+                }
+                Step::AndAtom(n) => {
+                    self.and_atom(space, n, all);
                     continue;
                 }
                 Step::Twin(n, source) => {
@@ -411,7 +431,7 @@ impl PropMonitor {
             // An event pattern that point mode keeps as matches is no set.
             return !(self.state.future.as_ref()).is_some_and(|f| f.is_matches(n));
         }
-        c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n]
+        c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n] && !c.atom_fused[n]
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.
