@@ -201,17 +201,22 @@ fn cube_conjoined<S: BddSpace>() {
     ];
     for lits in cases {
         let want = expect(&mut s, f, lits);
-        assert_eq!(s.and_cube(f, lits), want, "{lits:?}");
+        assert_eq!(s.and_cube(f, lits, usize::MAX), Some(want), "{lits:?}");
+        // Past a budget: the product, or nothing.
+        let small = s.and_cube(f, lits, 0);
+        assert!(small.is_none_or(|r| r == want), "{lits:?}");
     }
     // Conflicting literals, a false product, the constants.
-    assert!(s.and_cube(f, &[(v(3), true), (v(3), false)]).is_false());
-    assert!(s.and_cube(f, &[(v(0), false), (v(2), false)]).is_false());
+    let all = usize::MAX;
+    let is_false = |r: Option<Bdd>| r.is_some_and(|r| r.is_false());
+    assert!(is_false(s.and_cube(f, &[(v(3), true), (v(3), false)], all)));
+    assert!(is_false(s.and_cube(f, &[(v(0), false), (v(2), false)], all)));
     let ff = s.ff();
-    assert!(s.and_cube(ff, &[(v(1), true)]).is_false());
+    assert!(is_false(s.and_cube(ff, &[(v(1), true)], all)));
     let tt = s.tt();
     let want = s.cube(&[(v(1), true), (v(4), false)]);
-    assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)]), want);
-    assert!(s.and_cube(tt, &[]).is_true());
+    assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)], all), Some(want));
+    assert!(s.and_cube(tt, &[], all).is_some_and(|r| r.is_true()));
 }
 
 fn renaming<S: BddSpace>() {

@@ -244,7 +244,7 @@ impl BddSpace for Space {
         self.bdd(r)
     }
 
-    fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
+    fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
         let f = self.id(f);
         let mut top = std::mem::take(&mut self.top_first);
         top.clear();
@@ -260,12 +260,12 @@ impl BddSpace for Space {
         }
         let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
             // Conflicting literals: the cube is false.
-            super::node::FALSE
+            Some(super::node::FALSE)
         } else {
-            self.m.and_cube(f, &top, &mut self.cofactor_memo)
+            self.m.and_cube(f, &top, budget, &mut self.cofactor_memo)
         };
         self.top_first = top;
-        self.bdd(r)
+        r.map(|r| self.bdd(r))
     }
 
     fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd {

@@ -49,11 +49,9 @@ pub struct CompiledProp {
     pub(super) computes: bool,
     /// The statement's point form and the nodes computed as sets.
     pub(super) point: point::Analysis,
-    /// Per node: whether it is a negation fused into the sinces that read
-    /// it (with point evaluation on; see [`fuse`]).
-    pub(super) fused: Vec<bool>,
-    /// Per node: the operand it negates if it is a fused negation
-    /// ([`fuse::operand`], looked up once rather than at every event).
+    /// Per node: the operand it negates if it is a negation fused into the
+    /// sinces that read it (with point evaluation on; see [`fuse`]), looked
+    /// up once rather than at every event.
     pub(super) fused_operand: Vec<Option<NodeIx>>,
     /// Twins computed by renaming and the nodes dropped then (with point
     /// evaluation on; see [`twins`]).
@@ -70,6 +68,10 @@ pub struct CompiledProp {
     /// Per node: whether it is an atom fused into the conjunction that
     /// reads it (with point evaluation on: not built at an event).
     pub(super) atom_fused: Vec<bool>,
+    /// Per node: whether its `now` is computed at every event with point
+    /// evaluation on (needed as a set, and neither a fused negation, nor a
+    /// dropped twin, nor a fused atom).
+    pub(super) point_set: Vec<bool>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -236,6 +238,9 @@ impl CompiledProp {
             computes,
             point_steps,
             exists_and,
+            point_set: (0..n)
+                .map(|i| point.needs_set[i] && !fused[i] && !twins.dropped[i] && !atom_fused[i])
+                .collect(),
             and_atom,
             atom_fused,
             absorbed,
@@ -247,7 +252,6 @@ impl CompiledProp {
             event_guards: if future { None } else { Guards::of(&plan) },
             future,
             fused_operand,
-            fused,
             point,
             bypass,
             plan,

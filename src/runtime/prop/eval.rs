@@ -216,15 +216,14 @@ impl PropMonitor {
         let point_on = self.point_on;
         let fused = |c: &CompiledProp, n: NodeIx| point_on && c.atom_fused[n];
         for &n in &self.compiled.atom_nodes {
-            if fused(&self.compiled, n) {
-                // Not built: changed if it matched at the previous event
-                // (or matches at this one, below).
-                let s = &mut self.state;
-                s.changed[n] = all || s.atom_active[n];
-                s.atom_active[n] = false;
-                continue;
-            }
             if !self.is_set(n) {
+                if fused(&self.compiled, n) {
+                    // Not built: changed if it matched at the previous
+                    // event (or matches at this one, below).
+                    let s = &mut self.state;
+                    s.changed[n] = all || s.atom_active[n];
+                    s.atom_active[n] = false;
+                }
                 continue;
             }
             let s = &mut self.state;
@@ -236,13 +235,12 @@ impl PropMonitor {
         }
         for i in 0..self.scratch.binding.matched.len() {
             let n = self.scratch.binding.matched[i].0;
-            if fused(&self.compiled, n) {
-                let s = &mut self.state;
-                s.changed[n] = true;
-                s.atom_active[n] = true;
-                continue;
-            }
             if !self.is_set(n) {
+                if fused(&self.compiled, n) {
+                    let s = &mut self.state;
+                    s.changed[n] = true;
+                    s.atom_active[n] = true;
+                }
                 continue;
             }
             let cube = self.match_cube(space, i);
@@ -425,13 +423,14 @@ impl PropMonitor {
     /// Whether node `n`'s `now` is computed at every event.
     /// (A twin dropped with point evaluation on is neither computed as a
     /// set nor completed for witnesses: none reads it.)
+    #[inline]
     pub(super) fn is_set(&self, n: NodeIx) -> bool {
         let c = &self.compiled;
         if !self.point_on {
             // An event pattern that point mode keeps as matches is no set.
             return !(self.state.future.as_ref()).is_some_and(|f| f.is_matches(n));
         }
-        c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n] && !c.atom_fused[n]
+        c.point_set[n]
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.

@@ -20,7 +20,8 @@
 //! Its value is then not built at an event, only whether it changed (it
 //! matched at this event or at the one before); a witness, which reads
 //! every node of the statement, computes it afterwards, like the nodes of
-//! the point form.
+//! the point form. Where the other operand is large next to a cube, the
+//! cubes are built and conjoined after all (see `PropMonitor::and_match`).
 
 use super::absorb::Absorbed;
 use super::fuse::unfuse_leaves;
@@ -28,7 +29,7 @@ use super::point::Analysis;
 use super::restrict::{Bypass, Source};
 use super::twins::Twins;
 use super::PropMonitor;
-use crate::bdd::{BddSpace, Space};
+use crate::bdd::{Bdd, BddSpace, Space};
 use crate::plan::{NodeIx, Op, PropPlan};
 
 /// Per node: for a conjunction with a fused atom, `(other operand, atom)`.
@@ -124,26 +125,58 @@ impl PropMonitor {
         }
         let other = s.now[x];
         let mut value = space.ff();
-        if !other.is_false() {
-            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+        if other.is_false() {
+            // Nothing to walk.
+        } else {
             for i in 0..self.scratch.binding.matched.len() {
-                let (m, range) = &self.scratch.binding.matched[i];
-                if *m != a {
+                if self.scratch.binding.matched[i].0 != a {
                     continue;
                 }
-                self.match_lits(range.clone(), &mut lits);
-                let part = space.and_cube(other, &lits);
+                let part = self.and_match(space, n, other, i);
                 value = if value.is_false() {
                     part
                 } else {
                     space.or(value, part)
                 };
             }
-            self.scratch.cube_lits = lits;
         }
         let s = &mut self.state;
         s.changed[n] = all || value != s.now[n];
         s.now[n] = value;
+    }
+}
+
+impl PropMonitor {
+    /// `other` conjoined with the cube of match `i`, for conjunction `n`:
+    /// walked, or, once a walk of `n` gave up, built.
+    ///
+    /// A walk gives up past as many nodes of `other` with two children as
+    /// the cube has literals: then the result is large next to the cube,
+    /// which costs little to build, and the conjunction's results stay in
+    /// the operation cache from one event to the next (where a walk's last
+    /// one call), the cubes of successive matches sharing their lower
+    /// bits. fifo's `P (enter(y) & @ P enter(x))`, over every `x` entered
+    /// so far, walked at each `enter` took 20% more instructions than the
+    /// cached conjunctions; locks-cycles' walks meet a few such nodes
+    /// (the other lock the thread holds).
+    fn and_match(&mut self, space: &mut Space, n: NodeIx, other: Bdd, i: usize) -> Bdd {
+        let built = &mut self.scratch.and_built;
+        if built.len() <= n {
+            built.resize(n + 1, false);
+        }
+        if !built[n] {
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            let range = self.scratch.binding.matched[i].1.clone();
+            self.match_lits(range, &mut lits);
+            let walked = space.and_cube(other, &lits, lits.len());
+            self.scratch.cube_lits = lits;
+            match walked {
+                Some(part) => return part,
+                None => self.scratch.and_built[n] = true,
+            }
+        }
+        let cube = self.match_cube(space, i);
+        space.and(other, cube)
     }
 }
 
