@@ -348,3 +348,57 @@ fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::{CompiledProp, GcPolicy, PropMonitor, PropOptions};
+    use crate::bdd::{BddSpace, Package, Space};
+    use crate::plan::compile_source;
+
+    /// The literals of each match of `a(x, y)`, `b(y, x)`, `c(x)` and
+    /// `d(x, y, z)` agree with the conjunction of the codes' cubes, bottom
+    /// variable first, through classes of different widths (the codes
+    /// are kept from one event to the next: the classes grow).
+    #[test]
+    fn match_literals_are_the_codes_cubes_bottom_first() {
+        let text = "prop p : Forall x . Forall y . Forall z .
+            (a(x, y) | b(y, x) | c(x) | d(x, y, z)) -> !P e(x, y, z)";
+        let (plan, _) = compile_source(text).expect("compiles");
+        let compiled = Arc::new(CompiledProp::new(plan.props.into_iter().next().expect("one")));
+        let mut space = Space::with_package(Package::Shared, compiled.plan.bdd_vars);
+        let options = PropOptions {
+            start_bits: 1,
+            max_code_bits: 16,
+            gc: GcPolicy::Never,
+        };
+        let mut m = PropMonitor::new(compiled, options, &mut space).expect("monitor");
+        let values: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+        for step in 0..60usize {
+            let (x, y, z) = (&values[step % 40], &values[(step * 7) % 13], &values[step % 3]);
+            let (name, args): (&[u8], Vec<&[u8]>) = match step % 4 {
+                0 => (b"a", vec![x.as_bytes(), y.as_bytes()]),
+                1 => (b"b", vec![y.as_bytes(), x.as_bytes()]),
+                2 => (b"c", vec![x.as_bytes()]),
+                _ => (b"d", vec![x.as_bytes(), y.as_bytes(), z.as_bytes()]),
+            };
+            m.bind_event(name, &args, false).expect("binds");
+            for i in 0..m.scratch.binding.matched.len() {
+                let range = m.scratch.binding.matched[i].1.clone();
+                let mut lits = Vec::new();
+                m.match_lits(range.clone(), &mut lits);
+                assert!(lits.windows(2).all(|w| w[0].0 > w[1].0), "{lits:?}");
+                let mut want = space.tt();
+                for j in range {
+                    let (v, code) = m.scratch.binding.codes[j];
+                    let mut one = Vec::new();
+                    m.code_cube(v, code, &mut one);
+                    let cube = space.cube(&one);
+                    want = space.and(want, cube);
+                }
+                assert_eq!(space.cube(&lits), want, "step {step}");
+            }
+        }
+    }
+}
