@@ -8,7 +8,7 @@
 //! (`now`), so the property's roots and those outside it are all there is
 //! to keep.
 
-use super::compiled::{CompiledProp, Step};
+use super::compiled::Step;
 use super::scratch::Scratch;
 use super::state::State;
 use super::{Outside, PropMonitor};
@@ -213,17 +213,10 @@ impl PropMonitor {
         // Atoms active at the previous event start again from false; their old
         // values decide exactly whether they changed.
         let mut previous = std::mem::take(&mut self.scratch.atom_previous);
-        let point_on = self.point_on;
-        let fused = |c: &CompiledProp, n: NodeIx| point_on && c.atom_fused[n];
-        for &n in &self.compiled.atom_nodes {
+        for i in 0..self.compiled.atom_nodes.len() {
+            let n = self.compiled.atom_nodes[i];
             if !self.is_set(n) {
-                if fused(&self.compiled, n) {
-                    // Not built: changed if it matched at the previous
-                    // event (or matches at this one, below).
-                    let s = &mut self.state;
-                    s.changed[n] = all || s.atom_active[n];
-                    s.atom_active[n] = false;
-                }
+                self.track_fused(n, false, all);
                 continue;
             }
             let s = &mut self.state;
@@ -236,11 +229,7 @@ impl PropMonitor {
         for i in 0..self.scratch.binding.matched.len() {
             let n = self.scratch.binding.matched[i].0;
             if !self.is_set(n) {
-                if fused(&self.compiled, n) {
-                    let s = &mut self.state;
-                    s.changed[n] = true;
-                    s.atom_active[n] = true;
-                }
+                self.track_fused(n, true, all);
                 continue;
             }
             let cube = self.match_cube(space, i);

@@ -147,6 +147,18 @@ impl PropMonitor {
 }
 
 impl PropMonitor {
+    /// Keeps whether atom `n`, if fused, changed (it is not built): at the
+    /// start of a step (`matched` false), if it matched at the previous
+    /// one; at a match of this step, it did.
+    #[inline]
+    pub(super) fn track_fused(&mut self, n: NodeIx, matched: bool, all: bool) {
+        if self.point_on && self.compiled.atom_fused[n] {
+            let s = &mut self.state;
+            s.changed[n] = all || matched || s.atom_active[n];
+            s.atom_active[n] = matched;
+        }
+    }
+
     /// `other` conjoined with the cube of match `i`, for conjunction `n`:
     /// walked, or, once a walk of `n` gave up, built.
     ///
