@@ -38,6 +38,7 @@ for_both!(
     prepared_sets_and_renamings,
     restriction,
     cofactor_added,
+    cube_conjoined,
     renaming,
     cubes,
     queries,
@@ -175,6 +176,47 @@ fn cofactor_added<S: BddSpace>() {
     assert_eq!(s.or_cofactor(ff, f, &[], &[(v(3), true)]), fd);
     // A variable restricted twice: its first value counts.
     assert_eq!(s.or_cofactor(ff, f, &[(v(0), true), (v(0), false)], &[]), bc);
+}
+
+fn cube_conjoined<S: BddSpace>() {
+    let mut s = S::new(5);
+    let (a, b, c) = (s.lit(v(0), true), s.lit(v(1), true), s.lit(v(2), true));
+    // f = (a ∧ b) ∨ (¬a ∧ c), over literals above, on and below its variables.
+    let ab = s.and(a, b);
+    let na = s.lit(v(0), false);
+    let nac = s.and(na, c);
+    let f = s.or(ab, nac);
+    let expect = |s: &mut S, f: Bdd, lits: &[(BddVar, bool)]| {
+        let cube = s.cube(lits);
+        s.and(f, cube)
+    };
+    let cases: [&[(BddVar, bool)]; 7] = [
+        &[],
+        &[(v(3), true)],
+        &[(v(1), false), (v(3), true)],
+        &[(v(4), true), (v(2), false), (v(0), false)],
+        &[(v(0), true), (v(1), true), (v(2), false), (v(3), true), (v(4), false)],
+        &[(v(2), true), (v(0), false), (v(4), true)],
+        &[(v(1), true), (v(1), true)],
+    ];
+    for lits in cases {
+        let want = expect(&mut s, f, lits);
+        assert_eq!(s.and_cube(f, lits, usize::MAX), Some(want), "{lits:?}");
+        // Past a budget: the product, or nothing.
+        let small = s.and_cube(f, lits, 0);
+        assert!(small.is_none_or(|r| r == want), "{lits:?}");
+    }
+    // Conflicting literals, a false product, the constants.
+    let all = usize::MAX;
+    let is_false = |r: Option<Bdd>| r.is_some_and(|r| r.is_false());
+    assert!(is_false(s.and_cube(f, &[(v(3), true), (v(3), false)], all)));
+    assert!(is_false(s.and_cube(f, &[(v(0), false), (v(2), false)], all)));
+    let ff = s.ff();
+    assert!(is_false(s.and_cube(ff, &[(v(1), true)], all)));
+    let tt = s.tt();
+    let want = s.cube(&[(v(1), true), (v(4), false)]);
+    assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)], all), Some(want));
+    assert!(s.and_cube(tt, &[], all).is_some_and(|r| r.is_true()));
 }
 
 fn renaming<S: BddSpace>() {

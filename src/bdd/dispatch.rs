@@ -121,6 +121,7 @@ impl BddSpace for Space {
         fn and_exists_in(&mut self, f: Bdd, g: Bdd, vars: VarSet) -> Bdd;
         fn restrict(&mut self, f: Bdd, lits: &[(BddVar, bool)]) -> Bdd;
         fn or_cofactor(&mut self, g: Bdd, f: Bdd, lits: &[(BddVar, bool)], cube: &[(BddVar, bool)]) -> Bdd;
+        fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd>;
         fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd;
         fn rename_by(&mut self, f: Bdd, renaming: Renaming) -> Bdd;
         fn size(&mut self, f: Bdd) -> usize;

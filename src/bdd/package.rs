@@ -141,6 +141,19 @@ pub trait BddSpace: fmt::Debug + Sized {
         self.or(g, part)
     }
 
+    /// `f ∧ cube(lits)` (false if `lits` conflict). A package may do it in
+    /// one walk down `f` along the literals, without building the cube;
+    /// `None` when such a walk meets more than `budget` nodes of `f` whose
+    /// children it both visits (the caller then builds the cube and the
+    /// conjunction: a walk's results last one call, where the conjunction's
+    /// stay in the operation cache, and on a large `f` the cubes of
+    /// successive calls share their lower literals).
+    fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
+        let _ = budget;
+        let cube = self.cube(lits);
+        Some(self.and(f, cube))
+    }
+
     /// Substitutes variables of `f` simultaneously: every `from` becomes its
     /// `to`.
     ///

@@ -24,6 +24,8 @@ enum Formula {
     Rename(Vec<(u16, u16)>, Box<Formula>),
     /// `g ∨ (f|lits ∧ cube)`.
     OrCofactor(Vec<(u16, bool)>, Vec<(u16, bool)>, Box<Formula>, Box<Formula>),
+    /// `f ∧ cube(lits)`, walked with a budget (built past it).
+    AndCube(Vec<(u16, bool)>, usize, Box<Formula>),
 }
 
 fn formula() -> impl Strategy<Value = Formula> {
@@ -58,6 +60,12 @@ fn formula() -> impl Strategy<Value = Formula> {
                 inner.clone()
             )
                 .prop_map(|(ls, f)| Formula::Restrict(ls, Box::new(f))),
+            (
+                proptest::collection::vec((0..N, any::<bool>()), 0..5),
+                0..6usize,
+                inner.clone()
+            )
+                .prop_map(|(ls, budget, f)| Formula::AndCube(ls, budget, Box::new(f))),
             (proptest::collection::vec((0..N, 0..N), 0..4), inner.clone())
                 .prop_map(|(ps, f)| Formula::Rename(ps, Box::new(f))),
             (
@@ -125,6 +133,7 @@ fn truth(f: &Formula, x: u32) -> bool {
             let cube = ks.iter().all(|&(v, b)| bit(x, v) == b);
             truth(g, x) || (restricted && cube)
         }
+        Formula::AndCube(ls, _, f) => truth(f, x) && ls.iter().all(|&(v, b)| bit(x, v) == b),
         Formula::Rename(ps, f) => {
             // f[σ](x) = f(y) with y(v) = x(σ(v)); the first pair of a variable counts.
             let mut y = x;
@@ -190,6 +199,17 @@ fn build<S: BddSpace>(s: &mut S, f: &Formula) -> Bdd {
             };
             let (a, b) = (build(s, g), build(s, f));
             s.or_cofactor(a, b, &lits(ls), &lits(ks))
+        }
+        Formula::AndCube(ls, budget, f) => {
+            let lits: Vec<(BddVar, bool)> = ls.iter().map(|&(i, b)| (v(i), b)).collect();
+            let a = build(s, f);
+            match s.and_cube(a, &lits, *budget) {
+                Some(r) => r,
+                None => {
+                    let cube = s.cube(&lits);
+                    s.and(a, cube)
+                }
+            }
         }
         Formula::Rename(ps, f) => {
             // Renamings take the first pair of a variable (as the reference).

@@ -162,3 +162,119 @@ impl Manager {
         r
     }
 }
+
+impl Manager {
+    /// `f ∧ k` for the cube `k` of `lits` (distinct variables, the top
+    /// variable first), in one walk down `f` along the literals: the cube
+    /// is not built, only the nodes of the result (none when it is false).
+    /// `None` past `budget` nodes of `f` whose children are both walked.
+    pub(super) fn and_cube(
+        &mut self,
+        f: Id,
+        lits: &[(u16, bool)],
+        budget: usize,
+        memo: &mut Memo,
+    ) -> Option<Id> {
+        memo.start();
+        let mut walk = CubeWalk {
+            lits,
+            budget,
+            memo,
+        };
+        self.and_cube_in(f, 0, &mut walk, 0)
+    }
+
+    fn and_cube_in(&mut self, f: Id, i: usize, walk: &mut CubeWalk<'_>, depth: u32) -> Option<Id> {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.and_cube_in(f, i, walk, depth + 1)
+            });
+        }
+        if f == FALSE {
+            return Some(FALSE);
+        }
+        let Some(&(v, b)) = walk.lits.get(i) else {
+            return Some(f);
+        };
+        if f == TRUE {
+            return Some(self.cube_bottom_up(walk.lits[i..].iter().rev().copied()));
+        }
+        let level = self.level(f);
+        if v < level {
+            // A literal above `f`: its node over the rest.
+            let rest = self.and_cube_in(f, i + 1, walk, depth + 1)?;
+            return Some(self.literal_over(v, b, rest));
+        }
+        let n = self.node(f);
+        if v == level {
+            // One child: a chain, which reaches the next branching node.
+            let child = if b { n.hi } else { n.lo };
+            let rest = self.and_cube_in(child, i + 1, walk, depth + 1)?;
+            return Some(self.literal_over(v, b, rest));
+        }
+        // A variable of `f` only: both children. Remembered by `f` and `i`
+        // (which decide the result), so that a node reached again is not
+        // walked again; between two such nodes the walk is a chain.
+        if let Some(r) = walk.memo.get(f, i as Id, 0) {
+            return Some(r);
+        }
+        walk.budget = walk.budget.checked_sub(1)?;
+        let lo = self.and_cube_in(n.lo, i, walk, depth + 1)?;
+        let hi = self.and_cube_in(n.hi, i, walk, depth + 1)?;
+        let r = self.mk(level, lo, hi);
+        walk.memo.put(f, i as Id, 0, r);
+        Some(r)
+    }
+
+    /// `v = b` conjoined with `rest` (which is below `v`).
+    #[inline]
+    fn literal_over(&mut self, v: u16, b: bool, rest: Id) -> Id {
+        match (rest, b) {
+            (FALSE, _) => FALSE,
+            (_, true) => self.mk(v, FALSE, rest),
+            (_, false) => self.mk(v, rest, FALSE),
+        }
+    }
+}
+
+/// The literals, budget and memo of one [`Manager::and_cube`].
+struct CubeWalk<'a> {
+    lits: &'a [(u16, bool)],
+    budget: usize,
+    memo: &'a mut Memo,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bdd::shared::Space;
+    use crate::bdd::{BddSpace, BddVar};
+
+    fn v(i: u16) -> BddVar {
+        BddVar(i)
+    }
+
+    #[test]
+    fn a_cube_walk_counts_the_nodes_it_branches_at() {
+        let mut s = Space::new(8);
+        // f = x1 ⊕ x3 ⊕ x5: two nodes at x3 and x5, one at x1, each with
+        // two children that a cube on x0, x2, x4, x6 leaves both to walk.
+        let (x1, x3, x5) = (s.lit(v(1), true), s.lit(v(3), true), s.lit(v(5), true));
+        let x13 = s.xor(x1, x3);
+        let f = s.xor(x13, x5);
+        let lits = [(v(6), true), (v(4), false), (v(2), true), (v(0), true)];
+        let cube = s.cube(&lits);
+        let want = s.and(f, cube);
+        assert_eq!(s.and_cube(f, &lits, usize::MAX), Some(want));
+        // x1, then x3 twice, then x5 (remembered when reached again).
+        assert_eq!(s.and_cube(f, &lits, 5), Some(want));
+        assert_eq!(s.and_cube(f, &lits, 4), None);
+        assert_eq!(s.and_cube(f, &lits, 0), None);
+        // Literals on f's variables only: a chain, no budget needed.
+        let own = [(v(1), true), (v(3), false), (v(5), false)];
+        let point = s.cube(&own);
+        assert_eq!(s.and_cube(f, &own, 0), Some(point));
+        // A false product, found without building.
+        let xa = s.and(x1, x3);
+        assert!(s.and_cube(xa, &[(v(1), false)], 0).is_some_and(|r| r.is_false()));
+    }
+}

@@ -24,6 +24,8 @@ pub struct Space {
     stamp: Stamp,
     /// Scratch of [`BddSpace::or_cofactor`].
     cofactor_memo: Memo,
+    /// Scratch of [`BddSpace::and_cube`]: its literals, the top one first.
+    top_first: Vec<(u16, bool)>,
 }
 
 impl fmt::Debug for Space {
@@ -83,6 +85,7 @@ impl BddSpace for Space {
             m: Manager::new(),
             stamp: Stamp::new(),
             cofactor_memo: Memo::default(),
+            top_first: Vec::new(),
         }
     }
 
@@ -239,6 +242,30 @@ impl BddSpace for Space {
         let k = self.m.cube(cube);
         let r = self.m.or_cofactor(g, f, c, k, &mut self.cofactor_memo);
         self.bdd(r)
+    }
+
+    fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
+        let f = self.id(f);
+        let mut top = std::mem::take(&mut self.top_first);
+        top.clear();
+        // Codes come bit by bit in one direction: no sorting needed then.
+        if lits.windows(2).all(|w| w[0].0 > w[1].0) {
+            top.extend(lits.iter().rev().map(|&(v, b)| (v.0, b)));
+        } else {
+            top.extend(lits.iter().map(|&(v, b)| (v.0, b)));
+            if !lits.windows(2).all(|w| w[0].0 < w[1].0) {
+                top.sort_unstable();
+                top.dedup();
+            }
+        }
+        let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
+            // Conflicting literals: the cube is false.
+            Some(super::node::FALSE)
+        } else {
+            self.m.and_cube(f, &top, budget, &mut self.cofactor_memo)
+        };
+        self.top_first = top;
+        r.map(|r| self.bdd(r))
     }
 
     fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd {

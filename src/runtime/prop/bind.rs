@@ -220,8 +220,41 @@ impl PropMonitor {
     /// variable first. Bits are interleaved (bit `L` of every variable at
     /// level `L`, in the order of the variables' slots), so bit by bit from
     /// the least significant, variables by decreasing slot, is that order.
-    fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
+    pub(super) fn match_lits(&mut self, range: std::ops::Range<usize>, lits: &mut Vec<(BddVar, bool)>) {
         let plan = &self.compiled.plan;
+        let codes = &self.scratch.binding.codes[range.clone()];
+        lits.clear();
+        if let [(v, code)] = *codes {
+            // One code: its bits from the least significant.
+            let width = self.state.classes[plan.vars[v].class].width();
+            let bits = &plan.vars[v].bits;
+            let low = &bits[bits.len() - width..];
+            lits.extend(low.iter().rev().enumerate().map(|(i, &x)| (x, code.bit(i))));
+            return;
+        }
+        if let [(v, a), (w, b)] = *codes {
+            // Two codes (most matches): the lower slot's bit first at each
+            // level, without sorting.
+            let (va, vb) = (&plan.vars[v], &plan.vars[w]);
+            let ((x, a, wa), (y, b, wb)) = {
+                let ea = (&va.bits, a, self.state.classes[va.class].width());
+                let eb = (&vb.bits, b, self.state.classes[vb.class].width());
+                if va.bits[0] > vb.bits[0] { (ea, eb) } else { (eb, ea) }
+            };
+            let (x, y) = (&x[x.len() - wa..], &y[y.len() - wb..]);
+            lits.reserve(wa + wb);
+            let mut xs = x.iter().rev();
+            let mut ys = y.iter().rev();
+            for i in 0..wa.max(wb) {
+                if let Some(&bit) = xs.next() {
+                    lits.push((bit, a.bit(i)));
+                }
+                if let Some(&bit) = ys.next() {
+                    lits.push((bit, b.bit(i)));
+                }
+            }
+            return;
+        }
         let codes = &mut self.scratch.match_codes;
         codes.clear();
         for &(v, code) in &self.scratch.binding.codes[range] {
@@ -230,7 +263,6 @@ impl PropMonitor {
         }
         codes.sort_unstable_by_key(|&(v, ..)| std::cmp::Reverse(plan.vars[v].bits[0]));
         let widest = codes.iter().map(|c| c.2).max().unwrap_or(0);
-        lits.clear();
         for i in 0..widest {
             for &(v, code, width) in codes.iter() {
                 let bits = &plan.vars[v].bits;
@@ -315,4 +347,58 @@ fn matches_pattern(pattern: &[Arg], args: &[&[u8]]) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::{CompiledProp, GcPolicy, PropMonitor, PropOptions};
+    use crate::bdd::{BddSpace, Package, Space};
+    use crate::plan::compile_source;
+
+    /// The literals of each match of `a(x, y)`, `b(y, x)`, `c(x)` and
+    /// `d(x, y, z)` agree with the conjunction of the codes' cubes, bottom
+    /// variable first, through classes of different widths (the codes
+    /// are kept from one event to the next: the classes grow).
+    #[test]
+    fn match_literals_are_the_codes_cubes_bottom_first() {
+        let text = "prop p : Forall x . Forall y . Forall z .
+            (a(x, y) | b(y, x) | c(x) | d(x, y, z)) -> !P e(x, y, z)";
+        let (plan, _) = compile_source(text).expect("compiles");
+        let compiled = Arc::new(CompiledProp::new(plan.props.into_iter().next().expect("one")));
+        let mut space = Space::with_package(Package::Shared, compiled.plan.bdd_vars);
+        let options = PropOptions {
+            start_bits: 1,
+            max_code_bits: 16,
+            gc: GcPolicy::Never,
+        };
+        let mut m = PropMonitor::new(compiled, options, &mut space).expect("monitor");
+        let values: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+        for step in 0..60usize {
+            let (x, y, z) = (&values[step % 40], &values[(step * 7) % 13], &values[step % 3]);
+            let (name, args): (&[u8], Vec<&[u8]>) = match step % 4 {
+                0 => (b"a", vec![x.as_bytes(), y.as_bytes()]),
+                1 => (b"b", vec![y.as_bytes(), x.as_bytes()]),
+                2 => (b"c", vec![x.as_bytes()]),
+                _ => (b"d", vec![x.as_bytes(), y.as_bytes(), z.as_bytes()]),
+            };
+            m.bind_event(name, &args, false).expect("binds");
+            for i in 0..m.scratch.binding.matched.len() {
+                let range = m.scratch.binding.matched[i].1.clone();
+                let mut lits = Vec::new();
+                m.match_lits(range.clone(), &mut lits);
+                assert!(lits.windows(2).all(|w| w[0].0 > w[1].0), "{lits:?}");
+                let mut want = space.tt();
+                for j in range {
+                    let (v, code) = m.scratch.binding.codes[j];
+                    let mut one = Vec::new();
+                    m.code_cube(v, code, &mut one);
+                    let cube = space.cube(&one);
+                    want = space.and(want, cube);
+                }
+                assert_eq!(space.cube(&lits), want, "step {step}");
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::{absorb, fuse, fuse_and, point, restrict, twins};
+use super::{absorb, fuse, fuse_and, fuse_atom, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::time::Clock;
@@ -49,11 +49,9 @@ pub struct CompiledProp {
     pub(super) computes: bool,
     /// The statement's point form and the nodes computed as sets.
     pub(super) point: point::Analysis,
-    /// Per node: whether it is a negation fused into the sinces that read
-    /// it (with point evaluation on; see [`fuse`]).
-    pub(super) fused: Vec<bool>,
-    /// Per node: the operand it negates if it is a fused negation
-    /// ([`fuse::operand`], looked up once rather than at every event).
+    /// Per node: the operand it negates if it is a negation fused into the
+    /// sinces that read it (with point evaluation on; see [`fuse`]), looked
+    /// up once rather than at every event.
     pub(super) fused_operand: Vec<Option<NodeIx>>,
     /// Twins computed by renaming and the nodes dropped then (with point
     /// evaluation on; see [`twins`]).
@@ -64,6 +62,16 @@ pub struct CompiledProp {
     /// Per existential quantifier over a fused conjunction: its operands
     /// (see [`fuse_and`]).
     pub(super) exists_and: Vec<Option<(NodeIx, NodeIx)>>,
+    /// Per conjunction with a fused atom: its other operand and the atom
+    /// (see [`fuse_atom`]).
+    pub(super) and_atom: Vec<Option<(NodeIx, NodeIx)>>,
+    /// Per node: whether it is an atom fused into the conjunction that
+    /// reads it (with point evaluation on: not built at an event).
+    pub(super) atom_fused: Vec<bool>,
+    /// Per node: whether its `now` is computed at every event with point
+    /// evaluation on (needed as a set, and neither a fused negation, nor a
+    /// dropped twin, nor a fused atom).
+    pub(super) point_set: Vec<bool>,
     /// The nodes computed at every event with point evaluation on (fused
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
@@ -103,6 +111,10 @@ pub(super) enum Step {
     /// [`CompiledProp::exists_and`]; see [`fuse_and`]): one relational
     /// product.
     ExistsAnd(NodeIx),
+    /// A conjunction with a fused atom (its operands in
+    /// [`CompiledProp::and_atom`]; see [`fuse_atom`]): the other operand
+    /// conjoined with the literals of each match.
+    AndAtom(NodeIx),
 }
 
 impl CompiledProp {
@@ -182,6 +194,11 @@ impl CompiledProp {
                 point.needs_set[*a] = false;
             }
         }
+        let and_atom = fuse_atom::analyse(&plan, &point, &keeps_pre, (&bypass, &twins, &absorbed));
+        let mut atom_fused = vec![false; n];
+        for &(_, a) in and_atom.iter().flatten() {
+            atom_fused[a] = true;
+        }
         // A dropped atom still binds the values seen for its variables.
         let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
         for atoms in atoms_by_event.values_mut() {
@@ -197,6 +214,7 @@ impl CompiledProp {
             .iter()
             .map(|&i| match (fused_operand[i], &twins.of[i]) {
                 _ if exists_and[i].is_some() => Step::ExistsAnd(i),
+                _ if and_atom[i].is_some() => Step::AndAtom(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
                 _ => Step::Node(i),
@@ -220,6 +238,11 @@ impl CompiledProp {
             computes,
             point_steps,
             exists_and,
+            point_set: (0..n)
+                .map(|i| point.needs_set[i] && !fused[i] && !twins.dropped[i] && !atom_fused[i])
+                .collect(),
+            and_atom,
+            atom_fused,
             absorbed,
             twins,
             all_steps: (0..n)
@@ -229,7 +252,6 @@ impl CompiledProp {
             event_guards: if future { None } else { Guards::of(&plan) },
             future,
             fused_operand,
-            fused,
             point,
             bypass,
             plan,
@@ -248,7 +270,11 @@ impl Step {
     #[cfg(test)]
     pub(super) fn node(self) -> NodeIx {
         match self {
-            Step::Node(n) | Step::Fused(n, _) | Step::Twin(n, _) | Step::ExistsAnd(n) => n,
+            Step::Node(n)
+            | Step::Fused(n, _)
+            | Step::Twin(n, _)
+            | Step::ExistsAnd(n)
+            | Step::AndAtom(n) => n,
         }
     }
 }

@@ -213,8 +213,10 @@ impl PropMonitor {
         // Atoms active at the previous event start again from false; their old
         // values decide exactly whether they changed.
         let mut previous = std::mem::take(&mut self.scratch.atom_previous);
-        for &n in &self.compiled.atom_nodes {
+        for i in 0..self.compiled.atom_nodes.len() {
+            let n = self.compiled.atom_nodes[i];
             if !self.is_set(n) {
+                self.track_fused(n, false, all);
                 continue;
             }
             let s = &mut self.state;
@@ -227,6 +229,7 @@ impl PropMonitor {
         for i in 0..self.scratch.binding.matched.len() {
             let n = self.scratch.binding.matched[i].0;
             if !self.is_set(n) {
+                self.track_fused(n, true, all);
                 continue;
             }
             let cube = self.match_cube(space, i);
@@ -270,6 +273,10 @@ impl PropMonitor {
                 }
                 Step::ExistsAnd(n) => {
                     self.exists_and(space, n, all);
+                    continue;
+                }
+                Step::AndAtom(n) => {
+                    self.and_atom(space, n, all);
                     continue;
                 }
                 Step::Twin(n, source) => {
@@ -405,13 +412,14 @@ impl PropMonitor {
     /// Whether node `n`'s `now` is computed at every event.
     /// (A twin dropped with point evaluation on is neither computed as a
     /// set nor completed for witnesses: none reads it.)
+    #[inline]
     pub(super) fn is_set(&self, n: NodeIx) -> bool {
         let c = &self.compiled;
         if !self.point_on {
             // An event pattern that point mode keeps as matches is no set.
             return !(self.state.future.as_ref()).is_some_and(|f| f.is_matches(n));
         }
-        c.point.needs_set[n] && !c.fused[n] && !c.twins.dropped[n]
+        c.point_set[n]
     }
 
     /// The value of quantifier node `n` over variable `v` with body `a`.

@@ -36,6 +36,7 @@ mod eval;
 mod explain;
 mod fuse;
 mod fuse_and;
+mod fuse_atom;
 pub mod future;
 mod gc;
 mod point;

@@ -110,6 +110,12 @@ impl PropMonitor {
             | SetExpr::Implies(a, b)
             | SetExpr::Iff(a, b) => {
                 let x = self.set_expr(space, a, env);
+                // Decided by its first operand: the second is not built.
+                match (e, x.as_bool()) {
+                    (SetExpr::And(..), Some(false)) | (SetExpr::Or(..), Some(true)) => return x,
+                    (SetExpr::Implies(..), Some(false)) => return space.tt(),
+                    _ => {}
+                }
                 let y = self.set_expr(space, b, env);
                 match e {
                     SetExpr::And(..) => space.and(x, y),

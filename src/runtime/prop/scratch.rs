@@ -39,6 +39,9 @@ pub(super) struct Scratch {
     pub atom_previous: Vec<(NodeIx, Bdd)>,
     /// For point evaluation.
     pub point_env: point::Env,
+    /// Per conjunction with a fused atom: its walks gave up (see
+    /// `fuse_atom`), the match's cube is built and conjoined.
+    pub and_built: Vec<bool>,
     /// The codes the event being bound got, as (class, argument position, code).
     pub looked_up: Vec<(usize, usize, Code)>,
 }

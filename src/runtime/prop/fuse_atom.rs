@@ -1,0 +1,245 @@
+//! Event patterns fused into the conjunctions that read them.
+//!
+//! `φ ∧ a(..)`, with `a` an event pattern, computed node by node builds the
+//! cube of each match of `a` (a node per bit of its codes) only for the
+//! conjunction to walk it together with `φ`; and the cube is new at most
+//! events, its values seen for the first time since the last collection.
+//! The BDD layer conjoins `φ` with a match's literals in one walk down `φ`
+//! (`and_cube`), which builds only the nodes of the result: none where `φ`
+//! holds nowhere at the match's values. In locks-cycles,
+//! `@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)` is one: at every `acq` the cube
+//! of `acq(t2,l1)` was built, and at half of them the interval held no
+//! lock of the thread.
+//!
+//! An atom is fused when, with point evaluation on, the conjunction is the
+//! only node computed as a set that reads it, nothing reads it from one
+//! event to the next (`@`, a rule call) or as a leaf of the point form, and
+//! neither it nor the conjunction takes part in another rewriting
+//! (restriction, twins computed by renaming, absorption, a conjunction
+//! fused into a quantifier).
+//! Its value is then not built at an event, only whether it changed (it
+//! matched at this event or at the one before); a witness, which reads
+//! every node of the statement, computes it afterwards, like the nodes of
+//! the point form. Where the other operand is large next to a cube, the
+//! cubes are built and conjoined after all (see `PropMonitor::and_match`).
+
+use super::absorb::Absorbed;
+use super::fuse::unfuse_leaves;
+use super::point::Analysis;
+use super::restrict::{Bypass, Source};
+use super::twins::Twins;
+use super::PropMonitor;
+use crate::bdd::{Bdd, BddSpace, Space};
+use crate::plan::{NodeIx, Op, PropPlan};
+
+/// Per node: for a conjunction with a fused atom, `(other operand, atom)`.
+pub(super) fn analyse(
+    plan: &PropPlan,
+    point: &Analysis,
+    keeps_pre: &[bool],
+    rewritten: (&Bypass, &Twins, &Absorbed),
+) -> Vec<Option<(NodeIx, NodeIx)>> {
+    let (bypass, twins, absorbed) = rewritten;
+    let n = plan.nodes.len();
+    // Readers computed as sets, and the nodes read otherwise.
+    let mut readers = vec![0u32; n];
+    let mut free = vec![true; n];
+    for (i, node) in plan.nodes.iter().enumerate() {
+        match &node.op {
+            Op::Prev(a) => free[*a] = false,
+            Op::RuleCall { rule, .. } => free[plan.rules[*rule].body] = false,
+            op if point.needs_set[i] => {
+                for k in op.same_step_kids().iter() {
+                    readers[k] += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    for r in &plan.rules {
+        free[r.body] = false;
+    }
+    free[plan.root] = false;
+    unfuse_leaves(&point.root, &mut free);
+    for r in bypass.restricted.iter().flatten() {
+        if let Source::Set(p) = r.source {
+            free[p] = false;
+        }
+    }
+    // A twin computed by renaming reads its source's value.
+    for (i, t) in twins.of.iter().enumerate() {
+        if let Some((source, _)) = t
+            && twins.aliased[i]
+        {
+            free[*source] = false;
+            free[i] = false;
+        }
+    }
+    let plain = |i: NodeIx| {
+        point.needs_set[i]
+            && !bypass.skipped[i]
+            && !bypass.hidden[i]
+            && !twins.dropped[i]
+            && !absorbed.absorbed[i]
+            && absorbed.into[i].is_none()
+    };
+    let fusable = |a: NodeIx| {
+        matches!(plan.nodes[a].op, Op::Atom { .. })
+            && plain(a)
+            && free[a]
+            && readers[a] == 1
+            && !keeps_pre[a]
+    };
+    (0..n)
+        .map(|q| {
+            let Op::And(x, y) = plan.nodes[q].op else {
+                return None;
+            };
+            if !plain(q) || twins.aliased[q] || x == y {
+                return None;
+            }
+            if fusable(y) && plain(x) {
+                Some((x, y))
+            } else if fusable(x) && plain(y) {
+                Some((y, x))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+impl PropMonitor {
+    /// Conjunction `n` with a fused atom: its other operand conjoined with
+    /// the literals of each of the atom's matches at this event (the cubes
+    /// are not built), if either changed.
+    #[inline(never)]
+    pub(super) fn and_atom(&mut self, space: &mut Space, n: NodeIx, all: bool) {
+        let Some((x, a)) = self.compiled.and_atom[n] else {
+            unreachable!("only conjunctions with a fused atom")
+        };
+        let s = &self.state;
+        if !(all || s.changed[x] || s.changed[a]) {
+            self.state.changed[n] = false;
+            return;
+        }
+        let other = s.now[x];
+        let mut value = space.ff();
+        if other.is_false() {
+            // Nothing to walk.
+        } else {
+            for i in 0..self.scratch.binding.matched.len() {
+                if self.scratch.binding.matched[i].0 != a {
+                    continue;
+                }
+                let part = self.and_match(space, n, other, i);
+                value = if value.is_false() {
+                    part
+                } else {
+                    space.or(value, part)
+                };
+            }
+        }
+        let s = &mut self.state;
+        s.changed[n] = all || value != s.now[n];
+        s.now[n] = value;
+    }
+}
+
+impl PropMonitor {
+    /// Keeps whether atom `n`, if fused, changed (it is not built): at the
+    /// start of a step (`matched` false), if it matched at the previous
+    /// one; at a match of this step, it did.
+    #[inline]
+    pub(super) fn track_fused(&mut self, n: NodeIx, matched: bool, all: bool) {
+        if self.point_on && self.compiled.atom_fused[n] {
+            let s = &mut self.state;
+            s.changed[n] = all || matched || s.atom_active[n];
+            s.atom_active[n] = matched;
+        }
+    }
+
+    /// `other` conjoined with the cube of match `i`, for conjunction `n`:
+    /// walked, or, once a walk of `n` gave up, built.
+    ///
+    /// A walk gives up past as many nodes of `other` with two children as
+    /// the cube has literals: then the result is large next to the cube,
+    /// which costs little to build, and the conjunction's results stay in
+    /// the operation cache from one event to the next (where a walk's last
+    /// one call), the cubes of successive matches sharing their lower
+    /// bits. fifo's `P (enter(y) & @ P enter(x))`, over every `x` entered
+    /// so far, walked at each `enter` took 20% more instructions than the
+    /// cached conjunctions; locks-cycles' walks meet a few such nodes
+    /// (the other lock the thread holds).
+    fn and_match(&mut self, space: &mut Space, n: NodeIx, other: Bdd, i: usize) -> Bdd {
+        let built = &mut self.scratch.and_built;
+        if built.len() <= n {
+            built.resize(n + 1, false);
+        }
+        if !built[n] {
+            let mut lits = std::mem::take(&mut self.scratch.cube_lits);
+            let range = self.scratch.binding.matched[i].1.clone();
+            self.match_lits(range, &mut lits);
+            let walked = space.and_cube(other, &lits, lits.len());
+            self.scratch.cube_lits = lits;
+            match walked {
+                Some(part) => return part,
+                None => self.scratch.and_built[n] = true,
+            }
+        }
+        let cube = self.match_cube(space, i);
+        space.and(other, cube)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::compile_source;
+    use crate::runtime::prop::compiled::{CompiledProp, Step};
+
+    /// The (conjunction, other operand, atom) triples fused in the
+    /// property of `text`.
+    fn fused(text: &str) -> Vec<(String, String, String)> {
+        let (plan, _) = compile_source(text).expect("compiles");
+        let c = CompiledProp::new(plan.props.into_iter().next().expect("one property"));
+        let op = |n: usize| format!("{:?}", c.plan.nodes[n].op);
+        (c.point_steps.iter())
+            .filter_map(|s| match *s {
+                Step::AndAtom(q) => {
+                    let (x, a) = c.and_atom[q].expect("fused");
+                    assert!(!c.point.needs_set[a] || c.atom_fused[a]);
+                    Some((op(q), op(x), op(a)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_event_of_locks_cycles_past_is_fused() {
+        let got = fused(
+            "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+              (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)))",
+        );
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].0.starts_with("And"), "{got:?}");
+        assert!(got[0].1.starts_with("Prev"), "{got:?}");
+        assert!(got[0].2.starts_with("Atom"), "{got:?}");
+    }
+
+    #[test]
+    fn an_atom_read_elsewhere_is_built() {
+        // Read by the conjunction only, either side.
+        let once = "prop a : Forall x . w(x) -> !P (a(x) & P b(x))";
+        assert_eq!(fused(once).len(), 1, "{:?}", fused(once));
+        // Also the operand of a since.
+        let twice = "prop b : Forall x . w(x) -> !P (a(x) & P b(x)) | P a(x)";
+        assert!(fused(twice).is_empty(), "{:?}", fused(twice));
+        // Read from one event to the next.
+        let prev = "prop c : Forall x . w(x) -> !P ((P b(x) & a(x)) | @ a(x))";
+        assert!(fused(prev).is_empty(), "{:?}", fused(prev));
+        // A conjunction of two events: one fused, the other read by it.
+        let both = "prop d : Forall x . w(x) -> !P (a(x) & b(x))";
+        assert_eq!(fused(both).len(), 1, "{:?}", fused(both));
+    }
+}
