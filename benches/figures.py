@@ -3,7 +3,7 @@
 as the README says, checks every run's verdict, and prints the tables as
 Markdown (standard output; progress on standard error).
 
-usage: benches/figures.py [--only fmsd,mfodl,parallel,readers,table1] [--runs N]
+usage: benches/figures.py [--only fmsd,mfodl,segments,parallel,readers,table1] [--runs N]
                           [--bin PATH] [--monpoly PATH] [--quick] [--keep DIR]
                           [--no-instructions] [--callgrind-jobs N]
 
@@ -14,6 +14,8 @@ Sections:
   mfodl     MonPoly's resp and logins benchmarks (satisfactions checked byte for
             byte), against MonPoly's reference figure (and MonPoly itself, with
             --monpoly PATH, side by side)
+  segments  an MFOTL specification on a MonPoly log long enough to be cut into
+            time segments, `--jobs 1` against the default
   parallel  `--jobs 2` against `--jobs 1` on generated access-control logs of
             several shapes, plain and with `--witness`
   readers   the trace readers alone, per format and compression
@@ -230,6 +232,62 @@ def mfodl(ctx):
             + table(head, rows, right=range(2, 9)))
 
 
+def timed_line(line):
+    return line.startswith("events processed:") or '"kind":"summary"' in line
+
+
+def mfotl_segments(ctx):
+    """A MonPoly log long enough to be cut into time segments by default:
+    `--jobs 1` against the default `--jobs` (2 here), same output."""
+    copies = 1 if ctx.quick else 5
+    spec = [os.path.join(FMSD, "locks-basic", f"spec.{x}") for x in ("mfotl", "sig")]
+    source = os.path.join(FMSD, "locks-basic", "log-10k.monpoly" if ctx.quick
+                          else "log-100k.monpoly")
+    gen = os.path.join(ROOT, "benches", "gen_locks_monpoly.py")
+    trace = generate(ctx, f"locks-basic-x{copies}-{os.path.basename(source)}",
+                     [gen, str(copies)], source)
+    rows, pending = [], []
+    for opts in ([], ["--negate"], ["--json"]):
+        cmds = [[ctx.bin, "run", f"--jobs={j}", *opts, spec[0], "--sig", spec[1], trace]
+                for j in (1, 2)]
+        outs = [None, None]
+
+        def check(i, code, out, cmds=cmds, outs=outs):
+            kept = [line for line in out.splitlines() if not timed_line(line)]
+            if code != 1 or not kept:
+                raise WrongVerdict(f"{' '.join(cmds[i])}: exit {code}")
+            outs[i] = kept
+        log(f"  locks-basic x{copies} {' '.join(opts)}")
+        one, two = measure(cmds, ctx.runs, check)
+        if outs[0] != outs[1]:
+            raise WrongVerdict(f"--jobs 1 and --jobs 2 differ on {trace} {' '.join(opts)}")
+        pairs = [a / b for a, b in zip(one.walls, two.walls)]
+        pending += cmds
+        lines = len(outs[0])
+        rows.append([" ".join(f"`{o}`" for o in opts) or "satisfactions (text)", f"{lines:,}",
+                     f"{secs(one.best)}, {secs(one.median)}",
+                     f"{secs(two.best)}, {secs(two.median)}",
+                     f"{statistics.median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f}x)",
+                     f"{mb(one.rss)}, {mb(two.rss)}", None,
+                     yes(statistics.median(pairs) >= 1)])
+    counts = instructions(pending, ctx.callgrind_jobs)
+    for k, row in enumerate(rows):
+        a, b = counts[2 * k], counts[2 * k + 1]
+        row[6] = f"{instr(a)}, {instr(b)}" if a is not None else ""
+    head = ["run", "lines (identical)", "`--jobs 1`: best, median", "default: best, median",
+            "speed-up: median of pairs (min-max)", "peak RSS (1 job, default)",
+            "instructions (1 job, default)", "default not slower"]
+    return ("### MFOTL in time segments\n\nlocks-basic's `spec.mfotl` on "
+            f"`benches/gen_locks_monpoly.py {copies}` of its `{os.path.basename(source)}` "
+            f"({count_lines(trace):,} time-points of one event, "
+            f"{os.path.getsize(trace) / (1 << 20):.1f} MB; a log of 8 MB or more may be cut "
+            "into time segments by default, PARALLEL.md), "
+            "`hindsight run [--negate|--json] --jobs=1|2 spec.mfotl --sig spec.sig LOG`; both "
+            "print the same lines but for the timing. The runs alternate, "
+            f"{ctx.runs} pairs; instructions are summed over the threads. Load average at "
+            f"the start: {load()}.\n\n" + table(head, rows, right=range(1, 7)))
+
+
 def violation_lines(out):
     """The violations of a `--json` report, as printed (witnesses included)."""
     return [line for line in out.splitlines() if '"kind":"violation"' in line]
@@ -341,8 +399,8 @@ def readers(ctx):
             + table(head, rows, right=range(2, 6)))
 
 
-SECTIONS = {"fmsd": fmsd, "mfodl": mfodl, "parallel": parallel, "readers": readers,
-            "table1": table1}
+SECTIONS = {"fmsd": fmsd, "mfodl": mfodl, "segments": mfotl_segments, "parallel": parallel,
+            "readers": readers, "table1": table1}
 
 
 def main():
