@@ -47,9 +47,9 @@ impl PropMonitor {
             self.advance_future(space, tick);
             true
         } else if self.point_on {
-            let mut env = std::mem::take(&mut self.scratch.point_env);
+            let mut env = self.scratch.point_env.take().unwrap_or_default();
             let holds = self.point_holds(space, &mut env);
-            self.scratch.point_env = env;
+            self.scratch.point_env = Some(env);
             holds
         } else {
             self.state.now[self.compiled.plan.root].is_true()

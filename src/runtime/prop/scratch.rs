@@ -37,8 +37,10 @@ pub(super) struct Scratch {
     pub binding: Binding,
     /// The previous values of the atoms active at the previous event.
     pub atom_previous: Vec<(NodeIx, Bdd)>,
-    /// For point evaluation.
-    pub point_env: point::Env,
+    /// For point evaluation: boxed, so that taking it for a step and
+    /// putting it back moves a pointer, not the buffers' headers (and
+    /// drops no empty one in their place).
+    pub point_env: Option<Box<point::Env>>,
     /// Per conjunction with a fused atom: its walks gave up (see
     /// `fuse_atom`), the match's cube is built and conjoined.
     pub and_built: Vec<bool>,
