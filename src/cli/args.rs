@@ -355,9 +355,9 @@ pub struct RunOptions {
     /// With more than one job, whether the trace file may be cut into time
     /// segments, one per job (docs/PARALLEL.md): `auto` where slicing would
     /// leave the work uneven on a long plain CSV file, and on a long
-    /// MonPoly log stepped by time-points (MFOTL, --timepoints) whose
-    /// state warm-ups reach; `always` wherever it can be (for tests and
-    /// measurements), `never`.
+    /// MonPoly log stepped by time-points (MFOTL --negate, --timepoints)
+    /// whose state warm-ups reach; `always` wherever it can be (also an
+    /// MFOTL pattern's satisfactions; for tests and measurements), `never`.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub segments: Segments,
     /// `--cluster` and timely's process configuration.

@@ -306,3 +306,26 @@ fn time_points_skipped_at_the_start_leave_the_first_ones_to_the_run() {
     let extras: [&[&str]; 2] = [&["--skip-bad-lines"], &["--skip-bad-lines", "--json"]];
     assert_eq!(same_output(&f, &sig, &trace, &extras), Some(1));
 }
+
+#[test]
+fn a_worker_far_ahead_of_the_run_waits_and_a_pattern_is_not_cut_by_default() {
+    let dir = temp_dir("mfotl-ahead");
+    // A satisfaction at every one of 700,000 time-points (11 MB): each
+    // segment's worker reports far more than it may hold before the run
+    // takes it, so it waits for the run.
+    let mut text = String::with_capacity(12 << 20);
+    for i in 0..700_000 {
+        text.push_str(&format!("@{i} p({})\n", i % 1000));
+    }
+    let (f, sig, trace) = files(&dir, "p(x)", &text);
+    assert!(std::fs::metadata(&trace).expect("a log").len() >= 8 << 20);
+    assert_eq!(same_output(&f, &sig, &trace, &[&[]]), Some(1));
+    let got = segments_of("p(x)", &trace, Reading::Satisfactions, 2, Segments::Always);
+    assert_eq!(got, Some((1, 0)));
+    // By default a pattern's satisfactions are not cut (a worker could run
+    // ahead only as far as it may hold them); its violations are.
+    let got = segments_of("p(x)", &trace, Reading::Satisfactions, 2, Segments::Auto);
+    assert_eq!(got, None);
+    let got = segments_of("p(x)", &trace, Reading::Violations, 2, Segments::Auto);
+    assert_eq!(got, Some((1, 0)));
+}

@@ -30,7 +30,7 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 
 use super::read::FIRST_EVENTS;
 use super::{Outcome, Report, RunError, Segments, Session, SessionOptions, step};
@@ -78,7 +78,8 @@ impl Session {
     /// sequential engine (witnesses, a profile, future operators, reading
     /// up to an event, stopping at the first violation), a state that
     /// snapshots compare (no time bounds, comparisons or aggregations),
-    /// and, unless segments are asked for always, at least
+    /// and, unless segments are asked for always, a run that reports
+    /// violations (not a pattern's satisfactions) on a log at least
     /// [`MIN_BYTES`] long, with warm-ups that reach the state of the
     /// log's start ([`Session::warm_ups_agree`]).
     pub(super) fn points_layout(&mut self, path: &Path) -> Option<(Plan, PointsLayout)> {
@@ -102,7 +103,12 @@ impl Session {
         }
         let size = std::fs::metadata(path).ok()?.len();
         let always = o.segments == Segments::Always;
-        if !snapshots(plan, &o.monitor) || (!always && size < MIN_BYTES) {
+        // A pattern's satisfactions are reported at many time-points: a
+        // worker can run ahead of the run only as far as it may hold what
+        // it reports ([`worker::AHEAD`]), and then it costs more than it
+        // saves. Violations (`--negate`, `--timepoints`) are few.
+        let light = !o.satisfactions;
+        if !snapshots(plan, &o.monitor) || (!always && (size < MIN_BYTES || !light)) {
             return None;
         }
         let layout = points_layout(path, o.jobs, FIRST_EVENTS).ok()??;
@@ -209,7 +215,7 @@ impl Session {
         std::thread::scope(|scope| {
             let mut inbox: Vec<Receiver<Vec<Piece>>> = Vec::with_capacity(n);
             for s in 1..n {
-                let (tx, rx) = channel();
+                let (tx, rx) = sync_channel(worker::AHEAD);
                 inbox.push(rx);
                 let (shared, stop) = (&shared, &stop);
                 scope.spawn(move || worker::run(shared, layout, s, &tx, stop));

@@ -10,7 +10,7 @@
 
 use std::io;
 use std::path::Path;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 
 use super::super::{Report, Session, SessionOptions};
 use super::Shared;
@@ -20,8 +20,19 @@ use crate::runtime::witness::WitnessValue;
 use crate::runtime::{Monitor, Snapshot};
 use crate::trace::{Format, Resume, TraceOptions, TraceReader};
 
-/// Time-points whose records go to the merger at once.
-const BUNCH: usize = 64;
+/// Records a worker hands the merger at once (a bunch), at the end of a
+/// time-point: few hand-offs, however many records its time-points have.
+const BUNCH: usize = 4096;
+
+/// Time-points after which a worker hands on how far it stepped, even
+/// with fewer records than a bunch.
+const QUIET_POINTS: u64 = 1 << 16;
+
+/// Bunches a worker may hand on before the merger takes them: a worker
+/// ahead of the merger waits there, so that a segment with a report at
+/// most of its time-points (an MFOTL pattern's satisfactions) holds at
+/// most this many bunches in memory, whatever the log's length.
+pub(super) const AHEAD: usize = 16;
 
 /// What a worker hands the merger, in order.
 pub(super) enum Piece {
@@ -214,7 +225,7 @@ pub(super) fn run(
     shared: &Shared<'_>,
     layout: &PointsLayout,
     s: usize,
-    tx: &Sender<Vec<Piece>>,
+    tx: &SyncSender<Vec<Piece>>,
     stop: &(dyn Fn() -> bool + Sync),
 ) {
     let last = s + 1 == layout.warm.len();
@@ -279,7 +290,7 @@ fn segment(
     mut reader: TraceReader<io::Take<std::fs::File>>,
     shared: &Shared<'_>,
     (warm, count): (u64, u64),
-    tx: &Sender<Vec<Piece>>,
+    tx: &SyncSender<Vec<Piece>>,
     stop: &(dyn Fn() -> bool + Sync),
 ) {
     let mut out = Recorder {
@@ -332,7 +343,8 @@ fn segment(
         }
         k += 1;
         events += point.len() as u64;
-        if k % BUNCH as u64 == 0 && !send(&mut out, k, None) {
+        let due = out.said.len() >= BUNCH || k % QUIET_POINTS == 0;
+        if due && !send(&mut out, k, None) {
             return;
         }
     }
