@@ -24,17 +24,19 @@ use crate::bdd::{BddSpace, Space};
 use crate::plan::{NodeIx, Op, PropPlan};
 use crate::syntax::Quant;
 
-/// Per node: for an existential quantifier whose conjunction is fused into
-/// it, the conjunction's operands.
-pub(super) fn analyse(
+/// Per node `i`, how many nodes computed as sets read it (`readers`), and
+/// whether nothing reads it otherwise (`free`: from one event to the next,
+/// as a rule's body, the statement, a leaf of the point form, a
+/// restriction's source, or a twin's: every twin's when `every_twin`, else
+/// those computed by renaming).
+pub(super) fn reads(
     plan: &PropPlan,
     point: &Analysis,
-    keeps_pre: &[bool],
-    rewritten: (&Bypass, &Twins, &Absorbed),
-) -> Vec<Option<(NodeIx, NodeIx)>> {
-    let (bypass, twins, absorbed) = rewritten;
+    bypass: &Bypass,
+    twins: &Twins,
+    every_twin: bool,
+) -> (Vec<u32>, Vec<bool>) {
     let n = plan.nodes.len();
-    // Readers computed as sets, and the nodes read otherwise.
     let mut readers = vec![0u32; n];
     let mut free = vec![true; n];
     for (i, node) in plan.nodes.iter().enumerate() {
@@ -60,19 +62,40 @@ pub(super) fn analyse(
         }
     }
     for (i, t) in twins.of.iter().enumerate() {
-        if let Some((source, _)) = t {
+        if let Some((source, _)) = t
+            && (every_twin || twins.aliased[i])
+        {
             free[*source] = false;
             free[i] = false;
         }
     }
-    let plain = |i: NodeIx| {
-        point.needs_set[i]
-            && !bypass.skipped[i]
-            && !bypass.hidden[i]
-            && !twins.dropped[i]
-            && !absorbed.absorbed[i]
-            && absorbed.into[i].is_none()
-    };
+    (readers, free)
+}
+
+/// Whether node `i` is computed as a set at an event, as it is (no other
+/// rewriting skips, hides, drops or absorbs it).
+pub(super) fn plain(point: &Analysis, rewritten: (&Bypass, &Twins, &Absorbed), i: NodeIx) -> bool {
+    let (bypass, twins, absorbed) = rewritten;
+    point.needs_set[i]
+        && !bypass.skipped[i]
+        && !bypass.hidden[i]
+        && !twins.dropped[i]
+        && !absorbed.absorbed[i]
+        && absorbed.into[i].is_none()
+}
+
+/// Per node: for an existential quantifier whose conjunction is fused into
+/// it, the conjunction's operands.
+pub(super) fn analyse(
+    plan: &PropPlan,
+    point: &Analysis,
+    keeps_pre: &[bool],
+    rewritten: (&Bypass, &Twins, &Absorbed),
+) -> Vec<Option<(NodeIx, NodeIx)>> {
+    let (bypass, twins, _) = rewritten;
+    let n = plan.nodes.len();
+    let (readers, free) = reads(plan, point, bypass, twins, true);
+    let plain = |i: NodeIx| plain(point, rewritten, i);
     (0..n)
         .map(|q| {
             let Op::Quant(Quant::Exists, _, a) = plan.nodes[q].op else {

@@ -24,9 +24,8 @@
 //! cubes are built and conjoined after all (see `PropMonitor::and_match`).
 
 use super::absorb::Absorbed;
-use super::fuse::unfuse_leaves;
 use super::point::Analysis;
-use super::restrict::{Bypass, Source};
+use super::restrict::Bypass;
 use super::twins::Twins;
 use super::PropMonitor;
 use crate::bdd::{Bdd, BddSpace, Space};
@@ -39,50 +38,11 @@ pub(super) fn analyse(
     keeps_pre: &[bool],
     rewritten: (&Bypass, &Twins, &Absorbed),
 ) -> Vec<Option<(NodeIx, NodeIx)>> {
-    let (bypass, twins, absorbed) = rewritten;
+    let (bypass, twins, _) = rewritten;
     let n = plan.nodes.len();
-    // Readers computed as sets, and the nodes read otherwise.
-    let mut readers = vec![0u32; n];
-    let mut free = vec![true; n];
-    for (i, node) in plan.nodes.iter().enumerate() {
-        match &node.op {
-            Op::Prev(a) => free[*a] = false,
-            Op::RuleCall { rule, .. } => free[plan.rules[*rule].body] = false,
-            op if point.needs_set[i] => {
-                for k in op.same_step_kids().iter() {
-                    readers[k] += 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    for r in &plan.rules {
-        free[r.body] = false;
-    }
-    free[plan.root] = false;
-    unfuse_leaves(&point.root, &mut free);
-    for r in bypass.restricted.iter().flatten() {
-        if let Source::Set(p) = r.source {
-            free[p] = false;
-        }
-    }
     // A twin computed by renaming reads its source's value.
-    for (i, t) in twins.of.iter().enumerate() {
-        if let Some((source, _)) = t
-            && twins.aliased[i]
-        {
-            free[*source] = false;
-            free[i] = false;
-        }
-    }
-    let plain = |i: NodeIx| {
-        point.needs_set[i]
-            && !bypass.skipped[i]
-            && !bypass.hidden[i]
-            && !twins.dropped[i]
-            && !absorbed.absorbed[i]
-            && absorbed.into[i].is_none()
-    };
+    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false);
+    let plain = |i: NodeIx| super::fuse_and::plain(point, rewritten, i);
     let fusable = |a: NodeIx| {
         matches!(plan.nodes[a].op, Op::Atom { .. })
             && plain(a)
