@@ -343,13 +343,27 @@ fn segment_layout(
         return Ok(None);
     }
     let jobs = options.jobs;
+    let read: usize = sample.iter().map(|b| b.events.len()).sum();
+    let per_event = sample.last().map_or(0, |b| b.bytes_read).div_ceil(read.max(1) as u64);
     // The warm-up the values of the sample need, in bytes.
-    let warm = segments::warm_up_events(plan, sample).map(|events| {
-        let read: usize = sample.iter().map(|b| b.events.len()).sum();
-        let bytes = sample.last().map_or(0, |b| b.bytes_read);
-        events.saturating_mul(bytes.div_ceil(read.max(1) as u64))
-    });
+    let warm = segments::warm_up_events(plan, sample).map(|events| events.saturating_mul(per_event));
     let cost = segments::warm_up_cost(plan, sample);
+    // Compacted warm-ups, where they reach the true state: the bounds, and
+    // the busiest worker's cost.
+    let compact = match segments::compactable(plan) {
+        true => segments::CompactCost::of(plan, path, sample, per_event as f64)?,
+        false => None,
+    };
+    let compact = compact.and_then(|c| segments::compact_bounds(size, jobs, &c));
+    // Warm-ups sized by the values' rates, where they fit: the busiest
+    // worker's cost.
+    let sized = warm
+        .filter(|&bytes| bytes <= size / jobs as u64)
+        .map(|bytes| segments::busiest_cost(size, jobs, bytes, cost));
+    let use_compact = match (&compact, sized) {
+        (Some((_, c)), Some(s)) => *c < s,
+        (c, _) => c.is_some(),
+    };
     if options.segments == Segments::Auto {
         let workers = choose(plan, jobs, sample).layout(plan, jobs);
         let share = segments::busiest_share(&workers, sample);
@@ -357,22 +371,27 @@ fn segment_layout(
             return Ok(None);
         }
         // Segments whose warm-ups would not agree are stepped twice: where
-        // the warm-up is known from the values' rates, it must fit before
-        // its segment and cost less than slicing leaves uneven; otherwise
-        // the first blocks judge.
-        let pays = match warm {
-            Some(bytes) => {
-                bytes <= size / jobs as u64
-                    && segments::busiest_cost(size, jobs, bytes, cost)
-                        < segments::sliced_cost(jobs, share)
-            }
-            None => segments::warm_up_agrees(plan, &options.monitor, sample),
+        // the warm-up is known (compacted, or from the values' rates), it
+        // must fit before its segment and cost less than slicing leaves
+        // uneven; otherwise the first blocks judge.
+        let best = match &compact {
+            Some((_, c)) if use_compact => Some(*c),
+            _ => sized,
+        };
+        let pays = match (warm, best) {
+            (_, Some(busiest)) => busiest < segments::sliced_cost(jobs, share),
+            (Some(_), None) => false,
+            (None, None) => segments::warm_up_agrees(plan, &options.monitor, sample),
         };
         if !pays {
             return Ok(None);
         }
     }
-    segments::layout_warm(&mut File::open(path)?, size, jobs, warm.unwrap_or(0), cost)
+    let mut file = File::open(path)?;
+    match compact {
+        Some((bounds, _)) if use_compact => segments::layout_compact(&mut file, &bounds),
+        _ => segments::layout_warm(&mut file, size, jobs, warm.unwrap_or(0), cost),
+    }
 }
 
 /// The layout a run on `jobs` workers settles on for a long trace that

@@ -22,6 +22,9 @@ pub struct Layout {
     pub bounds: Vec<u64>,
     /// Per segment, where its warm-up starts (its own start for the first).
     pub warm: Vec<u64>,
+    /// Whether the warm-ups are compacted ([`super::compact`]): each is
+    /// then the whole file before its segment.
+    pub compact: bool,
 }
 
 /// Splits `file` (of `size` bytes) into `jobs` segments, each but the
@@ -59,6 +62,7 @@ pub fn layout_warm(
     let mut out = Layout {
         bounds: vec![0; n + 1],
         warm: vec![0; n],
+        compact: false,
     };
     out.bounds[n] = size;
     for s in 1..n {
@@ -71,6 +75,26 @@ pub fn layout_warm(
     let ordered = out.bounds.windows(2).all(|w| w[0] < w[1])
         && (1..n).all(|s| out.warm[s] < out.bounds[s] && out.warm[s] >= out.bounds[s - 1]);
     Ok(ordered.then_some(out))
+}
+
+/// The layout of [`super::compact_bounds`]'s bounds (each moved to the
+/// first line start at or after it), with compacted warm-ups from the
+/// file's start. `None` when the file has too few lines for that.
+pub fn layout_compact(file: &mut (impl Read + Seek), bounds: &[u64]) -> io::Result<Option<Layout>> {
+    let n = bounds.len().saturating_sub(1);
+    let mut out = Layout {
+        bounds: bounds.to_vec(),
+        warm: vec![0; n],
+        compact: true,
+    };
+    for (s, &at) in bounds.iter().enumerate().take(n).skip(1) {
+        let Some(b) = line_start(file, at)? else {
+            return Ok(None);
+        };
+        out.bounds[s] = b;
+    }
+    let ordered = out.bounds.windows(2).all(|w| w[0] < w[1]);
+    Ok((n > 0 && ordered).then_some(out))
 }
 
 /// The first line start at or after `at` (`None`: none before the end).

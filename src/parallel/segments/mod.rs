@@ -1,7 +1,9 @@
 //! Time segments: a trace file split at line boundaries into stretches,
 //! one per worker, each monitored whole. A segment's worker starts from an
 //! empty state, a *warm-up* before its segment: it steps the last events
-//! of the segment before (reporting nothing), and then takes a
+//! of the segment before (reporting nothing), or, where that reaches the
+//! same state, only the last occurrence of each state record of the
+//! whole file before its segment ([`compact`]), and then takes a
 //! [`crate::runtime::Snapshot`] of its monitor. When the
 //! segment before it ends, its state there (the monitor that reached it
 //! from the start of the trace) is compared with that snapshot, in values:
@@ -19,6 +21,7 @@
 //! boundary) and without time stamps, and properties whose state is their
 //! summaries over values (no time bounds, seen values or comparisons).
 
+mod compact;
 mod direct;
 mod layout;
 mod pieces;
@@ -35,7 +38,8 @@ use std::sync::mpsc::{Receiver, channel};
 
 #[cfg(any(test, feature = "internals"))]
 pub use layout::layout;
-pub use layout::{Layout, layout_warm, range, scan};
+pub use compact::compactable;
+pub use layout::{Layout, layout_compact, layout_warm, range, scan};
 pub use points::{PointsLayout, points_layout};
 use pieces::{Merge, Piece};
 pub use warm::warm_up_events;
@@ -112,6 +116,9 @@ pub fn run(
                     let len = layout.bounds[s] - layout.warm[s];
                     let start = (range(path, layout.warm[s], len).ok())
                         .and_then(|r| match steps {
+                            Some(steps) if layout.compact => {
+                                compact::warm_up(&mut worker, r, names, steps, stop)
+                            }
                             Some(steps) => skim::warm_up(&mut worker, r, names, steps, stop),
                             None => direct::warm_up(&mut worker, reader(r), names, stop),
                         })
@@ -299,6 +306,101 @@ pub fn busiest_cost(size: u64, jobs: usize, warm: u64, cost: f64) -> f64 {
     let warm = warm.max(size / layout::WARM_UP).min(layout::MAX_WARM_UP);
     let jobs = jobs.max(1) as f64;
     (1.0 + (jobs - 1.0) * cost * warm as f64 / size as f64) / jobs
+}
+
+/// What compacted warm-ups ([`compact`]) cost, in the terms of
+/// [`compact_bounds`].
+#[derive(Clone, Copy, Debug)]
+pub struct CompactCost {
+    /// The distinct state records of the file
+    /// ([`compact::population`]).
+    pub population: f64,
+    /// The share of its events that are state events.
+    pub state: f64,
+    /// Bytes per event.
+    pub bytes: f64,
+}
+
+/// What reading a line costs a compacted warm-up, against stepping it: a
+/// name lookup, and for a state event a hash of the line and a look in
+/// the records kept (on the `gen_access.py` log of 20,000 users, about
+/// 300 instructions a line against 5,700 for a step).
+const SCAN_SHARE: f64 = 0.055;
+
+/// What stepping a state record costs a compacted warm-up against the
+/// average event: more than a state event in a run (see [`WARM_SHARE`]),
+/// as most bring a value new to the warm-up (1.4 on the `gen_access.py`
+/// log of 20,000 users, 1.7 on that of 50,000).
+const STATE_STEP: f64 = 1.6;
+
+impl CompactCost {
+    /// The costs of a compacted warm-up of `plan` on the file at `path`,
+    /// which starts with `sample`, whose events take `bytes` bytes on
+    /// average.
+    pub fn of(
+        plan: &Plan,
+        path: &Path,
+        sample: &[Arc<Block>],
+        bytes: f64,
+    ) -> io::Result<Option<CompactCost>> {
+        let Some(steps) = warm_steps(plan) else {
+            return Ok(None);
+        };
+        Ok(Some(CompactCost {
+            population: compact::population(path, &names(plan), &steps)?,
+            state: compact::state_share(sample, &steps),
+            bytes: bytes.max(1.0),
+        }))
+    }
+
+    /// What the compacted warm-up of a prefix of `prefix` bytes costs, in
+    /// bytes of stepped trace: reading it, and stepping the distinct
+    /// records that many state events are expected to hold (`N (1 -
+    /// exp(-m / N))` of `m` drawn from `N`).
+    pub fn warm(&self, prefix: f64) -> f64 {
+        let m = self.state * prefix / self.bytes;
+        let distinct = self.population * -(-m / self.population.max(1.0)).exp_m1();
+        SCAN_SHARE * prefix + STATE_STEP * self.bytes * distinct
+    }
+}
+
+/// Where a file of `size` bytes is cut into `jobs` time segments with
+/// compacted warm-ups that cost `cost`, so that every worker does as much
+/// (the first steps its segment; each other reads the file before its
+/// segment, steps the records kept, then its segment): the bounds (from
+/// 0 to `size`), and the busiest worker's cost as a share of a
+/// sequential run's. `None` when the warm-ups leave no room for a
+/// segment.
+pub fn compact_bounds(size: u64, jobs: usize, cost: &CompactCost) -> Option<(Vec<u64>, f64)> {
+    let size = size.max(1) as f64;
+    let jobs = jobs.max(1);
+    // Where the segments end if every worker's cost is `each`.
+    let ends = |each: f64| -> Option<Vec<f64>> {
+        let mut bounds = vec![0.0, each];
+        for _ in 1..jobs {
+            let b = *bounds.last()?;
+            let warm = cost.warm(b);
+            if warm >= each {
+                return None;
+            }
+            bounds.push(b + each - warm);
+        }
+        Some(bounds)
+    };
+    // The least cost whose segments reach the end of the file.
+    let (mut lo, mut hi) = (size / jobs as f64, size);
+    // Even the whole file on the first worker leaves no room: none.
+    ends(hi)?;
+    for _ in 0..64 {
+        let mid = (lo + hi) / 2.0;
+        match ends(mid) {
+            Some(b) if b[jobs] >= size => hi = mid,
+            _ => lo = mid,
+        }
+    }
+    let mut bounds: Vec<u64> = ends(hi)?.iter().map(|&b| b.min(size) as u64).collect();
+    bounds[jobs] = size as u64;
+    Some((bounds, hi / size))
 }
 
 /// The busiest worker's cost in a sliced run on `jobs` workers of which

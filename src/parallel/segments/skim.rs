@@ -136,7 +136,7 @@ fn recycle<'b>(mut spare: Vec<&[u8]>) -> Vec<&'b [u8]> {
 }
 
 /// `field` without the spaces and tabs around it.
-fn trim(field: &[u8]) -> &[u8] {
+pub(super) fn trim(field: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let start = field.iter().position(|b| !blank(b)).unwrap_or(field.len());
     let end = field.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
@@ -144,7 +144,7 @@ fn trim(field: &[u8]) -> &[u8] {
 }
 
 /// Reads into `buf`, again where a read is interrupted.
-fn fill(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(super) fn fill(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match input.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

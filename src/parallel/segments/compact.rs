@@ -1,0 +1,311 @@
+//! A *compacted* warm-up: of the state events before its segment, a
+//! segment's worker steps only the last occurrence of each (each distinct
+//! record), in their order, so that its warm-up can be the whole file
+//! before its segment at the cost of reading it, and reaches the true
+//! state there, whatever the values' rates.
+//!
+//! Why that is the state of the whole prefix: in a property whose every
+//! `φ S ψ` has operands without temporal operators ([`compactable`]), φ
+//! and ψ at an event depend on that event alone (its name and values). For
+//! a tuple of values, `φ S ψ` holds after a sequence exactly when its
+//! last event at which ψ holds comes no earlier than its last event at
+//! which φ fails (ticks leave a tick-invariant property's sinces as they
+//! are). Those last events are last occurrences of some record, which the
+//! compaction keeps, in the same order; so every since, for every tuple,
+//! ends where it ends after the whole prefix; and what an `@` keeps for
+//! the next step is its operand's value after the last step, made of
+//! sinces (tick invariance says). The first event is stepped first, as
+//! the warm-ups before did (a first step differs), and the prefix's last
+//! record last (a tick, if it is no state event), as the true run did.
+//!
+//! On the `gen_access.py` log of 20,000 users, the half before the second
+//! segment (a million events, 300,000 of them logins, logouts, opens and
+//! closes) comes down to about 44,000 steps. As any warm-up, its state is
+//! compared with the true one before its segment's verdicts are taken.
+
+use std::io::Read;
+
+use hashbrown::{HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::io;
+use std::path::Path;
+use memchr::memchr_iter;
+
+use super::direct::Lookup;
+use super::skim::{fill, trim};
+use crate::parallel::block::{Block, Ev};
+use crate::parallel::read::Names;
+use crate::parallel::worker::Worker;
+use crate::plan::{NodeIx, Op, Plan, PropPlan};
+use crate::syntax::Quant;
+
+/// The distinct records a compacted warm-up holds before it steps them
+/// (a prefix with more steps them and goes on: any subsequence that keeps
+/// every record's last occurrence, in order, reaches the same state).
+const MAX_RECORDS: usize = 1 << 20;
+
+/// The buffer to start with (it grows for a longer line).
+const BUFFER: usize = 1 << 16;
+
+/// Whether a compacted warm-up reaches the state of `plan`'s monitor after
+/// the whole prefix: every property tick invariant ([`super::warm_steps`]),
+/// the operands of its sinces without temporal operators (nor rules,
+/// whose truth at an event is not the event's alone), and no comparison
+/// or quantifier over the values seen (whose state is every value seen,
+/// which a warm-up does not see again).
+pub fn compactable(plan: &Plan) -> bool {
+    super::warm_steps(plan).is_some()
+        && plan.props.iter().all(|p| {
+            (p.nodes.iter()).all(|node| match node.op {
+                Op::Since(a, b) => of_the_event(p, a) && of_the_event(p, b),
+                // Their state is the values seen, every one of them.
+                Op::Cmp { .. } | Op::Quant(Quant::ExistsSeen | Quant::ForallSeen, ..) => false,
+                _ => true,
+            })
+        })
+}
+
+/// Whether subformula `n`'s truth at an event is a function of that event.
+fn of_the_event(p: &PropPlan, n: NodeIx) -> bool {
+    let mut todo = vec![n];
+    while let Some(n) = todo.pop() {
+        match &p.nodes[n].op {
+            Op::Atom { .. } | Op::True | Op::False => {}
+            Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Implies(..) | Op::Iff(..) => {
+                todo.extend(p.nodes[n].op.same_step_kids().iter());
+            }
+            Op::Quant(Quant::Exists | Quant::Forall, _, a) => todo.push(*a),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The stretch of the file read at each end of [`population`].
+const WINDOW: u64 = 1 << 19;
+
+/// The distinct state records of the file at `path` (plain CSV without
+/// quotes), estimated by capture and recapture: the distinct records of
+/// its first [`WINDOW`] bytes (`a`), of as many from its middle (`b`),
+/// and those in both (`m`) suggest `(a + 1) (b + 1) / (m + 1) - 1`
+/// (Chapman's estimate). The start alone cannot tell: on the
+/// `gen_access.py` log of 50,000 users, its logins are nearly all of
+/// different users, as when there were 20,000 or 200,000. A file of at
+/// most two windows is read whole, and its count is exact. (Records are
+/// told apart by a 64-bit hash of their bytes.)
+pub fn population(path: &Path, names: &Names, steps: &[bool]) -> io::Result<f64> {
+    let size = std::fs::metadata(path)?.len();
+    let lookup = Lookup::new(names);
+    let hasher = hashbrown::DefaultHashBuilder::default();
+    let records = |start: u64, len: u64| -> io::Result<HashSet<u64>> {
+        let mut bytes = Vec::new();
+        super::range(path, start, len)?.read_to_end(&mut bytes)?;
+        let mut lines = bytes.split(|&b| b == b'\n');
+        if start > 0 {
+            // Part of a line.
+            lines.next();
+        }
+        let mut out = HashSet::new();
+        for line in lines {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());
+            let index = lookup.get(trim(&line[..name_end])).map_or(u32::MAX, |(i, _)| i);
+            if steps.get(index as usize) == Some(&true) {
+                out.insert(hasher.hash_one(line));
+            }
+        }
+        Ok(out)
+    };
+    if size <= 2 * WINDOW {
+        return Ok(records(0, size)?.len() as f64);
+    }
+    let first = records(0, WINDOW)?;
+    let middle = records(size / 2, WINDOW)?;
+    let both = middle.iter().filter(|r| first.contains(*r)).count() as f64;
+    let (a, b) = (first.len() as f64, middle.len() as f64);
+    Ok((a + 1.0) * (b + 1.0) / (both + 1.0) - 1.0)
+}
+
+/// The share of the events of `sample` (a trace's first blocks) that are
+/// state events.
+pub fn state_share(sample: &[std::sync::Arc<Block>], steps: &[bool]) -> f64 {
+    let (mut all, mut state) = (0u64, 0u64);
+    for ev in sample.iter().flat_map(|b| b.events.iter()) {
+        all += 1 + ev.repeats;
+        if steps.get(ev.name as usize) == Some(&true) {
+            state += 1 + ev.repeats;
+        }
+    }
+    state as f64 / all.max(1) as f64
+}
+
+/// One record's place: its event number in the prefix, and its line.
+#[derive(Clone, Copy, PartialEq)]
+struct Place {
+    number: u64,
+    line: u64,
+}
+
+/// Per distinct state record: its last occurrence.
+type Last = HashMap<Box<[u8]>, Place>;
+
+/// Steps `worker` through the compacted state records of `input` (a plain
+/// CSV prefix of the file without quotes, as [`super::skim`] reads one),
+/// reporting nothing: `None` if they end early (an error reading, a
+/// stepped record of another arity than the plan's, an empty name, an
+/// interruption).
+pub(super) fn warm_up(
+    worker: &mut Worker,
+    mut input: impl Read,
+    names: &Names,
+    steps: &[bool],
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<()> {
+    let mut c = Compact {
+        names: Lookup::new(names),
+        steps,
+        place: Place { number: 0, line: 0 },
+        last: HashMap::new(),
+        end: None,
+        end_bytes: Vec::new(),
+        out: Vec::new(),
+    };
+    let mut buf = vec![0u8; BUFFER];
+    let (mut len, mut pos) = (0, 0);
+    loop {
+        let mut start = pos;
+        let mut last = None;
+        for end in memchr_iter(b'\n', &buf[pos..len]).map(|i| pos + i) {
+            c.record(worker, &buf[start..end])?;
+            if c.end == Some(c.place) {
+                last = Some(start..end);
+            }
+            start = end + 1;
+        }
+        // The chunk's last record, if it is no state event (once a chunk,
+        // not once a line).
+        if let (Some(r), true) = (last, c.end.is_some()) {
+            c.end_bytes.clear();
+            c.end_bytes.extend_from_slice(&buf[r]);
+        }
+        pos = start;
+        if stop() {
+            return None;
+        }
+        buf.copy_within(pos..len, 0);
+        (len, pos) = (len - pos, 0);
+        if len == buf.len() {
+            buf.resize(2 * len, 0);
+        }
+        let got = fill(&mut input, &mut buf[len..]).ok()?;
+        if got == 0 {
+            if len > 0 {
+                c.record(worker, &buf[..len])?;
+                if c.end == Some(c.place) {
+                    c.end_bytes.clear();
+                    c.end_bytes.extend_from_slice(&buf[..len]);
+                }
+            }
+            return c.finish(worker);
+        }
+        len += got;
+    }
+}
+
+/// A compaction's state between records.
+struct Compact<'a> {
+    names: Lookup<'a>,
+    steps: &'a [bool],
+    /// The last record read.
+    place: Place,
+    /// The state records since the last flush.
+    last: Last,
+    /// The last record read, when it is no state event: stepped last
+    /// (its bytes kept in a buffer used again).
+    end: Option<Place>,
+    end_bytes: Vec<u8>,
+    /// The violations of a step (none are reported).
+    out: Vec<(u64, usize)>,
+}
+
+impl Compact<'_> {
+    /// Reads `record` (a line without its end): steps it if it is the
+    /// first event, keeps it if it is a state event.
+    fn record(&mut self, worker: &mut Worker, record: &[u8]) -> Option<()> {
+        self.place.line += 1;
+        let record = record.strip_suffix(b"\r").unwrap_or(record);
+        let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
+        let name = trim(&record[..name_end]);
+        if name.is_empty() {
+            // A blank line is no event; an empty name is refused.
+            return (name_end == record.len()).then_some(());
+        }
+        self.place.number += 1;
+        let place = self.place;
+        if place.number == 1 {
+            self.end = None;
+            return self.step(worker, place, record);
+        }
+        let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+        if self.steps.get(index as usize) != Some(&true) {
+            self.end = Some(place);
+            return Some(());
+        }
+        self.end = None;
+        match self.last.get_mut(record) {
+            Some(at) => *at = place,
+            None => {
+                if self.last.len() >= MAX_RECORDS {
+                    self.flush(worker)?;
+                }
+                self.last.insert(record.into(), place);
+            }
+        }
+        Some(())
+    }
+
+    /// Steps the records kept, each at its last occurrence, in order;
+    /// forgets them.
+    fn flush(&mut self, worker: &mut Worker) -> Option<()> {
+        let last = std::mem::take(&mut self.last);
+        let mut order: Vec<(Place, &[u8])> = last.iter().map(|(r, &at)| (at, &**r)).collect();
+        order.sort_unstable_by_key(|(p, _)| p.number);
+        // The first event was stepped as it was read.
+        for (place, record) in order.into_iter().filter(|(p, _)| p.number > 1) {
+            self.step(worker, place, record)?;
+        }
+        Some(())
+    }
+
+    /// Steps what is kept, then the last record when it is no state event.
+    fn finish(mut self, worker: &mut Worker) -> Option<()> {
+        self.flush(worker)?;
+        match self.end.take() {
+            Some(place) => {
+                let record = std::mem::take(&mut self.end_bytes);
+                self.step(worker, place, &record)
+            }
+            None => Some(()),
+        }
+    }
+
+    /// Steps `worker` through `record`, read at `place`.
+    fn step(&mut self, worker: &mut Worker, place: Place, record: &[u8]) -> Option<()> {
+        let record = record.strip_suffix(b"\r").unwrap_or(record);
+        let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
+        let name = trim(&record[..name_end]);
+        let (index, arity) = (self.names.get(name)).unwrap_or((u32::MAX, usize::MAX));
+        let mut fields: Vec<&[u8]> = Vec::with_capacity(4);
+        fields.push(name);
+        if name_end < record.len() {
+            fields.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
+        }
+        if index != u32::MAX && fields.len() - 1 != arity {
+            return None;
+        }
+        let ev = Ev::single(place.number, place.line, 0, index, 0);
+        let stepped = worker.step_event(&ev, &fields, &mut self.out);
+        self.out.clear();
+        stepped.ok()
+    }
+}
