@@ -362,19 +362,10 @@ impl Session {
             let point = match next {
                 Ok(Some(p)) => p,
                 Ok(None) => break,
-                Err(e) => {
-                    if skip && !reader.failed() {
-                        self.bad.skip(e.line, || e.to_string());
-                        continue;
-                    }
-                    let e = if self.typing.is_some() {
-                        step::whole_time(e)
-                    } else {
-                        e
-                    };
-                    self.error = Some(RunError::Trace(e));
-                    break;
-                }
+                Err(e) => match self.bad_timepoint(e, skip && !reader.failed()) {
+                    ControlFlow::Continue(()) => continue,
+                    ControlFlow::Break(()) => break,
+                },
             };
             if self.monitor.events() == 0 {
                 // An untimed trace's clock counts events.
@@ -412,6 +403,28 @@ impl Session {
         }
         self.format = Some(reader.format());
         self.finish(out)
+    }
+
+    /// A time-point that could not be read, `e`: skipped (`Continue`) when
+    /// `skip` (a run that skips bad lines, whose reader can go on), else
+    /// the run's error (as a whole time-point's, for an MFOTL
+    /// specification), and `Break`.
+    pub(super) fn bad_timepoint(
+        &mut self,
+        e: crate::trace::TraceError,
+        skip: bool,
+    ) -> ControlFlow<()> {
+        if skip {
+            self.bad.skip(e.line, || e.to_string());
+            return ControlFlow::Continue(());
+        }
+        let e = if self.typing.is_some() {
+            step::whole_time(e)
+        } else {
+            e
+        };
+        self.error = Some(RunError::Trace(e));
+        ControlFlow::Break(())
     }
 
     /// Pushes the next event: its name, arguments and time stamp (`None`

@@ -28,12 +28,13 @@ mod worker;
 
 use std::fs::File;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use super::read::FIRST_EVENTS;
-use super::{Outcome, Report, RunError, Segments, Session, SessionOptions, step};
+use super::{Outcome, Report, RunError, Segments, Session, SessionOptions};
 use crate::mfotl::typing::Typing;
 use crate::parallel::segments::{MIN_BYTES, PointsLayout, points_layout, snapshots};
 use crate::plan::Plan;
@@ -372,20 +373,13 @@ impl Session {
                 Ok(None) => break,
                 // The next segment's time-point (its `@`, read with this one).
                 Err(e) if e.line >= next_line => break,
-                Err(e) => {
-                    if skip && !reader.failed() {
-                        self.bad.skip(e.line, || e.to_string());
-                        continue;
+                Err(e) => match self.bad_timepoint(e, skip && !reader.failed()) {
+                    ControlFlow::Continue(()) => continue,
+                    ControlFlow::Break(()) => {
+                        go_on = false;
+                        break;
                     }
-                    let e = if self.typing.is_some() {
-                        step::whole_time(e)
-                    } else {
-                        e
-                    };
-                    self.error = Some(RunError::Trace(e));
-                    go_on = false;
-                    break;
-                }
+                },
             };
             if self.monitor.events() == 0 {
                 self.monitor.set_step_clock(!point.timed);
