@@ -125,6 +125,8 @@ fn compact_spec(seed: u64) -> String {
         "q(x, x)",
         "Exists y . q(x, y)",
         "q(\"1\", x)",
+        "Exists y . (q(x, y) & !q(y, x))",
+        "Exists y . (q(y, x) & !s(y))",
     ];
     let positive = |below: &mut dyn FnMut(u64) -> u64| -> String {
         let a = atoms[below(atoms.len() as u64) as usize];
@@ -183,7 +185,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(100))]
+    #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// A compacted warm-up steps only each state record's last occurrence
     /// before its segment, and reaches the state of the run from the

@@ -26,13 +26,13 @@
 use std::io::Read;
 
 use hashbrown::{HashMap, HashSet};
-use std::hash::BuildHasher;
 use std::io;
 use std::path::Path;
 use memchr::memchr_iter;
 
 use super::direct::Lookup;
 use super::skim::{fill, trim};
+use super::touch::Touches;
 use crate::parallel::block::{Block, Ev};
 use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
@@ -84,24 +84,26 @@ fn of_the_event(p: &PropPlan, n: NodeIx) -> bool {
 /// The stretch of the file read at each end of [`population`].
 const WINDOW: u64 = 1 << 20;
 
-/// The distinct state records of the file at `path` (plain CSV without
-/// quotes), estimated by capture and recapture, per event name: the
-/// distinct records of a name in the file's first [`WINDOW`] bytes (`a`),
-/// in as many from its middle (`b`), and in both (`m`) suggest `(a + 1)
-/// (b + 1) / (m + 1) - 1` of that name (Chapman's estimate). The start
+/// The steps a compacted warm-up of the file at `path` (plain CSV without
+/// quotes) would take over the whole file: its distinct *keys*, the
+/// tuples of each since that its state records surely touch (a record
+/// that only perhaps touches, or always is stepped, is its own key:
+/// [`Touches::keys`]), estimated by capture and recapture, per since:
+/// the distinct keys of a since in the file's first [`WINDOW`] bytes
+/// (`a`), in as many from its middle (`b`), and in both (`m`) suggest
+/// `(a + 1) (b + 1) / (m + 1) - 1` of them (Chapman's estimate). The start
 /// alone cannot tell: on the `gen_access.py` log of 50,000 users, its
 /// logins are nearly all of different users, as when there were 20,000
-/// or 200,000. Per name, as records of different names come at very
+/// or 200,000. Per since, as keys of different sinces come at very
 /// different rates (the opens and closes of 100 files are all in both
 /// stretches, few logins of 50,000 users are), which would make the
 /// estimate of all of them together far too low. A file of at most two
-/// windows is read whole, and its count is exact. (Records are told apart
-/// by a 64-bit hash of their bytes.)
-pub fn population(path: &Path, names: &Names, steps: &[bool]) -> io::Result<f64> {
+/// windows is read whole, and its count is exact. (Keys are told apart by
+/// a 64-bit hash.)
+pub fn population(path: &Path, names: &Names, steps: &[bool], touches: &Touches) -> io::Result<f64> {
     let size = std::fs::metadata(path)?.len();
     let lookup = Lookup::new(names);
-    let hasher = hashbrown::DefaultHashBuilder::default();
-    let records = |start: u64, len: u64| -> io::Result<HashSet<(u32, u64)>> {
+    let keys = |start: u64, len: u64| -> io::Result<HashSet<(usize, u64)>> {
         let mut bytes = Vec::new();
         super::range(path, start, len)?.read_to_end(&mut bytes)?;
         let mut lines = bytes.split(|&b| b == b'\n');
@@ -110,30 +112,31 @@ pub fn population(path: &Path, names: &Names, steps: &[bool]) -> io::Result<f64>
             lines.next();
         }
         let mut out = HashSet::new();
+        let mut found = Vec::new();
         for line in lines {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());
-            let index = lookup.get(trim(&line[..name_end])).map_or(u32::MAX, |(i, _)| i);
+            let (name, args) = fields(line);
+            let index = lookup.get(name).map_or(u32::MAX, |(i, _)| i);
             if steps.get(index as usize) == Some(&true) {
-                out.insert((index, hasher.hash_one(line)));
+                touches.keys(index, &args, &mut found);
+                out.extend(found.drain(..));
             }
         }
         Ok(out)
     };
     if size <= 2 * WINDOW {
-        return Ok(records(0, size)?.len() as f64);
+        return Ok(keys(0, size)?.len() as f64);
     }
-    let first = records(0, WINDOW)?;
-    let middle = records(size / 2, WINDOW)?;
-    // Per name: `(a, b, m)`.
-    let mut counts: HashMap<u32, (f64, f64, f64)> = HashMap::new();
-    for &(name, _) in &first {
-        counts.entry(name).or_default().0 += 1.0;
+    let first = keys(0, WINDOW)?;
+    let middle = keys(size / 2, WINDOW)?;
+    // Per since: `(a, b, m)`.
+    let mut counts: HashMap<usize, (f64, f64, f64)> = HashMap::new();
+    for &(since, _) in &first {
+        counts.entry(since).or_default().0 += 1.0;
     }
-    for r in &middle {
-        let c = counts.entry(r.0).or_default();
+    for k in &middle {
+        let c = counts.entry(k.0).or_default();
         c.1 += 1.0;
-        if first.contains(r) {
+        if first.contains(k) {
             c.2 += 1.0;
         }
     }
@@ -175,11 +178,13 @@ pub(super) fn warm_up(
     mut input: impl Read,
     names: &Names,
     steps: &[bool],
+    touches: &Touches,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
     let mut c = Compact {
         names: Lookup::new(names),
         steps,
+        touches,
         place: Place { number: 0, line: 0 },
         last: HashMap::new(),
         end: None,
@@ -232,6 +237,7 @@ pub(super) fn warm_up(
 struct Compact<'a> {
     names: Lookup<'a>,
     steps: &'a [bool],
+    touches: &'a Touches,
     /// The last record read.
     place: Place,
     /// The state records since the last flush.
@@ -282,13 +288,24 @@ impl Compact<'_> {
 
     /// Steps the records kept, each at its last occurrence, in order;
     /// forgets them.
+    /// Those that later ones override are not stepped ([`Touches`]).
     fn flush(&mut self, worker: &mut Worker) -> Option<()> {
         let last = std::mem::take(&mut self.last);
         let mut order: Vec<(Place, &[u8])> = last.iter().map(|(r, &at)| (at, &**r)).collect();
         order.sort_unstable_by_key(|(p, _)| p.number);
+        let fields: Vec<(u32, Vec<&[u8]>)> = (order.iter())
+            .map(|(_, record)| {
+                let (name, args) = fields(record);
+                let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+                (index, args)
+            })
+            .collect();
+        let needed = self.touches.needed(&fields);
         // The first event was stepped as it was read.
-        for (place, record) in order.into_iter().filter(|(p, _)| p.number > 1) {
-            self.step(worker, place, record)?;
+        for (k, (place, record)) in order.into_iter().enumerate() {
+            if place.number > 1 && needed[k] {
+                self.step(worker, place, record)?;
+            }
         }
         Some(())
     }
@@ -307,21 +324,28 @@ impl Compact<'_> {
 
     /// Steps `worker` through `record`, read at `place`.
     fn step(&mut self, worker: &mut Worker, place: Place, record: &[u8]) -> Option<()> {
-        let record = record.strip_suffix(b"\r").unwrap_or(record);
-        let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
-        let name = trim(&record[..name_end]);
+        let (name, args) = fields(record);
         let (index, arity) = (self.names.get(name)).unwrap_or((u32::MAX, usize::MAX));
-        let mut fields: Vec<&[u8]> = Vec::with_capacity(4);
-        fields.push(name);
-        if name_end < record.len() {
-            fields.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
-        }
-        if index != u32::MAX && fields.len() - 1 != arity {
+        if index != u32::MAX && args.len() != arity {
             return None;
         }
+        let mut fields = args;
+        fields.insert(0, name);
         let ev = Ev::single(place.number, place.line, 0, index, 0);
         let stepped = worker.step_event(&ev, &fields, &mut self.out);
         self.out.clear();
         stepped.ok()
     }
+}
+
+/// A record's name and arguments (a line without its end), as the CSV
+/// reader reads them: trimmed of spaces and tabs, and of a CRLF's `\r`.
+fn fields(record: &[u8]) -> (&[u8], Vec<&[u8]>) {
+    let record = record.strip_suffix(b"\r").unwrap_or(record);
+    let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
+    let mut args = Vec::with_capacity(4);
+    if name_end < record.len() {
+        args.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
+    }
+    (trim(&record[..name_end]), args)
 }

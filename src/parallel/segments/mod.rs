@@ -27,6 +27,7 @@ mod layout;
 mod pieces;
 mod points;
 mod skim;
+mod touch;
 mod warm;
 
 use std::fs::File;
@@ -91,6 +92,7 @@ pub fn run(
     let names = names(plan);
     let steps = warm_steps(plan);
     let steps = steps.as_deref();
+    let touches = &touch::Touches::of(plan);
     // Set when the merger is done: the workers still reading stop.
     let done = AtomicBool::new(false);
     let stop = &|| stop() || done.load(Ordering::Relaxed);
@@ -117,7 +119,7 @@ pub fn run(
                     let start = (range(path, layout.warm[s], len).ok())
                         .and_then(|r| match steps {
                             Some(steps) if layout.compact => {
-                                compact::warm_up(&mut worker, r, names, steps, stop)
+                                compact::warm_up(&mut worker, r, names, steps, touches, stop)
                             }
                             Some(steps) => skim::warm_up(&mut worker, r, names, steps, stop),
                             None => direct::warm_up(&mut worker, reader(r), names, stop),
@@ -312,8 +314,8 @@ pub fn busiest_cost(size: u64, jobs: usize, warm: u64, cost: f64) -> f64 {
 /// [`compact_bounds`].
 #[derive(Clone, Copy, Debug)]
 pub struct CompactCost {
-    /// The distinct state records of the file
-    /// ([`compact::population`]).
+    /// The steps a compacted warm-up of the whole file would take (the
+    /// tuples its state records touch: [`compact::population`]).
     pub population: f64,
     /// The share of its events that are state events.
     pub state: f64,
@@ -347,7 +349,7 @@ impl CompactCost {
             return Ok(None);
         };
         Ok(Some(CompactCost {
-            population: compact::population(path, &names(plan), &steps)?,
+            population: compact::population(path, &names(plan), &steps, &touch::Touches::of(plan))?,
             state: compact::state_share(sample, &steps),
             bytes: bytes.max(1.0),
         }))
