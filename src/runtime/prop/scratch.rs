@@ -80,6 +80,9 @@ impl Scratch {
         for (_, old) in &mut self.atom_previous {
             roots.keep(old);
         }
+        if let Some(env) = &mut self.point_env {
+            env.keep_roots(roots);
+        }
     }
 }
 
