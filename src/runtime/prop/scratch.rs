@@ -44,6 +44,9 @@ pub(super) struct Scratch {
     /// Per conjunction with a fused atom: its walks gave up (see
     /// `fuse_atom`), the match's cube is built and conjoined.
     pub and_built: Vec<bool>,
+    /// Per conjunction with a fused atom read by a `P` alone: a walk of
+    /// its inclusion in the `P` gave up (see `fuse_atom`), none is tried.
+    pub once_given_up: Vec<bool>,
     /// The codes the event being bound got, as (class, argument position, code).
     pub looked_up: Vec<(usize, usize, Code)>,
 }
