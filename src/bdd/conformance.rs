@@ -205,6 +205,15 @@ fn cube_conjoined<S: BddSpace>() {
         // Past a budget: the product, or nothing.
         let small = s.and_cube(f, lits, 0);
         assert!(small.is_none_or(|r| r == want), "{lits:?}");
+        // Within g: the product, more, less, other variables, constants.
+        let x4 = s.lit(v(4), true);
+        let (more, less) = (s.or(want, x4), s.and(want, x4));
+        for g in [want, more, less, x4, a, s.tt(), s.ff()] {
+            let built = s.and_not(want, g).is_false();
+            assert_eq!(s.and_cube_within(f, lits, g, usize::MAX), Some(built), "{lits:?}");
+            let small = s.and_cube_within(f, lits, g, 0);
+            assert!(small.is_none_or(|r| r == built), "{lits:?}");
+        }
     }
     // Conflicting literals, a false product, the constants.
     let all = usize::MAX;

@@ -154,6 +154,23 @@ pub trait BddSpace: fmt::Debug + Sized {
         Some(self.and(f, cube))
     }
 
+    /// Whether `f ∧ cube(lits) ⊆ g`. A package may decide it in one walk
+    /// down `f` and `g` along the literals that builds nothing; `None`
+    /// when such a walk meets more than `budget` pairs of nodes whose
+    /// children it both visits.
+    fn and_cube_within(
+        &mut self,
+        f: Bdd,
+        lits: &[(BddVar, bool)],
+        g: Bdd,
+        budget: usize,
+    ) -> Option<bool> {
+        let _ = budget;
+        let cube = self.cube(lits);
+        let part = self.and(f, cube);
+        Some(self.and_not(part, g).is_false())
+    }
+
     /// Substitutes variables of `f` simultaneously: every `from` becomes its
     /// `to`.
     ///

@@ -226,6 +226,76 @@ impl Manager {
         Some(r)
     }
 
+    /// Whether `f ∧ k ⊆ g` for the cube `k` of `lits` (as in
+    /// [`and_cube`](Self::and_cube)): a walk down `f` and `g` together
+    /// along the literals that builds nothing, and stops at the first path
+    /// of `f ∧ k` outside `g`. `None` past `budget` pairs of nodes whose
+    /// children are both walked.
+    pub(super) fn and_cube_within(
+        &mut self,
+        f: Id,
+        lits: &[(u16, bool)],
+        g: Id,
+        budget: usize,
+        memo: &mut Memo,
+    ) -> Option<bool> {
+        memo.start();
+        let mut walk = CubeWalk {
+            lits,
+            budget,
+            memo,
+        };
+        self.within_in(f, 0, g, &mut walk, 0)
+    }
+
+    fn within_in(
+        &mut self,
+        mut f: Id,
+        mut i: usize,
+        mut g: Id,
+        walk: &mut CubeWalk<'_>,
+        depth: u32,
+    ) -> Option<bool> {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.within_in(f, i, g, walk, depth + 1)
+            });
+        }
+        // Down the chain of the literals, to a node where both sides count.
+        let level = loop {
+            if f == FALSE || g == TRUE || f == g {
+                return Some(true);
+            }
+            if g == FALSE && f == TRUE {
+                // The rest of the cube (distinct variables) holds somewhere.
+                return Some(false);
+            }
+            let level = self.level(f).min(self.level(g));
+            match walk.lits.get(i) {
+                // A literal above both: it restricts neither.
+                Some(&(v, _)) if v < level => i += 1,
+                Some(&(v, b)) if v == level => {
+                    let pick = |(lo, hi): (Id, Id)| if b { hi } else { lo };
+                    (f, g) = (pick(self.cofactors(f, v)), pick(self.cofactors(g, v)));
+                    i += 1;
+                }
+                _ => break level,
+            }
+        };
+        // A variable of `f` or `g` only: both sides, remembered by the
+        // pair and `i` (which decide the answer).
+        if let Some(r) = walk.memo.get(g, f, i as Id) {
+            return Some(r == TRUE);
+        }
+        walk.budget = walk.budget.checked_sub(1)?;
+        let (f0, f1) = self.cofactors(f, level);
+        let (g0, g1) = self.cofactors(g, level);
+        let r = self.within_in(f0, i, g0, walk, depth + 1)?
+            && self.within_in(f1, i, g1, walk, depth + 1)?;
+        walk.memo.put(g, f, i as Id, if r { TRUE } else { FALSE });
+        Some(r)
+    }
+
     /// `v = b` conjoined with `rest` (which is below `v`).
     #[inline]
     fn literal_over(&mut self, v: u16, b: bool, rest: Id) -> Id {
@@ -276,5 +346,35 @@ mod tests {
         // A false product, found without building.
         let xa = s.and(x1, x3);
         assert!(s.and_cube(xa, &[(v(1), false)], 0).is_some_and(|r| r.is_false()));
+    }
+
+    #[test]
+    fn a_cube_walk_decides_inclusion_without_building() {
+        let mut s = Space::new(8);
+        let (x1, x3, x5) = (s.lit(v(1), true), s.lit(v(3), true), s.lit(v(5), true));
+        let x13 = s.xor(x1, x3);
+        let f = s.xor(x13, x5);
+        let lits = [(v(6), true), (v(4), false), (v(2), true), (v(0), true)];
+        let cube = s.cube(&lits);
+        let part = s.and(f, cube);
+        let x6 = s.lit(v(6), true);
+        let x0 = s.lit(v(0), true);
+        let not_x0 = s.not(x0);
+        let bigger = s.or(part, not_x0);
+        let smaller = s.and(part, x1);
+        let nodes = s.table_stats().0;
+        // Within itself, within more, not within a part of it or outside.
+        assert_eq!(s.and_cube_within(f, &lits, part, usize::MAX), Some(true));
+        assert_eq!(s.and_cube_within(f, &lits, bigger, usize::MAX), Some(true));
+        assert_eq!(s.and_cube_within(f, &lits, x6, usize::MAX), Some(true));
+        assert_eq!(s.and_cube_within(f, &lits, smaller, usize::MAX), Some(false));
+        assert_eq!(s.and_cube_within(f, &lits, not_x0, usize::MAX), Some(false));
+        // A false product is within anything; conflicting literals too.
+        let ff = s.ff();
+        assert_eq!(s.and_cube_within(ff, &lits, ff, 0), Some(true));
+        assert_eq!(s.and_cube_within(f, &[(v(2), true), (v(2), false)], ff, 0), Some(true));
+        // The branching nodes of f (x1, x3 twice, x5) count against the budget.
+        assert_eq!(s.and_cube_within(f, &lits, part, 0), None);
+        assert_eq!(s.table_stats().0, nodes, "nothing was built");
     }
 }

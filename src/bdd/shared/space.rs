@@ -246,18 +246,7 @@ impl BddSpace for Space {
 
     fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
         let f = self.id(f);
-        let mut top = std::mem::take(&mut self.top_first);
-        top.clear();
-        // Codes come bit by bit in one direction: no sorting needed then.
-        if lits.windows(2).all(|w| w[0].0 > w[1].0) {
-            top.extend(lits.iter().rev().map(|&(v, b)| (v.0, b)));
-        } else {
-            top.extend(lits.iter().map(|&(v, b)| (v.0, b)));
-            if !lits.windows(2).all(|w| w[0].0 < w[1].0) {
-                top.sort_unstable();
-                top.dedup();
-            }
-        }
+        let top = self.top_first(lits);
         let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
             // Conflicting literals: the cube is false.
             Some(super::node::FALSE)
@@ -266,6 +255,24 @@ impl BddSpace for Space {
         };
         self.top_first = top;
         r.map(|r| self.bdd(r))
+    }
+
+    fn and_cube_within(
+        &mut self,
+        f: Bdd,
+        lits: &[(BddVar, bool)],
+        g: Bdd,
+        budget: usize,
+    ) -> Option<bool> {
+        let (f, g) = (self.id(f), self.id(g));
+        let top = self.top_first(lits);
+        let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
+            Some(true)
+        } else {
+            self.m.and_cube_within(f, &top, g, budget, &mut self.cofactor_memo)
+        };
+        self.top_first = top;
+        r
     }
 
     fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd {
@@ -343,6 +350,24 @@ impl BddSpace for Space {
 }
 
 impl Space {
+    /// The literals `lits` as levels, the top variable first (the scratch
+    /// buffer `top_first`, to be put back).
+    fn top_first(&mut self, lits: &[(BddVar, bool)]) -> Vec<(u16, bool)> {
+        let mut top = std::mem::take(&mut self.top_first);
+        top.clear();
+        // Codes come bit by bit in one direction: no sorting needed then.
+        if lits.windows(2).all(|w| w[0].0 > w[1].0) {
+            top.extend(lits.iter().rev().map(|&(v, b)| (v.0, b)));
+        } else {
+            top.extend(lits.iter().map(|&(v, b)| (v.0, b)));
+            if !lits.windows(2).all(|w| w[0].0 < w[1].0) {
+                top.sort_unstable();
+                top.dedup();
+            }
+        }
+        top
+    }
+
     /// [`conj_empty_under`](BddSpace::conj_empty_under) by a walk of at
     /// most `budget` tuples (`None` past it); more parts than one walk
     /// takes: the first ones conjoined first.

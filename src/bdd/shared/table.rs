@@ -122,15 +122,15 @@ impl Manager {
         // One probe: a miss leaves the slot for the new node.
         let slot = match self.unique.probe(hash, |id| nodes[id as usize] == node) {
             Probe::Found(id) => return id,
-            Probe::Vacant(slot) => slot,
+            Probe::Vacant(slot, key) => (slot, key),
         };
         if let Some(id) = self.free.pop() {
             self.nodes[id as usize] = node;
-            self.unique.insert_at(slot, hash, id);
+            self.unique.insert_at(slot, id);
             return id;
         }
         let id = self.nodes.len() as Id;
-        self.unique.insert_at(slot, hash, id);
+        self.unique.insert_at(slot, id);
         self.nodes.push(node);
         self.visited.push(0);
         self.cache.follow(self.nodes.len());

@@ -33,10 +33,10 @@ pub(super) struct Unique {
     epoch: u64,
 }
 
-/// Where a node is, or would go.
+/// Where a node is, or would go (the slot, and the word's tag and epoch).
 pub(super) enum Probe {
     Found(Id),
-    Vacant(usize),
+    Vacant(usize, u64),
 }
 
 impl Unique {
@@ -100,18 +100,19 @@ impl Unique {
                     return Probe::Found(e as Id);
                 }
             } else if e >> EPOCH_SHIFT != self.epoch {
-                return Probe::Vacant(i);
+                return Probe::Vacant(i, key);
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// Puts node `id` of hash `hash` at slot `slot`, found vacant by
-    /// [`probe`](Self::probe) since the table last changed.
+    /// Puts node `id` at slot `slot` with the tag and epoch `key`, both
+    /// given by [`probe`](Self::probe) since the table last changed (the
+    /// key not computed twice: that depended on the compiler).
     #[inline]
-    pub(super) fn insert_at(&mut self, slot: usize, hash: u64, id: Id) {
+    pub(super) fn insert_at(&mut self, (slot, key): (usize, u64), id: Id) {
         debug_assert!(self.slots[slot] >> EPOCH_SHIFT != self.epoch);
-        self.slots[slot] = self.key(hash) | id as u64;
+        self.slots[slot] = key | id as u64;
         self.len += 1;
     }
 
@@ -162,7 +163,7 @@ impl Unique {
         while self.slots[i] >> EPOCH_SHIFT == self.epoch {
             i = (i + 1) & mask;
         }
-        self.insert_at(i, hash, id);
+        self.insert_at((i, self.key(hash)), id);
     }
 }
 
@@ -173,7 +174,7 @@ mod tests {
     fn find(u: &Unique, hash: u64, id: Id) -> Option<Id> {
         match u.probe(hash, |x| x == id) {
             Probe::Found(x) => Some(x),
-            Probe::Vacant(_) => None,
+            Probe::Vacant(..) => None,
         }
     }
 
@@ -184,7 +185,7 @@ mod tests {
         }
         match u.probe(hash(id), |x| x == id) {
             Probe::Found(_) => panic!("{id} found before it was put"),
-            Probe::Vacant(slot) => u.insert_at(slot, hash(id), id),
+            Probe::Vacant(slot, key) => u.insert_at((slot, key), id),
         }
     }
 

@@ -68,6 +68,9 @@ pub struct CompiledProp {
     /// Per node: whether it is an atom fused into the conjunction that
     /// reads it (with point evaluation on: not built at an event).
     pub(super) atom_fused: Vec<bool>,
+    /// Per conjunction with a fused atom: the `P` that alone reads it
+    /// (see [`fuse_atom::once_readers`]).
+    pub(super) and_atom_once: Vec<Option<NodeIx>>,
     /// Per node: whether its `now` is computed at every event with point
     /// evaluation on (needed as a set, and neither a fused negation, nor a
     /// dropped twin, nor a fused atom).
@@ -195,6 +198,8 @@ impl CompiledProp {
             }
         }
         let and_atom = fuse_atom::analyse(&plan, &point, &keeps_pre, (&bypass, &twins, &absorbed));
+        let rewritten = (&bypass, &twins, &absorbed);
+        let and_atom_once = fuse_atom::once_readers(&plan, &point, &keeps_pre, rewritten, &and_atom);
         let mut atom_fused = vec![false; n];
         for &(_, a) in and_atom.iter().flatten() {
             atom_fused[a] = true;
@@ -242,6 +247,7 @@ impl CompiledProp {
                 .map(|i| point.needs_set[i] && !fused[i] && !twins.dropped[i] && !atom_fused[i])
                 .collect(),
             and_atom,
+            and_atom_once,
             atom_fused,
             absorbed,
             twins,

@@ -74,7 +74,7 @@ fn unfuse_expr<'a>(e: &'a SetExpr, fused: &mut [bool], points: &mut Vec<&'a Poin
     match e {
         SetExpr::Set(n) => fused[*n] = false,
         SetExpr::Point(p) => points.push(p),
-        SetExpr::Not(a) => unfuse_expr(a, fused, points),
+        SetExpr::Not(a) | SetExpr::Quant { inner: a, .. } => unfuse_expr(a, fused, points),
         SetExpr::And(a, b) | SetExpr::Or(a, b) | SetExpr::Implies(a, b) | SetExpr::Iff(a, b) => {
             unfuse_expr(a, fused, points);
             unfuse_expr(b, fused, points);

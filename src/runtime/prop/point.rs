@@ -81,6 +81,12 @@ pub(super) enum SetExpr {
     Set(NodeIx),
     /// A part without the quantified variables: a constant at the binding.
     Point(Box<Point>),
+    /// `∀` (`forall`) or `∃` over the variables of `Analysis::scoped[slot]`.
+    Quant {
+        forall: bool,
+        slot: usize,
+        inner: Box<SetExpr>,
+    },
     Not(Box<SetExpr>),
     And(Box<SetExpr>, Box<SetExpr>),
     Or(Box<SetExpr>, Box<SetExpr>),
@@ -95,6 +101,8 @@ pub(super) struct Analysis {
     pub root: Point,
     /// Per node: whether its `now` is computed as a set at every event.
     pub needs_set: Vec<bool>,
+    /// The variables of each [`SetExpr::Quant`], by slot (see `scope`).
+    pub scoped: Vec<Vec<VarIx>>,
 }
 
 /// Splits the statement of `plan` into its point part and the nodes computed as sets.
@@ -104,6 +112,7 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
         needs_set: vec![false; plan.nodes.len()],
         depth: 0,
         guarded: false,
+        scoped: Vec::new(),
     };
     // Whatever is kept from one event to the next is a set, computed at every event.
     for (i, node) in plan.nodes.iter().enumerate() {
@@ -124,6 +133,7 @@ pub(super) fn analyse(plan: &PropPlan) -> Analysis {
     Analysis {
         root,
         needs_set: a.needs_set,
+        scoped: a.scoped,
     }
 }
 
@@ -166,6 +176,8 @@ struct Analyser<'a> {
     depth: u32,
     /// Whether the form being built is evaluated only at a guard's matches.
     guarded: bool,
+    /// See [`Analysis::scoped`].
+    scoped: Vec<Vec<VarIx>>,
 }
 
 impl Analyser<'_> {
@@ -315,8 +327,12 @@ impl Analyser<'_> {
         if connective
             && (self.guarded || conj::closed_conjunction(self.plan, body, forall, &vars))
         {
-            let expr = self.set_expr(body, &vars);
+            let mut expr = self.set_expr(body, &vars);
             let closed = (self.plan.nodes[body].free.iter()).all(|v| vars.contains(v));
+            if !closed {
+                // (A closed one is decided by `conj`, on its parts.)
+                expr = scope::push(self.plan, expr, forall, &vars, &mut self.scoped);
+            }
             return Point::Expr {
                 forall,
                 vars,
@@ -424,6 +440,8 @@ pub(super) struct Env {
     kept: Vec<Option<conj::Kept>>,
     /// Per body node: its parts were too large for a walk (`conj`).
     too_large: Vec<bool>,
+    /// Per quantifier slot: the last set quantified and its result (`scope`).
+    scoped: Vec<Option<(Bdd, Bdd)>>,
 }
 
 impl PropMonitor {
@@ -516,36 +534,6 @@ impl PropMonitor {
         }
     }
 
-    /// `∀vars . bdd` (`forall`) or `∃vars . bdd` where `free` are the free
-    /// variables of `bdd`, all but `vars` bound.
-    fn quantified(
-        &self,
-        space: &mut Space,
-        (forall, vars): (bool, &[VarIx]),
-        free: &[VarIx],
-        bdd: Bdd,
-        env: &mut Env,
-    ) -> bool {
-        if let Some(b) = bdd.as_bool() {
-            return b;
-        }
-        env.fixed.resize(self.compiled.plan.bdd_vars, None);
-        for &v in free.iter().filter(|v| !vars.contains(v)) {
-            self.write_bits(v, env);
-            for b in self.low_bits(v) {
-                env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
-            }
-        }
-        // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
-        let value = space.constant_under(bdd, &env.fixed, forall) == forall;
-        for &v in free {
-            for b in self.low_bits(v) {
-                env.fixed[b.0 as usize] = None;
-            }
-        }
-        value
-    }
-
     /// Writes the code bound to `v` into the valuation of its bits.
     ///
     /// Only the bits of the class's current width: no BDD depends on the
@@ -580,6 +568,8 @@ impl PropMonitor {
 
 #[path = "point_conj.rs"]
 mod conj;
+#[path = "point_scope.rs"]
+mod scope;
 
 #[cfg(test)]
 #[path = "point_tests.rs"]

@@ -105,6 +105,14 @@ impl PropMonitor {
                 let a = self.set_expr(space, a, env);
                 space.not(a)
             }
+            SetExpr::Quant {
+                forall,
+                slot,
+                inner,
+            } => {
+                let inner = self.set_expr(space, inner, env);
+                self.scoped_quant(space, (*forall, *slot), inner, env)
+            }
             SetExpr::And(a, b)
             | SetExpr::Or(a, b)
             | SetExpr::Implies(a, b)
@@ -125,6 +133,36 @@ impl PropMonitor {
                 }
             }
         }
+    }
+
+    /// `∀vars . bdd` (`forall`) or `∃vars . bdd` where `free` are the free
+    /// variables of `bdd`, all but `vars` bound.
+    pub(super) fn quantified(
+        &self,
+        space: &mut Space,
+        (forall, vars): (bool, &[VarIx]),
+        free: &[VarIx],
+        bdd: Bdd,
+        env: &mut Env,
+    ) -> bool {
+        if let Some(b) = bdd.as_bool() {
+            return b;
+        }
+        env.fixed.resize(self.compiled.plan.bdd_vars, None);
+        for &v in free.iter().filter(|v| !vars.contains(v)) {
+            self.write_bits(v, env);
+            for b in self.low_bits(v) {
+                env.fixed[b.0 as usize] = Some(env.bits[b.0 as usize]);
+            }
+        }
+        // ∀: the restriction is true everywhere; ∃: it is not false everywhere.
+        let value = space.constant_under(bdd, &env.fixed, forall) == forall;
+        for &v in free {
+            for b in self.low_bits(v) {
+                env.fixed[b.0 as usize] = None;
+            }
+        }
+        value
     }
 
     /// `∀vars . expr` (`forall`) or `∃vars . expr` of a closed

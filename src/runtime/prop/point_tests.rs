@@ -78,3 +78,21 @@ fn without_a_guard_a_closed_conjunction_is_decided_from_its_parts() {
     let p = plan("prop v : Forall x . (P a(x)) -> (Exists y . P b(y))");
     assert!(!has_expr(&analyse(&p).root));
 }
+
+#[test]
+fn a_variable_of_one_part_is_quantified_on_that_part() {
+    let p = plan(
+        "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+           (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> ! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1))",
+    );
+    let a = analyse(&p);
+    let var = |name: &str| (p.vars.iter()).position(|v| v.name == name).expect("a variable");
+    // t2 only in the right part: ∀t2 moves below the negation, as ∃t2;
+    // l1, in both parts, stays at the top.
+    assert_eq!(a.scoped, vec![vec![var("t2")]], "{:?}", a.root);
+    let text = format!("{:?}", a.root);
+    assert!(text.contains("Not(Quant { forall: false, slot: 0, inner: Set("), "{text}");
+    // Within a part, or in two parts that are combined: stays.
+    let both = plan("prop d : Forall x . Forall y . a(x) -> (P b(x, y) | P c(x, y))");
+    assert!(analyse(&both).scoped.is_empty(), "{:?}", analyse(&both).root);
+}

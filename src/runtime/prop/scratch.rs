@@ -44,6 +44,9 @@ pub(super) struct Scratch {
     /// Per conjunction with a fused atom: its walks gave up (see
     /// `fuse_atom`), the match's cube is built and conjoined.
     pub and_built: Vec<bool>,
+    /// Per conjunction with a fused atom read by a `P` alone: a walk of
+    /// its inclusion in the `P` gave up (see `fuse_atom`), none is tried.
+    pub once_given_up: Vec<bool>,
     /// The codes the event being bound got, as (class, argument position, code).
     pub looked_up: Vec<(usize, usize, Code)>,
 }
@@ -79,6 +82,9 @@ impl Scratch {
 
         for (_, old) in &mut self.atom_previous {
             roots.keep(old);
+        }
+        if let Some(env) = &mut self.point_env {
+            env.keep_roots(roots);
         }
     }
 }

@@ -203,6 +203,8 @@ pub(super) struct SpaceConsts {
     pub quant_bits: Vec<Option<VarSet>>,
     /// Per twin: the renaming of its source's bits to its own.
     pub twin_renaming: Vec<Option<Renaming>>,
+    /// Per quantifier of the point form's sets: its variables' bits.
+    pub scoped_bits: Vec<VarSet>,
 }
 
 impl SpaceConsts {
@@ -231,10 +233,19 @@ impl SpaceConsts {
                 _ => None,
             })
             .collect();
+        let scoped_bits = (c.point.scoped.iter())
+            .map(|vars| {
+                let bits: Vec<_> = (vars.iter())
+                    .flat_map(|v| plan.vars[*v].bits.iter().copied())
+                    .collect();
+                space.var_set(&bits)
+            })
+            .collect();
         SpaceConsts {
             call_renaming,
             quant_bits,
             twin_renaming,
+            scoped_bits,
         }
     }
 }
