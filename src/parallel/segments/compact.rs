@@ -114,10 +114,12 @@ pub fn population(path: &Path, names: &Names, steps: &[bool], touches: &Touches)
         let mut out = HashSet::new();
         let mut found = Vec::new();
         for line in lines {
-            let (name, args) = fields(line);
-            let index = lookup.get(name).map_or(u32::MAX, |(i, _)| i);
+            // The name first: most lines are no state events.
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());
+            let index = lookup.get(trim(&line[..name_end])).map_or(u32::MAX, |(i, _)| i);
             if steps.get(index as usize) == Some(&true) {
-                touches.keys(index, &args, &mut found);
+                touches.keys(index, &fields(line).1, &mut found);
                 out.extend(found.drain(..));
             }
         }
