@@ -23,15 +23,13 @@
 //! closes) comes down to about 44,000 steps. As any warm-up, its state is
 //! compared with the true one before its segment's verdicts are taken.
 
-use std::io::Read;
+use std::io::{self, Read};
+use std::path::Path;
 
 use hashbrown::{HashMap, HashSet};
-use std::io;
-use std::path::Path;
-use memchr::memchr_iter;
 
 use super::direct::Lookup;
-use super::skim::{fill, trim};
+use super::skim::{each_line, trim};
 use super::touch::Touches;
 use crate::parallel::block::{Block, Ev};
 use crate::parallel::read::Names;
@@ -43,9 +41,6 @@ use crate::syntax::Quant;
 /// (a prefix with more steps them and goes on: any subsequence that keeps
 /// every record's last occurrence, in order, reaches the same state).
 const MAX_RECORDS: usize = 1 << 20;
-
-/// The buffer to start with (it grows for a longer line).
-const BUFFER: usize = 1 << 16;
 
 /// Whether a compacted warm-up reaches the state of `plan`'s monitor after
 /// the whole prefix: every property tick invariant ([`super::warm_steps`]),
@@ -177,7 +172,7 @@ type Last = HashMap<Box<[u8]>, Place>;
 /// interruption).
 pub(super) fn warm_up(
     worker: &mut Worker,
-    mut input: impl Read,
+    input: impl Read,
     names: &Names,
     steps: &[bool],
     touches: &Touches,
@@ -193,46 +188,21 @@ pub(super) fn warm_up(
         end_bytes: Vec::new(),
         out: Vec::new(),
     };
-    let mut buf = vec![0u8; BUFFER];
-    let (mut len, mut pos) = (0, 0);
-    loop {
-        let mut start = pos;
-        let mut last = None;
-        for end in memchr_iter(b'\n', &buf[pos..len]).map(|i| pos + i) {
-            c.record(worker, &buf[start..end])?;
-            if c.end == Some(c.place) {
-                last = Some(start..end);
-            }
-            start = end + 1;
+    // A line kept by `each_line` is one read when it was no state event:
+    // the last read, if `end` still holds its place.
+    let mut kept_at = None;
+    let last = each_line(input, stop, |line| {
+        c.record(worker, line)?;
+        let keep = c.end == Some(c.place);
+        if keep {
+            kept_at = c.end;
         }
-        // The chunk's last record, if it is no state event (once a chunk,
-        // not once a line).
-        if let (Some(r), true) = (last, c.end.is_some()) {
-            c.end_bytes.clear();
-            c.end_bytes.extend_from_slice(&buf[r]);
-        }
-        pos = start;
-        if stop() {
-            return None;
-        }
-        buf.copy_within(pos..len, 0);
-        (len, pos) = (len - pos, 0);
-        if len == buf.len() {
-            buf.resize(2 * len, 0);
-        }
-        let got = fill(&mut input, &mut buf[len..]).ok()?;
-        if got == 0 {
-            if len > 0 {
-                c.record(worker, &buf[..len])?;
-                if c.end == Some(c.place) {
-                    c.end_bytes.clear();
-                    c.end_bytes.extend_from_slice(&buf[..len]);
-                }
-            }
-            return c.finish(worker);
-        }
-        len += got;
+        Some(keep)
+    })?;
+    if c.end.is_some() && c.end == kept_at {
+        c.end_bytes = last;
     }
+    c.finish(worker)
 }
 
 /// A compaction's state between records.

@@ -36,7 +36,7 @@ const BUFFER: usize = 1 << 16;
 /// interruption).
 pub(super) fn warm_up(
     worker: &mut Worker,
-    mut input: impl Read,
+    input: impl Read,
     names: &Names,
     steps: &[bool],
     stop: &(dyn Fn() -> bool + Sync),
@@ -49,15 +49,37 @@ pub(super) fn warm_up(
         out: Vec::new(),
         spare: Vec::new(),
     };
+    each_line(input, stop, |line| skim.record(worker, line).map(|()| false))?;
+    Some(())
+}
+
+/// Calls `line` with each line of `input`, in order, without its end (the
+/// last one may have none), found with `memchr` in a buffer read in
+/// chunks: `None` where `line` gives `None`, a read fails, or `stop()`
+/// (asked after each chunk). Otherwise the last line for which `line`
+/// gave `true` (copied once a chunk, not once a line), empty if none.
+pub(super) fn each_line(
+    mut input: impl Read,
+    stop: &(dyn Fn() -> bool + Sync),
+    mut line: impl FnMut(&[u8]) -> Option<bool>,
+) -> Option<Vec<u8>> {
+    let mut kept = Vec::new();
     let mut buf = vec![0u8; BUFFER];
     // The bytes read are `buf[..len]`; the next line starts at `pos`.
     let (mut len, mut pos) = (0, 0);
     loop {
         // The whole lines read, found in one pass.
         let mut start = pos;
+        let mut keep = None;
         for end in memchr_iter(b'\n', &buf[pos..len]).map(|i| pos + i) {
-            skim.record(worker, &buf[start..end])?;
+            if line(&buf[start..end])? {
+                keep = Some(start..end);
+            }
             start = end + 1;
+        }
+        if let Some(r) = keep {
+            kept.clear();
+            kept.extend_from_slice(&buf[r]);
         }
         pos = start;
         if stop() {
@@ -71,10 +93,11 @@ pub(super) fn warm_up(
         let got = fill(&mut input, &mut buf[len..]).ok()?;
         if got == 0 {
             // The last line, without a line end.
-            if len > 0 {
-                skim.record(worker, &buf[..len])?;
+            if len > 0 && line(&buf[..len])? {
+                kept.clear();
+                kept.extend_from_slice(&buf[..len]);
             }
-            return Some(());
+            return Some(kept);
         }
         len += got;
     }
