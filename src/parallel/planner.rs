@@ -331,7 +331,10 @@ fn may_segment(plan: &Plan, path: &Path, options: &Options) -> io::Result<Option
 /// otherwise (properties that are not tick invariant) the first blocks
 /// must suggest that warm-ups agree ([`segments::warm_up_agrees`]). With
 /// [`Segments::Always`], any such file of any length (its warm-ups as long
-/// as the sample asks, up to a segment).
+/// as the sample asks, up to a segment). Where every since reads only the
+/// event at hand, a warm-up may instead be *compacted* (the whole file
+/// before its segment, its state records' last touchers stepped:
+/// [`segments::compactable`]), taken where its cost is the lesser.
 fn segment_layout(
     plan: &Plan,
     path: &Path,
@@ -348,6 +351,18 @@ fn segment_layout(
     // The warm-up the values of the sample need, in bytes.
     let warm = segments::warm_up_events(plan, sample).map(|events| events.saturating_mul(per_event));
     let cost = segments::warm_up_cost(plan, sample);
+    // Where slicing is even enough, nothing more is read.
+    let share = match options.segments {
+        Segments::Auto => {
+            let workers = choose(plan, jobs, sample).layout(plan, jobs);
+            let share = segments::busiest_share(&workers, sample);
+            if share * (jobs as f64) < UNEVEN {
+                return Ok(None);
+            }
+            share
+        }
+        _ => 0.0,
+    };
     // Compacted warm-ups, where they reach the true state: the bounds, and
     // the busiest worker's cost.
     let compact = match segments::compactable(plan) {
@@ -365,11 +380,6 @@ fn segment_layout(
         (c, _) => c.is_some(),
     };
     if options.segments == Segments::Auto {
-        let workers = choose(plan, jobs, sample).layout(plan, jobs);
-        let share = segments::busiest_share(&workers, sample);
-        if share * (jobs as f64) < UNEVEN {
-            return Ok(None);
-        }
         // Segments whose warm-ups would not agree are stepped twice: where
         // the warm-up is known (compacted, or from the values' rates), it
         // must fit before its segment and cost less than slicing leaves
