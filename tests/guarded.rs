@@ -204,7 +204,7 @@ fn guarded_shapes_by_hand() {
 }
 
 /// A `P` of a conjunction with an event, at a match it holds already (not
-/// built then, without witnesses): locks-cycles on two rounds of a thread
+/// built then): locks-cycles on two rounds of a thread
 /// taking two locks, then another taking them the other way round.
 #[test]
 fn a_past_conjunction_held_already_by_hand() {
@@ -231,8 +231,18 @@ fn a_past_conjunction_held_already_by_hand() {
     let want: BTreeSet<(usize, usize)> = [10, 14, 18].iter().map(|&i| (0, i)).collect();
     let checked = check_source(spec).expect("well-formed");
     assert_eq!(reference::violations(&checked, &trace), want);
-    for (point, witnesses) in [(true, false), (true, true), (false, false)] {
+    for (point, witnesses) in [(true, false), (true, true), (false, false), (false, true)] {
         let (got, _) = engine_with(spec, &trace, point, MonitorOptions::default(), witnesses);
         assert_eq!(got, want, "point {point}, witnesses {witnesses}");
     }
+    // With witnesses, the check runs too (the walk does not read the
+    // conjunction under its `P`): at event 18, thread 1's pair is held.
+    let witnessed = |point| engine_with(spec, &trace, point, MonitorOptions::default(), true).1;
+    let want = [
+        "0@10: t1=2 t2=1 l1=2 l2=1",
+        "0@14: t1=2 t2=1 l1=2 l2=1",
+        "0@18: t1=1 t2=2 l1=1 l2=2",
+    ];
+    assert_eq!(witnessed(true), want);
+    assert_eq!(witnessed(false), want);
 }

@@ -122,11 +122,12 @@ impl PropMonitor {
             && let Some(pre) = s.pre[once]
             && !all
             && !other.is_false()
-            && !self.explain.any()
             && self.adds_nothing(space, (n, a), other, pre)
         {
             // Its `P` is as before: false stands for the conjunction
-            // (`P` adds nothing with it), which nothing else reads.
+            // (`P` adds nothing with it), which nothing else reads. Nor
+            // does a violation's walk: it goes down Boolean connectives
+            // and quantifiers only, and the conjunction is under its `P`.
         } else if other.is_false() {
             // Nothing to walk.
         } else {
