@@ -19,12 +19,12 @@
 //! record last (a tick, if it is no state event), as the true run did.
 //!
 //! Of those last occurrences, a record whose every touch of a tuple a
-//! later one repeats is not stepped either ([`Touches`]). On the
-//! `gen_access.py` log of 20,000 users, the half before the second segment
-//! (a million events, 300,000 of them logins, logouts, opens and closes,
-//! 44,000 distinct) comes down to about 22,000 steps. As any warm-up, its
-//! state is compared with the true one before its segment's verdicts are
-//! taken.
+//! later one repeats is not stepped either, nor one that leaves its
+//! tuples as an empty state has them ([`Touches`]). On the `gen_access.py`
+//! log of 50,000 users, the half before the second segment (a million
+//! events, 300,000 of them logins, logouts, opens and closes, 88,000
+//! distinct) comes down to about 25,000 steps. As any warm-up, its state
+//! is compared with the true one before its segment's verdicts are taken.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -33,7 +33,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::direct::Lookup;
 use super::skim::{each_line, trim};
-use super::touch::Touches;
+use super::touch::{Key, Touches};
 use crate::parallel::block::{Block, Ev};
 use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
@@ -83,25 +83,34 @@ fn of_the_event(p: &PropPlan, n: NodeIx) -> bool {
 const WINDOW: u64 = 1 << 20;
 
 /// The steps a compacted warm-up of the file at `path` (plain CSV without
-/// quotes) would take over the whole file: its distinct *keys*, the
-/// tuples of each since that its state records surely touch (a record
-/// that only perhaps touches, or always is stepped, is its own key:
-/// [`Touches::keys`]), estimated by capture and recapture, per since:
-/// the distinct keys of a since in the file's first [`WINDOW`] bytes
-/// (`a`), in as many from its middle (`b`), and in both (`m`) suggest
-/// `(a + 1) (b + 1) / (m + 1) - 1` of them (Chapman's estimate). The start
-/// alone cannot tell: on the `gen_access.py` log of 50,000 users, its
-/// logins are nearly all of different users, as when there were 20,000
-/// or 200,000. Per since, as keys of different sinces come at very
+/// quotes) would take over the whole file, as `(keys, share)`: its
+/// distinct *keys*, the tuples of each since that its state records
+/// surely touch (a record that only perhaps touches, or always is
+/// stepped, is its own key: [`Touches::keys`]), and the share of them
+/// whose last toucher must be stepped (not one that clears its tuple).
+/// The keys are estimated by capture and recapture, per since: the
+/// distinct keys of a since in the file's first [`WINDOW`] bytes (`a`),
+/// in as many from its middle (`b`), and in both (`m`) suggest `(a + 1)
+/// (b + 1) / (m + 1) - 1` of them (Chapman's estimate). The start alone
+/// cannot tell: on the `gen_access.py` log of 50,000 users, its logins
+/// are nearly all of different users, as when there were 20,000 or
+/// 200,000. Per since, as keys of different sinces come at very
 /// different rates (the opens and closes of 100 files are all in both
 /// stretches, few logins of 50,000 users are), which would make the
-/// estimate of all of them together far too low. A file of at most two
-/// windows is read whole, and its count is exact. (Keys are told apart by
-/// a 64-bit hash.)
-pub fn population(path: &Path, names: &Names, steps: &[bool], touches: &Touches) -> io::Result<f64> {
+/// estimate of all of them together far too low. The share is that of
+/// the middle's keys last touched there by a record that does not clear
+/// them, per since. A file of at most two windows is read whole, and its
+/// counts are exact. (Keys are told apart by a 64-bit hash.)
+pub fn population(
+    path: &Path,
+    names: &Names,
+    steps: &[bool],
+    touches: &Touches,
+) -> io::Result<(f64, f64)> {
     let size = std::fs::metadata(path)?.len();
     let lookup = Lookup::new(names);
-    let keys = |start: u64, len: u64| -> io::Result<HashSet<(usize, u64)>> {
+    // Per key: whether its last toucher in the stretch clears it.
+    let keys = |start: u64, len: u64| -> io::Result<HashMap<Key, bool>> {
         let mut bytes = Vec::new();
         super::range(path, start, len)?.read_to_end(&mut bytes)?;
         let mut lines = bytes.split(|&b| b == b'\n');
@@ -109,7 +118,7 @@ pub fn population(path: &Path, names: &Names, steps: &[bool], touches: &Touches)
             // Part of a line.
             lines.next();
         }
-        let mut out = HashSet::new();
+        let mut out = HashMap::new();
         let mut found = Vec::new();
         for line in lines {
             // The name first: most lines are no state events.
@@ -123,26 +132,36 @@ pub fn population(path: &Path, names: &Names, steps: &[bool], touches: &Touches)
         }
         Ok(out)
     };
+    let stepped = |keys: &HashMap<Key, bool>| keys.values().filter(|&&clears| !clears).count();
     if size <= 2 * WINDOW {
-        return Ok(keys(0, size)?.len() as f64);
+        let all = keys(0, size)?;
+        return Ok((all.len() as f64, stepped(&all) as f64 / all.len().max(1) as f64));
     }
     let first = keys(0, WINDOW)?;
     let middle = keys(size / 2, WINDOW)?;
-    // Per since: `(a, b, m)`.
-    let mut counts: HashMap<usize, (f64, f64, f64)> = HashMap::new();
-    for &(since, _) in &first {
+    // Per since: `(a, b, m, stepped of b)`.
+    let mut counts: HashMap<usize, (f64, f64, f64, f64)> = HashMap::new();
+    for &(since, _) in first.keys() {
         counts.entry(since).or_default().0 += 1.0;
     }
-    for k in &middle {
+    for (k, &clears) in &middle {
         let c = counts.entry(k.0).or_default();
         c.1 += 1.0;
-        if first.contains(k) {
+        if first.contains_key(k) {
             c.2 += 1.0;
         }
+        if !clears {
+            c.3 += 1.0;
+        }
     }
-    Ok((counts.values())
-        .map(|&(a, b, m)| (a + 1.0) * (b + 1.0) / (m + 1.0) - 1.0)
-        .sum())
+    let (mut all, mut stepped) = (0.0, 0.0);
+    for &(a, b, m, s) in counts.values() {
+        let n = (a + 1.0) * (b + 1.0) / (m + 1.0) - 1.0;
+        all += n;
+        // A since the middle does not touch: as at the start.
+        stepped += if b > 0.0 { n * s / b } else { n };
+    }
+    Ok((all, if all > 0.0 { stepped / all } else { 1.0 }))
 }
 
 /// The share of the events of `sample` (a trace's first blocks) that are
@@ -190,6 +209,7 @@ pub(super) fn warm_up(
         end: None,
         end_bytes: Vec::new(),
         out: Vec::new(),
+        set_before: Some(HashSet::new()),
     };
     // `each_line` keeps the last line that was no state event: it is the
     // last record, to step last, if no state record came after it.
@@ -223,6 +243,10 @@ struct Compact<'a> {
     end_bytes: Vec<u8>,
     /// The violations of a step (none are reported).
     out: Vec<(u64, usize)>,
+    /// The tuples the first event may have set (it is stepped as it is
+    /// read), until the first flush; then `None`: after it, every tuple
+    /// may be set.
+    set_before: Option<HashSet<Key>>,
 }
 
 impl Compact<'_> {
@@ -241,6 +265,11 @@ impl Compact<'_> {
         let place = self.place;
         if place.number == 1 {
             self.end = None;
+            let (name, args) = fields(record);
+            let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+            if let Some(set) = &mut self.set_before {
+                self.touches.may_set(index, &args, set);
+            }
             return self.step(worker, place, record);
         }
         let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
@@ -275,7 +304,8 @@ impl Compact<'_> {
                 (index, args)
             })
             .collect();
-        let needed = self.touches.needed(&fields);
+        let needed = self.touches.needed(&fields, self.set_before.as_ref());
+        self.set_before = None;
         // The first event was stepped as it was read.
         for (k, (place, record)) in order.into_iter().enumerate() {
             if place.number > 1 && needed[k] {

@@ -314,9 +314,11 @@ pub fn busiest_cost(size: u64, jobs: usize, warm: u64, cost: f64) -> f64 {
 /// [`compact_bounds`].
 #[derive(Clone, Copy, Debug)]
 pub struct CompactCost {
-    /// The steps a compacted warm-up of the whole file would take (the
+    /// The keys a compacted warm-up of the whole file would meet (the
     /// tuples its state records touch: [`compact::population`]).
     pub population: f64,
+    /// The share of them it steps (not those cleared last).
+    pub stepped: f64,
     /// The share of its events that are state events.
     pub state: f64,
     /// Bytes per event.
@@ -348,8 +350,11 @@ impl CompactCost {
         let Some(steps) = warm_steps(plan) else {
             return Ok(None);
         };
+        let touches = touch::Touches::of(plan);
+        let (population, stepped) = compact::population(path, &names(plan), &steps, &touches)?;
         Ok(Some(CompactCost {
-            population: compact::population(path, &names(plan), &steps, &touch::Touches::of(plan))?,
+            population,
+            stepped,
             state: compact::state_share(sample, &steps),
             bytes: bytes.max(1.0),
         }))
@@ -358,11 +363,11 @@ impl CompactCost {
     /// What the compacted warm-up of a prefix of `prefix` bytes costs, in
     /// bytes of stepped trace: reading it, and stepping the distinct
     /// records that many state events are expected to hold (`N (1 -
-    /// exp(-m / N))` of `m` drawn from `N`).
+    /// exp(-m / N))` of `m` drawn from `N`) and not clear last.
     pub fn warm(&self, prefix: f64) -> f64 {
         let m = self.state * prefix / self.bytes;
         let distinct = self.population * -(-m / self.population.max(1.0)).exp_m1();
-        SCAN_SHARE * prefix + STATE_STEP * self.bytes * distinct
+        SCAN_SHARE * prefix + STATE_STEP * self.bytes * distinct * self.stepped
     }
 }
 
