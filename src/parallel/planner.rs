@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::assign::choose;
 use super::block::Block;
@@ -263,20 +264,36 @@ pub fn run_file(
         source = source.timepoints();
     }
     let mut sample = Vec::new();
-    while sample.len() < SAMPLE_BLOCKS
-        && let Some(b) = source.next_block()
-    {
-        let end = b.end.is_some();
-        sample.push(Arc::new(b));
-        if end {
-            break;
+    // The estimate of a compacted warm-up's steps reads the file on a
+    // thread of its own while the sample is read (the other core is idle
+    // then); it is called off where the layout does not ask for it.
+    let called_off = AtomicBool::new(false);
+    let layout = std::thread::scope(|scope| {
+        let estimate = (segments::compactable(plan))
+            .then(|| scope.spawn(|| segments::CompactCost::estimate(plan, path, &called_off)));
+        while sample.len() < SAMPLE_BLOCKS
+            && let Some(b) = source.next_block()
+        {
+            let end = b.end.is_some();
+            sample.push(Arc::new(b));
+            if end {
+                break;
+            }
         }
-    }
-    let ended = sample.iter().any(|b| b.end.is_some());
-    if !ended
-        && source.plain_csv()
-        && let Some(layout) = segment_layout(plan, path, size, &sample, options)?
-    {
+        let ended = sample.iter().any(|b| b.end.is_some());
+        let mut estimate = estimate.map(|handle| {
+            move || {
+                (handle.join()).unwrap_or_else(|_| Err(io::Error::other("the estimate of a warm-up failed")))
+            }
+        });
+        let layout = match !ended && source.plain_csv() {
+            true => segment_layout(plan, path, size, &sample, options, &mut || estimate.take().map(|f| f())),
+            false => Ok(None),
+        };
+        called_off.store(true, Ordering::Relaxed);
+        layout
+    })?;
+    if let Some(layout) = layout {
         let segment = |input| reader(input, true);
         // Segments are untimed: the clock counts events.
         let monitor = MonitorOptions {
@@ -341,6 +358,7 @@ fn segment_layout(
     size: u64,
     sample: &[Arc<Block>],
     options: &Options,
+    estimate: &mut dyn FnMut() -> Option<io::Result<(f64, f64)>>,
 ) -> io::Result<Option<segments::Layout>> {
     if sample.iter().any(|b| b.timed) {
         return Ok(None);
@@ -365,9 +383,9 @@ fn segment_layout(
     };
     // Compacted warm-ups, where they reach the true state: the bounds, and
     // the busiest worker's cost.
-    let compact = match segments::compactable(plan) {
-        true => segments::CompactCost::of(plan, path, sample, per_event as f64)?,
-        false => None,
+    let compact = match estimate() {
+        Some(population) => segments::CompactCost::of(plan, sample, per_event as f64, population?),
+        None => None,
     };
     let compact = compact.and_then(|c| segments::compact_bounds(size, jobs, &c));
     // Warm-ups sized by the values' rates, where they fit: the busiest

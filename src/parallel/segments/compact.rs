@@ -28,6 +28,7 @@
 
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hashbrown::{HashMap, HashSet};
 
@@ -100,12 +101,14 @@ const WINDOW: u64 = 1 << 20;
 /// estimate of all of them together far too low. The share is that of
 /// the middle's keys last touched there by a record that does not clear
 /// them, per since. A file of at most two windows is read whole, and its
-/// counts are exact. (Keys are told apart by a 64-bit hash.)
+/// counts are exact. (Keys are told apart by a 64-bit hash.) An error
+/// (interrupted) once `called_off` is set.
 pub fn population(
     path: &Path,
     names: &Names,
     steps: &[bool],
     touches: &Touches,
+    called_off: &AtomicBool,
 ) -> io::Result<(f64, f64)> {
     let size = std::fs::metadata(path)?.len();
     let lookup = Lookup::new(names);
@@ -120,7 +123,10 @@ pub fn population(
         }
         let mut out = HashMap::new();
         let mut found = Vec::new();
-        for line in lines {
+        for (k, line) in lines.enumerate() {
+            if k % 4096 == 0 && called_off.load(Ordering::Relaxed) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             // The name first: most lines are no state events.
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());

@@ -338,26 +338,31 @@ const SCAN_SHARE: f64 = 0.055;
 const STATE_STEP: f64 = 1.6;
 
 impl CompactCost {
-    /// The costs of a compacted warm-up of `plan` on the file at `path`,
-    /// which starts with `sample`, whose events take `bytes` bytes on
-    /// average.
+    /// The estimate of the keys of a compacted warm-up of `plan`'s on the
+    /// file at `path`, and the share of them stepped
+    /// ([`compact::population`]); an error once `called_off` is set.
+    pub fn estimate(plan: &Plan, path: &Path, called_off: &AtomicBool) -> io::Result<(f64, f64)> {
+        let steps = warm_steps(plan).unwrap_or_default();
+        let touches = touch::Touches::of(plan);
+        compact::population(path, &names(plan), &steps, &touches, called_off)
+    }
+
+    /// The costs of a compacted warm-up of `plan` on a file that starts
+    /// with `sample`, whose events take `bytes` bytes on average, with
+    /// `population` its [`estimate`](Self::estimate).
     pub fn of(
         plan: &Plan,
-        path: &Path,
         sample: &[Arc<Block>],
         bytes: f64,
-    ) -> io::Result<Option<CompactCost>> {
-        let Some(steps) = warm_steps(plan) else {
-            return Ok(None);
-        };
-        let touches = touch::Touches::of(plan);
-        let (population, stepped) = compact::population(path, &names(plan), &steps, &touches)?;
-        Ok(Some(CompactCost {
+        (population, stepped): (f64, f64),
+    ) -> Option<CompactCost> {
+        let steps = warm_steps(plan)?;
+        Some(CompactCost {
             population,
             stepped,
             state: compact::state_share(sample, &steps),
             bytes: bytes.max(1.0),
-        }))
+        })
     }
 
     /// What the compacted warm-up of a prefix of `prefix` bytes costs, in
