@@ -536,6 +536,47 @@ fn segments_are_taken_where_their_busiest_worker_costs_less_than_slicing_leaves_
 }
 
 #[test]
+fn compacted_segments_give_every_worker_as_much_with_the_comparisons() {
+    // 50,000 keys, 30% state events of 14 bytes, 52% of keys stepped: the
+    // shape of the `gen_access.py` log of 50,000 users, 28 MB.
+    let cost = segments::CompactCost {
+        population: 50_000.0,
+        stepped: 0.52,
+        state: 0.3,
+        bytes: 14.0,
+    };
+    let size = 28u64 << 20;
+    for jobs in [2, 3, 4] {
+        let (bounds, busiest) = segments::compact_bounds(size, jobs, &cost).expect("room");
+        let b: Vec<f64> = bounds.iter().map(|&b| b as f64).collect();
+        // Each worker: its warm-up (none for the first), its segment, and
+        // the comparison at its end (none for the last).
+        let work: Vec<f64> = (0..jobs)
+            .map(|s| {
+                let warm = if s == 0 { 0.0 } else { cost.warm(b[s]) };
+                let compare = if s + 1 < jobs {
+                    cost.compare(b[s + 1])
+                } else {
+                    0.0
+                };
+                warm + b[s + 1] - b[s] + compare
+            })
+            .collect();
+        let each = busiest * size as f64;
+        for (s, w) in work.iter().enumerate() {
+            assert!(
+                (w - each).abs() < 0.002 * each,
+                "jobs {jobs}, worker {s}: {w} of {each}"
+            );
+        }
+        // The comparison is worth a few hundred kilobytes of the trace.
+        let compare = cost.compare(b[1]);
+        assert!(compare > 100_000.0 && compare < 1_000_000.0, "{compare}");
+        assert_eq!(bounds[jobs], size);
+    }
+}
+
+#[test]
 fn a_trace_that_cannot_be_cut_goes_on_from_the_sample_read_to_decide() {
     // A JSON trace longer than the sample (32 blocks of 4,096 events):
     // read to decide on segments, which it cannot have, and then sliced

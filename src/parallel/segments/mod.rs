@@ -337,6 +337,15 @@ const SCAN_SHARE: f64 = 0.055;
 /// log of 20,000 users, 1.7 on that of 50,000).
 const STATE_STEP: f64 = 1.6;
 
+/// What comparing the states at a segment's start costs the merger, per
+/// tuple touched before it, against stepping an average event: the true
+/// state's snapshot (each value decoded and hashed), its comparison with
+/// the warm-up's, and their release (on the `gen_access.py` logs of 20,000
+/// and 50,000 users, about 3,000 instructions a value against 5,500 for
+/// a step). It runs once the worker before has ended: the segments
+/// before the last are that much shorter.
+const COMPARE_STEP: f64 = 0.55;
+
 impl CompactCost {
     /// The estimate of the keys of a compacted warm-up of `plan`'s on the
     /// file at `path`, and the share of them stepped
@@ -370,32 +379,47 @@ impl CompactCost {
     /// records that many state events are expected to hold (`N (1 -
     /// exp(-m / N))` of `m` drawn from `N`) and not clear last.
     pub fn warm(&self, prefix: f64) -> f64 {
-        let m = self.state * prefix / self.bytes;
-        let distinct = self.population * -(-m / self.population.max(1.0)).exp_m1();
+        let distinct = self.distinct(prefix);
         SCAN_SHARE * prefix + STATE_STEP * self.bytes * distinct * self.stepped
+    }
+
+    /// The distinct keys the state records of a prefix of `prefix` bytes
+    /// are expected to hold (`N (1 - exp(-m / N))` of `m` drawn from `N`).
+    fn distinct(&self, prefix: f64) -> f64 {
+        let m = self.state * prefix / self.bytes;
+        self.population * -(-m / self.population.max(1.0)).exp_m1()
+    }
+
+    /// What comparing the states at the end of a prefix of `prefix` bytes
+    /// costs, in bytes of stepped trace ([`COMPARE_STEP`]).
+    pub fn compare(&self, prefix: f64) -> f64 {
+        COMPARE_STEP * self.bytes * self.distinct(prefix)
     }
 }
 
 /// Where a file of `size` bytes is cut into `jobs` time segments with
 /// compacted warm-ups that cost `cost`, so that every worker does as much
 /// (the first steps its segment; each other reads the file before its
-/// segment, steps the records kept, then its segment): the bounds (from
-/// 0 to `size`), and the busiest worker's cost as a share of a
-/// sequential run's. `None` when the warm-ups leave no room for a
-/// segment.
+/// segment, steps the records kept, then its segment; at the end of each
+/// but the last, the merger compares the states): the bounds (from 0 to
+/// `size`), and the busiest worker's cost as a share of a sequential
+/// run's. `None` when the warm-ups leave no room for a segment.
 pub fn compact_bounds(size: u64, jobs: usize, cost: &CompactCost) -> Option<(Vec<u64>, f64)> {
     let size = size.max(1) as f64;
     let jobs = jobs.max(1);
     // Where the segments end if every worker's cost is `each`.
     let ends = |each: f64| -> Option<Vec<f64>> {
-        let mut bounds = vec![0.0, each];
-        for _ in 1..jobs {
+        let mut bounds = vec![0.0];
+        for s in 0..jobs {
             let b = *bounds.last()?;
-            let warm = cost.warm(b);
+            let warm = if s == 0 { 0.0 } else { cost.warm(b) };
             if warm >= each {
                 return None;
             }
-            bounds.push(b + each - warm);
+            let end = b + each - warm;
+            // The comparison at its end, but for the last.
+            let compare = if s + 1 < jobs { cost.compare(end) } else { 0.0 };
+            bounds.push((end - compare).max(b));
         }
         Some(bounds)
     };
