@@ -246,8 +246,8 @@ impl BddSpace for Space {
 
     fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
         let f = self.id(f);
-        let top = self.top_first(lits);
-        let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
+        let (top, conflict) = self.top_first(lits);
+        let r = if conflict {
             // Conflicting literals: the cube is false.
             Some(super::node::FALSE)
         } else {
@@ -265,8 +265,8 @@ impl BddSpace for Space {
         budget: usize,
     ) -> Option<bool> {
         let (f, g) = (self.id(f), self.id(g));
-        let top = self.top_first(lits);
-        let r = if top.windows(2).any(|w| w[0].0 == w[1].0) {
+        let (top, conflict) = self.top_first(lits);
+        let r = if conflict {
             Some(true)
         } else {
             self.m.and_cube_within(f, &top, g, budget, &mut self.cofactor_memo)
@@ -352,20 +352,25 @@ impl BddSpace for Space {
 impl Space {
     /// The literals `lits` as levels, the top variable first (the scratch
     /// buffer `top_first`, to be put back).
-    fn top_first(&mut self, lits: &[(BddVar, bool)]) -> Vec<(u16, bool)> {
+    /// Also whether two of them give one variable opposite values (then
+    /// their cube is false).
+    fn top_first(&mut self, lits: &[(BddVar, bool)]) -> (Vec<(u16, bool)>, bool) {
         let mut top = std::mem::take(&mut self.top_first);
         top.clear();
-        // Codes come bit by bit in one direction: no sorting needed then.
+        // Codes come bit by bit in one direction: no sorting needed then,
+        // and no variable is given twice.
         if lits.windows(2).all(|w| w[0].0 > w[1].0) {
             top.extend(lits.iter().rev().map(|&(v, b)| (v.0, b)));
-        } else {
-            top.extend(lits.iter().map(|&(v, b)| (v.0, b)));
-            if !lits.windows(2).all(|w| w[0].0 < w[1].0) {
-                top.sort_unstable();
-                top.dedup();
-            }
+            return (top, false);
         }
-        top
+        top.extend(lits.iter().map(|&(v, b)| (v.0, b)));
+        if lits.windows(2).all(|w| w[0].0 < w[1].0) {
+            return (top, false);
+        }
+        top.sort_unstable();
+        top.dedup();
+        let conflict = top.windows(2).any(|w| w[0].0 == w[1].0);
+        (top, conflict)
     }
 
     /// [`conj_empty_under`](BddSpace::conj_empty_under) by a walk of at

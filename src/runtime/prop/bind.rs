@@ -242,17 +242,17 @@ impl PropMonitor {
                 if va.bits[0] > vb.bits[0] { (ea, eb) } else { (eb, ea) }
             };
             let (x, y) = (&x[x.len() - wa..], &y[y.len() - wb..]);
-            lits.reserve(wa + wb);
-            let mut xs = x.iter().rev();
-            let mut ys = y.iter().rev();
-            for i in 0..wa.max(wb) {
-                if let Some(&bit) = xs.next() {
-                    lits.push((bit, a.bit(i)));
-                }
-                if let Some(&bit) = ys.next() {
-                    lits.push((bit, b.bit(i)));
-                }
-            }
+            // Both codes' bits from the least significant, then the rest
+            // of the wider one's.
+            let both = wa.min(wb);
+            let (xs, ys) = (x.iter().rev(), y.iter().rev());
+            lits.extend(xs.zip(ys).enumerate().flat_map(|(i, (&p, &q))| {
+                [(p, a.bit(i)), (q, b.bit(i))]
+            }));
+            let (rest, code) = if wa > wb { (x, a) } else { (y, b) };
+            let rest = &rest[..rest.len() - both];
+            let tail = rest.iter().rev().enumerate();
+            lits.extend(tail.map(|(k, &bit)| (bit, code.bit(both + k))));
             return;
         }
         let codes = &mut self.scratch.match_codes;

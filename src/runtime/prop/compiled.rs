@@ -118,6 +118,12 @@ pub(super) enum Step {
     /// [`CompiledProp::and_atom`]; see [`fuse_atom`]): the other operand
     /// conjoined with the literals of each match.
     AndAtom(NodeIx),
+    /// `@a`, `(node, a)`: the previous value of `a`, decided here rather
+    /// than from the plan's operator at every event.
+    Prev(NodeIx, NodeIx),
+    /// `a S b`, `(node, a, b)` (with point evaluation on, either may be a
+    /// fused negation: see [`CompiledProp::fused_operand`]).
+    Since(NodeIx, NodeIx, NodeIx),
 }
 
 impl CompiledProp {
@@ -222,7 +228,11 @@ impl CompiledProp {
                 _ if and_atom[i].is_some() => Step::AndAtom(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
-                _ => Step::Node(i),
+                _ => match plan.nodes[i].op {
+                    Op::Prev(a) => Step::Prev(i, a),
+                    Op::Since(a, b) => Step::Since(i, a, b),
+                    _ => Step::Node(i),
+                },
             })
             .collect();
         CompiledProp {
@@ -280,7 +290,9 @@ impl Step {
             | Step::Fused(n, _)
             | Step::Twin(n, _)
             | Step::ExistsAnd(n)
-            | Step::AndAtom(n) => n,
+            | Step::AndAtom(n)
+            | Step::Prev(n, _)
+            | Step::Since(n, ..) => n,
         }
     }
 }
@@ -325,3 +337,40 @@ const _: () = {
     fn assert_send_sync<T: Send + Sync>() {}
     let _ = assert_send_sync::<CompiledProp>;
 };
+
+#[cfg(test)]
+mod tests {
+    use super::{CompiledProp, Step};
+    use crate::plan::{Op, compile_source};
+
+    #[test]
+    fn previous_values_and_sinces_are_steps_of_their_own() {
+        let (plan, _) = compile_source(
+            "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+              (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)))",
+        )
+        .expect("compiles");
+        let c = CompiledProp::new(plan.props.into_iter().next().expect("one property"));
+        let (mut prevs, mut sinces) = (0, 0);
+        for step in &c.point_steps {
+            match *step {
+                Step::Prev(n, a) => {
+                    assert_eq!(c.plan.nodes[n].op, Op::Prev(a));
+                    prevs += 1;
+                }
+                Step::Since(n, a, b) => {
+                    assert_eq!(c.plan.nodes[n].op, Op::Since(a, b));
+                    sinces += 1;
+                }
+                Step::Node(n) => {
+                    let op = &c.plan.nodes[n].op;
+                    assert!(!matches!(op, Op::Prev(_) | Op::Since(..)), "{op:?}");
+                }
+                _ => {}
+            }
+        }
+        // The three `@`; the first interval and the `P` (the second
+        // interval is its twin, renamed).
+        assert_eq!((prevs, sinces), (3, 2));
+    }
+}

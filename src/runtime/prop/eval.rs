@@ -279,6 +279,33 @@ impl PropMonitor {
                     self.and_atom(space, n, all);
                     continue;
                 }
+                Step::Prev(n, a) => {
+                    let s = &mut self.state;
+                    if all || s.pre_changed[a] {
+                        let value = s.pre[a].unwrap_or_else(|| space.ff());
+                        s.changed[n] = all || value != s.now[n];
+                        s.now[n] = value;
+                    } else {
+                        s.changed[n] = false;
+                    }
+                    continue;
+                }
+                Step::Since(n, a, b) => {
+                    // With φ and ψ as before, φ S ψ is as before too:
+                    // ψ ∨ (φ ∧ (ψ ∨ (φ ∧ S₋₂))) = ψ ∨ (φ ∧ S₋₂).
+                    let s = &mut self.state;
+                    if !(all || s.changed[a] || s.changed[b]) {
+                        s.changed[n] = false;
+                        continue;
+                    }
+                    let (fa, fb) = (fused[a], fused[b]);
+                    let now = &s.now;
+                    let (na, nb) = (fa.map(|x| now[x]), fb.map(|x| now[x]));
+                    let value = since(space, now[a], now[b], na, nb, s.pre[n]);
+                    s.changed[n] = all || value != s.now[n];
+                    s.now[n] = value;
+                    continue;
+                }
                 Step::Twin(n, source) => {
                     // Its source renamed (see `twins`).
                     if all || self.state.changed[source] {
