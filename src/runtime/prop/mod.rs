@@ -30,6 +30,7 @@
 mod absorb;
 mod aggregate;
 mod bind;
+mod call;
 pub mod compiled;
 mod compute;
 mod eval;
