@@ -79,7 +79,8 @@ pub struct CompiledProp {
     /// negations included: only whether they changed is kept up to date),
     /// each with how it is computed.
     pub(super) point_steps: Vec<Step>,
-    /// Every immediate node (the order with point evaluation off), each a
+    /// Every immediate node (the order with point evaluation off): `@` and
+    /// `S` as [`Step::Prev`] and [`Step::Since`], the others
     /// [`Step::Node`].
     pub(super) all_steps: Vec<Step>,
     /// Whether the statement is delayed: it has a future operator (see
@@ -228,11 +229,7 @@ impl CompiledProp {
                 _ if and_atom[i].is_some() => Step::AndAtom(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
-                _ => match plan.nodes[i].op {
-                    Op::Prev(a) => Step::Prev(i, a),
-                    Op::Since(a, b) => Step::Since(i, a, b),
-                    _ => Step::Node(i),
-                },
+                _ => Step::of(&plan, i),
             })
             .collect();
         CompiledProp {
@@ -263,7 +260,7 @@ impl CompiledProp {
             twins,
             all_steps: (0..n)
                 .filter(|&i| !delays.delayed[i])
-                .map(Step::Node)
+                .map(|i| Step::of(&plan, i))
                 .collect(),
             event_guards: if future { None } else { Guards::of(&plan) },
             future,
@@ -282,6 +279,16 @@ impl CompiledProp {
 }
 
 impl Step {
+    /// The step of node `i` computed as it is: `@` and `S` as steps of
+    /// their own, any other node from its operator.
+    fn of(plan: &PropPlan, i: NodeIx) -> Step {
+        match plan.nodes[i].op {
+            Op::Prev(a) => Step::Prev(i, a),
+            Op::Since(a, b) => Step::Since(i, a, b),
+            _ => Step::Node(i),
+        }
+    }
+
     /// The node of the step.
     #[cfg(test)]
     pub(super) fn node(self) -> NodeIx {

@@ -298,7 +298,11 @@ impl PropMonitor {
                         s.changed[n] = false;
                         continue;
                     }
-                    let (fa, fb) = (fused[a], fused[b]);
+                    let (fa, fb) = if self.point_on {
+                        (fused[a], fused[b])
+                    } else {
+                        (None, None)
+                    };
                     let now = &s.now;
                     let (na, nb) = (fa.map(|x| now[x]), fb.map(|x| now[x]));
                     let value = since(space, now[a], now[b], na, nb, s.pre[n]);
@@ -342,11 +346,8 @@ impl PropMonitor {
                     Op::And(a, b) | Op::Or(a, b) | Op::Implies(a, b) | Op::Iff(a, b) => {
                         c[*a] || c[*b]
                     }
-                    Op::Prev(a) => s.pre_changed[*a],
-                    // With φ and ψ as before, φ S ψ is as before too:
-                    // ψ ∨ (φ ∧ (ψ ∨ (φ ∧ S₋₂))) = ψ ∨ (φ ∧ S₋₂).
-                    Op::Since(a, b) => c[*a] || c[*b],
                     Op::SinceTimed(..) | Op::Zince(..) | Op::Gap(_) => true,
+                    Op::Prev(_) | Op::Since(..) => unreachable!("steps of their own"),
                     Op::RuleCall { rule, .. } => c[plan.rules[*rule].body],
                     // Delayed: computed by `future`, never here.
                     Op::Next(..) | Op::Until(..) => continue,
@@ -386,22 +387,7 @@ impl PropMonitor {
                 Op::Or(a, b) => space.or(now[*a], now[*b]),
                 Op::Implies(a, b) => space.imp(now[*a], now[*b]),
                 Op::Iff(a, b) => space.iff(now[*a], now[*b]),
-                Op::Prev(a) => s.pre[*a].unwrap_or_else(|| space.ff()),
-                Op::Since(a, b) => {
-                    let (fa, fb) = if self.point_on {
-                        (fused[*a], fused[*b])
-                    } else {
-                        (None, None)
-                    };
-                    since(
-                        space,
-                        now[*a],
-                        now[*b],
-                        fa.map(|x| now[x]),
-                        fb.map(|x| now[x]),
-                        s.pre[n],
-                    )
-                }
+                Op::Prev(_) | Op::Since(..) => unreachable!("steps of their own"),
                 Op::SinceTimed(_, a, b) | Op::Zince(_, a, b) => {
                     let (phi, psi) = (now[*a], now[*b]);
                     match s.timed[n].as_mut() {
