@@ -349,6 +349,21 @@ fn until_needs_its_left_operand_up_to_the_right_one() {
     assert_eq!(undecided, 0);
 }
 
+/// A QTL comparison at an event holds only at the values seen up to that
+/// event, also when a future operator decides the event later: with
+/// `G[<=0] true` (which is `true`) in place of `true`, `x <= x` at event 1
+/// still has no value of `x`, although event 2 binds `x` to 2.
+#[test]
+fn a_comparison_reads_the_values_seen_up_to_its_event() {
+    for lhs in ["true", "G[<=0] true", "G[<=1] P true"] {
+        let spec = format!("prop c : Forall x . (({lhs}) S x <= x) -> q(x, x)");
+        let (v, _) = run_untimed(&spec, &["p,1", "q,2,2", "p,3", "q,2,2", "q,2,2"]);
+        // At event 3, x = 2 (seen at event 2) satisfies the since, and
+        // q(2, 2) does not hold; at events 4 and 5 it does.
+        assert_eq!(v, [3], "{lhs}");
+    }
+}
+
 /// Runs one case from the files named by `FUTURE_SPEC` and `FUTURE_TRACE`
 /// (a trace in the text form of `strategies::trace_text`, `FUTURE_TIMED`
 /// set for a timed one): for minimizing by hand.

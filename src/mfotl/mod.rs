@@ -234,6 +234,7 @@ internal_item! {
         for var in plan.props.iter_mut().flat_map(|p| &mut p.vars) {
             let ty = t.var_types.get(&var.name);
             var.text_order = ty == Some(&sig::Type::Str);
+            var.compare_later = true;
             var.numeric = match ty {
                 Some(sig::Type::Int) => crate::plan::Numeric::Int,
                 Some(sig::Type::Float) => crate::plan::Numeric::Float,

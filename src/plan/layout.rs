@@ -128,6 +128,7 @@ pub(super) fn layout_vars(
                 class,
                 needs_seen: needs_seen[v],
                 text_order: false,
+                compare_later: false,
                 numeric: super::Numeric::Text,
                 bits: Vec::new(),
             }

@@ -241,6 +241,13 @@ pub struct Var {
     /// when they are numerals: an MFOTL `string` attribute (set by
     /// [`crate::mfotl::compile`]; QTL compares numerals as numbers).
     pub text_order: bool,
+    /// Whether a comparison of it at a position may read the values seen
+    /// after that position too, by the time the position is decided: an
+    /// MFOTL variable (set by [`crate::mfotl::compile`]). MonPoly compares
+    /// any values, and a safe formula binds every compared variable, so
+    /// the values seen by then are enough. QTL compares only the values
+    /// seen up to the position.
+    pub compare_later: bool,
     /// How arithmetic and aggregations read its values: as their text
     /// says (QTL), or as the ints or floats of an MFOTL attribute (set by
     /// [`crate::mfotl::compile`]).

@@ -55,7 +55,9 @@ pub(crate) struct Future {
     /// The immediate nodes whose values are queued.
     pub(super) feeds: Vec<NodeIx>,
     /// The feeds whose truth does not depend on the position: comparisons
-    /// and their boolean combinations (see `PropMonitor::advance_future`).
+    /// and their boolean combinations, of variables that may be compared
+    /// at values seen later ([`crate::plan::Var::compare_later`], see
+    /// `PropMonitor::advance_future`).
     pub(super) timeless: Vec<NodeIx>,
     /// Per node: the delayed nodes that read it, and how.
     pub(super) readers: Vec<Vec<(NodeIx, Read)>>,
@@ -231,9 +233,15 @@ impl Future {
             .collect();
         let feeds: Vec<NodeIx> = (0..n).filter(|&i| is_feed[i]).collect();
         let timeless = timeless_nodes(plan);
-        // (Constants never change: left out.)
+        // (Constants never change: left out. A QTL comparison at a position
+        // holds only at values seen up to it: its set as it was then.)
         let timeless_feeds = (feeds.iter().copied())
-            .filter(|&k| timeless[k] && !matches!(plan.nodes[k].op, Op::True | Op::False))
+            .filter(|&k| {
+                let node = &plan.nodes[k];
+                timeless[k]
+                    && !matches!(node.op, Op::True | Op::False)
+                    && node.free.iter().all(|&v| plan.vars[v].compare_later)
+            })
             .collect();
         let mut matches = vec![None; n];
         if let Some(form) = &point {

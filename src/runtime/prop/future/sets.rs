@@ -18,10 +18,10 @@ impl PropMonitor {
             return;
         };
         for &k in &f.timeless {
-            // A comparison holds at the same values at every position, but
-            // its set has the values seen so far only: a position queued
-            // before a value was seen reads the set as it is now, which has
-            // every value that a later position brought.
+            // An MFOTL comparison holds at the same values at every
+            // position, but its set has the values seen so far only: a
+            // position queued before a value was seen reads the set as it
+            // is now, which has every value that a later position brought.
             let now = self.state.now[k];
             if f.vals[k].back().is_some_and(|&last| last != now) {
                 f.vals[k].iter_mut().for_each(|v| *v = now);
