@@ -1,9 +1,12 @@
 //! An MFOTL run on a MonPoly log file reads the log ahead, in a thread of
-//! its own (src/session/ahead.rs); on standard input it reads in the
+//! its own (src/session/ahead.rs), and so does a QTL run on a CSV file
+//! (src/session/ahead_events.rs); on standard input both read in the
 //! monitor's thread. Both print the same thing and exit with the same
-//! status: on long logs (many batches of time-points), with a past and a
-//! future property, at a bad time stamp, at an event that does not fit the
-//! signature, with `--skip-bad-lines`, and with `--stop-at-first`.
+//! status: on long logs (many batches), with a past and a future property,
+//! at a bad time stamp, at an event that does not fit the signature (or
+//! the specification), with `--skip-bad-lines`, and with `--stop-at-first`;
+//! for QTL also over runs of repeated lines, with witnesses, `--strict` and
+//! `--profile`.
 
 mod common;
 
@@ -36,12 +39,19 @@ fn log(n: u64) -> String {
 /// `run ARGS... SPEC --sig SIG` on the file `log`, and on the same log
 /// given on standard input.
 fn both(dir: &str, formula: &str, log: &str, args: &[&str]) -> [Output; 2] {
-    let spec = scratch_file(dir, "spec.mfotl", formula);
     let sig = scratch_file(dir, "spec.sig", SIG);
+    let sig = sig.to_string_lossy().into_owned();
+    runs(dir, ("spec.mfotl", formula), &["--sig", &sig], log, args)
+}
+
+/// `run ARGS... SPEC AFTER...` (`spec`: the file's name and text) on the
+/// file `log`, and on the same log given on standard input.
+fn runs(dir: &str, spec: (&str, &str), after: &[&str], log: &str, args: &[&str]) -> [Output; 2] {
+    let spec = scratch_file(dir, spec.0, spec.1);
     let file = scratch_file(dir, "trace.log", log);
     let run = |input: Option<&Path>| {
         let mut cmd = bin();
-        cmd.arg("run").args(args).arg(&spec).arg("--sig").arg(&sig);
+        cmd.arg("run").args(args).arg(&spec).args(after);
         match input {
             Some(path) => cmd.arg(path).output().expect("runs"),
             None => {
@@ -174,4 +184,132 @@ fn an_event_off_the_signature_is_an_error_or_skipped() {
     let out = agree(&runs);
     assert!(out.contains("bad lines skipped: 1 (line 701)"), "{out}");
     assert!(out.contains("events processed: 701"), "{out}");
+}
+
+/// Locks taken and released: a release is bad unless its lock was taken
+/// since it was last released.
+const LOCKS: &str = "prop released : Forall l . rel(l) -> @ (!rel(l) S acq(l))\n";
+
+/// `n` lines of acquisitions and releases of locks 0 to 4 and `tick`s, in
+/// runs of 1 to 6 repeated lines (so that runs of repeats cross batches),
+/// from a fixed seed; `timed` ends each line with a time stamp that grows
+/// by one per run.
+fn locks_log(n: usize, timed: bool) -> String {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |m: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % m
+    };
+    let mut text = String::new();
+    let (mut lines, mut time) = (0, 0);
+    while lines < n {
+        let record = match next(3) {
+            0 => format!("acq,{}", next(5)),
+            1 => format!("rel,{}", next(5)),
+            _ => "tick".to_owned(),
+        };
+        time += 1;
+        for _ in 0..=next(6) {
+            text.push_str(&record);
+            if timed {
+                text.push_str(&format!(",{time}"));
+            }
+            text.push('\n');
+            lines += 1;
+        }
+    }
+    text
+}
+
+/// [`runs`] of the QTL `spec` on a CSV `log`, one job.
+fn qtl(dir: &str, spec: &str, log: &str, args: &[&str]) -> [Output; 2] {
+    let mut all = vec!["--jobs", "1"];
+    all.extend_from_slice(args);
+    runs(dir, ("spec.qtl", spec), &[], log, &all)
+}
+
+#[test]
+fn a_qtl_run_over_repeated_lines_gives_the_same_violations_read_ahead_or_not() {
+    let log = locks_log(5000, false);
+    for (dir, args) in [
+        ("ahead-qtl", &[][..]),
+        ("ahead-qtl-witness", &["--witness"][..]),
+        ("ahead-qtl-all", &["--all-witnesses"][..]),
+        ("ahead-qtl-first", &["--stop-at-first"][..]),
+    ] {
+        let runs = qtl(dir, LOCKS, &log, args);
+        let out = agree(&runs);
+        assert_eq!(runs[0].status.code(), Some(1), "{dir}");
+        let count = out
+            .lines()
+            .filter(|l| l.contains("violated at event"))
+            .count();
+        if dir.ends_with("first") {
+            assert_eq!(count, 1, "{dir}: {out}");
+        } else {
+            assert!(count > 500, "{dir}: {count} violations");
+        }
+    }
+}
+
+#[test]
+fn repeats_of_a_violating_line_are_each_reported_at_their_own_line() {
+    let log = "acq,1\nrel,1\nrel,1\nrel,1\nrel,1\ntick\ntick\nacq,1\nrel,1\n";
+    let runs = qtl("ahead-qtl-repeats", LOCKS, log, &[]);
+    let out = agree(&runs);
+    let events = common::violation_events(&runs[0]);
+    assert_eq!(events, [3, 4, 5], "{out}");
+    // A profile samples every step: the same violations, one step each.
+    let profile = common::scratch_dir("ahead-qtl-repeats").join("profile.csv");
+    let profile = profile.to_string_lossy().into_owned();
+    let runs = qtl("ahead-qtl-repeats", LOCKS, log, &["--profile", &profile]);
+    agree(&runs);
+    assert_eq!(common::violation_events(&runs[0]), [3, 4, 5]);
+}
+
+#[test]
+fn a_bad_line_ends_a_qtl_run_at_its_line_or_is_skipped() {
+    let mut log = locks_log(1500, false);
+    let bad = log.lines().count() + 1;
+    // A rel with two arguments, then an acq with none.
+    log.push_str("rel,1,2\nacq\nrel,4\n");
+    log.push_str(&locks_log(700, false));
+    let runs = qtl("ahead-qtl-bad", LOCKS, &log, &[]);
+    agree(&runs);
+    assert_eq!(runs[0].status.code(), Some(2));
+    let err = common::stderr(&runs[0]);
+    assert!(err.contains(&format!("line {bad}:")), "{err}");
+    let runs = qtl("ahead-qtl-bad-skip", LOCKS, &log, &["--skip-bad-lines"]);
+    let out = agree(&runs);
+    let skipped = format!("bad lines skipped: 2 (lines {bad}, {})", bad + 1);
+    assert!(out.contains(&skipped), "{out}");
+    let events = log.lines().count() - 2;
+    assert!(
+        out.contains(&format!("events processed: {events}\n")),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_unknown_event_is_an_error_with_strict_and_so_is_time_going_back_with_strict_time() {
+    let mut log = locks_log(900, false);
+    let unknown = log.lines().count() + 1;
+    log.push_str("open,3\n");
+    log.push_str(&locks_log(100, false));
+    let spec = format!("{LOCKS}prop ticks : tick -> !(@ tick & @ @ tick)\n");
+    let runs = qtl("ahead-qtl-strict", &spec, &log, &["--strict"]);
+    agree(&runs);
+    assert_eq!(runs[0].status.code(), Some(2));
+    let err = common::stderr(&runs[0]);
+    assert!(err.contains(&format!("line {unknown}:")), "{err}");
+    let mut log = locks_log(900, true);
+    let back = log.lines().count() + 1;
+    log.push_str("acq,2,3\n");
+    let runs = qtl("ahead-qtl-back", LOCKS, &log, &["--timed", "--strict-time"]);
+    agree(&runs);
+    assert_eq!(runs[0].status.code(), Some(2));
+    let err = common::stderr(&runs[0]);
+    assert!(err.contains(&format!("line {back}:")), "{err}");
 }

@@ -26,6 +26,7 @@
 //! ```
 
 mod ahead;
+mod ahead_events;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod delayed;
@@ -322,6 +323,9 @@ impl Session {
         if self.reads_ahead(&mut reader) {
             return Ok(self.run_ahead(reader, out));
         }
+        if self.reads_events_ahead(&mut reader) {
+            return Ok(self.run_events_ahead(reader, out));
+        }
         Ok(self.run_reader(reader, out))
     }
 
@@ -394,9 +398,22 @@ impl Session {
                 };
                 if n > 0
                     && let Some(event) = reader.last_event()
-                    && self.repeats(&event, n, out).is_break()
                 {
-                    break;
+                    let args: Vec<&[u8]> = if self.monitor.violated().is_empty() {
+                        Vec::new()
+                    } else {
+                        event.args().collect()
+                    };
+                    let step = Step {
+                        name: event.name,
+                        args: &args,
+                        time: event.time,
+                        line: event.line,
+                        timed: self.options.trace.timed,
+                    };
+                    if self.repeats(&step, n, out).is_break() {
+                        break;
+                    }
                 }
             }
             out.progress(self.monitor.events(), &|| reader.bytes_read());

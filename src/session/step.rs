@@ -46,11 +46,12 @@ impl<'a> Step<'a> {
 impl Session {
     /// `n` repeats of `event` (the last event stepped, at a fixed point:
     /// [`Monitor::repeat_is_noop`]) on the lines after it, each counted and
-    /// its violations reported as its own step would be.
+    /// its violations reported as its own step would be. (`event.args` is
+    /// read only when there are violations to report.)
     #[inline(never)]
     pub(super) fn repeats<P: Report + ?Sized>(
         &mut self,
-        event: &crate::trace::EventRef<'_>,
+        event: &Step<'_>,
         n: u64,
         out: &mut P,
     ) -> ControlFlow<()> {
@@ -61,21 +62,16 @@ impl Session {
             out.repeated(n);
             return ControlFlow::Continue(());
         }
-        let args: Vec<&[u8]> = event.args().collect();
-        let timed = self.options.trace.timed;
         for k in 1..=n {
             self.monitor.step_repeats(1);
             self.counts.add_n(event.name, 1);
             out.repeated(1);
             let step = Step {
-                name: event.name,
-                args: &args,
-                time: event.time,
                 line: event.line + k,
-                timed,
+                ..*event
             };
             let number = self.monitor.events();
-            let ts = if timed { event.time } else { number };
+            let ts = if event.timed { event.time } else { number };
             self.report_violated(out, &step, number, ts, true)?;
         }
         ControlFlow::Continue(())
@@ -131,12 +127,23 @@ impl Session {
                 line: event.line,
                 timed: point.timed,
             };
-            self.before_step();
-            self.step(step, out)?;
-            if self.last_ok {
-                let time = point.timed.then_some(event.time);
-                out.stepped(event.name, args, time, event.line);
-            }
+            self.event(step, out)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// One event of a time-point read: stepped, and told to `out` when it
+    /// was.
+    #[inline(always)]
+    pub(super) fn event<P: Report + ?Sized>(
+        &mut self,
+        ev: Step<'_>,
+        out: &mut P,
+    ) -> ControlFlow<()> {
+        self.before_step();
+        self.step(ev, out)?;
+        if self.last_ok {
+            out.stepped(ev.name, ev.args, ev.timed.then_some(ev.time), ev.line);
         }
         ControlFlow::Continue(())
     }
