@@ -195,10 +195,16 @@ pub fn parse_timed(text: &str, decimals: u8) -> Result<(Spec, u8), Diagnostic> {
     parse_defs(text, decimals, false)
 }
 
+/// The parser of specifications, made once: making it builds its lexer's
+/// automaton, which costs more than parsing a specification, and a run
+/// parses its specification more than once (the checker, the trace's field
+/// names).
+static DEFS: std::sync::LazyLock<qtl::DefsParser> = std::sync::LazyLock::new(qtl::DefsParser::new);
+
 fn parse_defs(text: &str, decimals: u8, fixed: bool) -> Result<(Spec, u8), Diagnostic> {
     with_time_scale(decimals, fixed, |scale| {
         let arena = RefCell::new(Arena::new());
-        let defs = qtl::DefsParser::new()
+        let defs = DEFS
             .parse(&arena, scale, text)
             .map_err(|e| to_diagnostic(text, e))?;
         Ok(Spec {
