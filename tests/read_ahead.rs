@@ -313,3 +313,51 @@ fn an_unknown_event_is_an_error_with_strict_and_so_is_time_going_back_with_stric
     let err = common::stderr(&runs[0]);
     assert!(err.contains(&format!("line {back}:")), "{err}");
 }
+
+/// Tells each violation's event number over a channel.
+struct Tell(std::sync::mpsc::Sender<u64>);
+
+impl hindsight::session::Report for Tell {
+    fn violation(
+        &mut self,
+        v: &hindsight::session::Violation<'_>,
+        _: Option<&[(String, hindsight::session::WitnessValue)]>,
+    ) -> std::io::Result<()> {
+        let _ = self.0.send(v.event);
+        Ok(())
+    }
+}
+
+/// A named pipe given to `Session::run_file` is a live stream: a violation
+/// is reported once its event has come, not when a batch has filled or
+/// the stream has ended.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_as_it_comes() {
+    use hindsight::session::{Session, SessionOptions};
+    use std::time::Duration;
+    let fifo = common::scratch_dir("ahead-fifo").join("live.csv");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let (tell, told) = std::sync::mpsc::channel();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut pipe = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&fifo)
+                .expect("the pipe opens");
+            pipe.write_all(b"acq,1\nrel,1\nrel,1\n").expect("written");
+            // The stream stays open until the violation at event 3 is
+            // reported (or long after it should have been).
+            let first = told.recv_timeout(Duration::from_secs(30)).ok();
+            pipe.write_all(b"acq,2\n").expect("written");
+            first
+        })
+    };
+    let session = Session::from_source(LOCKS, SessionOptions::default()).expect("loads");
+    let outcome = session.run_file(&fifo, &mut Tell(tell)).expect("opens");
+    assert_eq!(writer.join().expect("the writer ends"), Some(3));
+    assert_eq!(outcome.summary.events, 4);
+}

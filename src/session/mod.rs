@@ -314,16 +314,21 @@ impl Session {
 
     /// Monitors the trace at `path` (read as timed also when its name
     /// contains `.timed.`) to its end, then [`Session::finish`]es. Fails only
-    /// when the file cannot be opened.
+    /// when the file cannot be opened. A regular file is read ahead in a
+    /// thread of its own where the run allows (a CSV trace for QTL, a
+    /// MonPoly log for MFOTL); a named pipe is read as it comes.
     pub fn run_file(mut self, path: &Path, out: &mut impl Report) -> std::io::Result<Outcome> {
         let file = std::fs::File::open(path)?;
+        // A named pipe is a live stream: read as it comes, never ahead in
+        // batches.
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
         self.options.trace.timed |= timed_by_name(path);
         self.set_trace_name(&path.display().to_string());
         let mut reader = self.reader(file);
-        if self.reads_ahead(&mut reader) {
+        if regular && self.reads_ahead(&mut reader) {
             return Ok(self.run_ahead(reader, out));
         }
-        if self.reads_events_ahead(&mut reader) {
+        if regular && self.reads_events_ahead(&mut reader) {
             return Ok(self.run_events_ahead(reader, out));
         }
         Ok(self.run_reader(reader, out))
