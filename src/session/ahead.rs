@@ -64,16 +64,7 @@ impl Session {
         let skip = self.skip();
         let (to_session, batches) = sync_channel(AHEAD);
         let (to_reader, spares) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("read-ahead".to_owned())
-            .spawn(move || read_ahead(reader, &typing, skip, &to_session, &spares));
-        self.start = std::time::Instant::now();
-        if let Err(e) = spawned {
-            self.error = Some(RunError::Trace(TraceError::new(
-                crate::trace::TraceErrorKind::Io,
-                0,
-                format!("cannot start the thread that reads the trace: {e}"),
-            )));
+        if !self.start_reader(move || read_ahead(reader, &typing, skip, &to_session, &spares)) {
             return self.finish(out);
         }
         if self.culprits_read(out) {
@@ -114,6 +105,24 @@ impl Session {
         }
         self.format = Some(format);
         self.finish(out)
+    }
+
+    /// Starts `read` in a thread of its own, and the run's clock. `false`,
+    /// with the run's error set, when the thread cannot start.
+    pub(super) fn start_reader(&mut self, read: impl FnOnce() + Send + 'static) -> bool {
+        let spawned = std::thread::Builder::new()
+            .name("read-ahead".to_owned())
+            .spawn(read);
+        self.start = std::time::Instant::now();
+        if let Err(e) = spawned {
+            self.error = Some(RunError::Trace(TraceError::new(
+                crate::trace::TraceErrorKind::Io,
+                0,
+                format!("cannot start the thread that reads the trace: {e}"),
+            )));
+            return false;
+        }
+        true
     }
 }
 

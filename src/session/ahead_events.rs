@@ -22,8 +22,8 @@ use std::ops::ControlFlow;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 
 use super::step::Step;
-use super::{Outcome, Report, RunError, Session};
-use crate::trace::{Format, TraceError, TraceErrorKind, TraceReader};
+use super::{Outcome, Report, Session};
+use crate::trace::{Format, TraceError, TraceReader};
 
 /// Events per batch.
 const BATCH: usize = 512;
@@ -97,16 +97,7 @@ impl Session {
         let skip = self.skip();
         let (to_session, batches) = sync_channel(AHEAD);
         let (to_reader, spares) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("read-ahead".to_owned())
-            .spawn(move || read_events(reader, skip, &to_session, &spares));
-        self.start = std::time::Instant::now();
-        if let Err(e) = spawned {
-            self.error = Some(RunError::Trace(TraceError::new(
-                TraceErrorKind::Io,
-                0,
-                format!("cannot start the thread that reads the trace: {e}"),
-            )));
+        if !self.start_reader(move || read_events(reader, skip, &to_session, &spares)) {
             return self.finish(out);
         }
         for mut batch in batches {
