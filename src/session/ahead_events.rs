@@ -114,13 +114,25 @@ impl Session {
         self.finish(out)
     }
 
-    /// Steps the events of `batch` (its items are taken). `Break` when the
-    /// run has ended.
+    /// Steps the events of `batch` (its items are taken out, their buffer
+    /// put back empty). `Break` when the run has ended.
     fn batch<P: Report + ?Sized>(&mut self, batch: &mut Batch, out: &mut P) -> ControlFlow<()> {
+        let mut items = std::mem::take(&mut batch.items);
+        let flow = self.items(items.drain(..), batch, out);
+        batch.items = items;
+        flow
+    }
+
+    /// Steps `items`, whose fields `batch` holds.
+    fn items<P: Report + ?Sized>(
+        &mut self,
+        items: impl Iterator<Item = Item>,
+        batch: &Batch,
+        out: &mut P,
+    ) -> ControlFlow<()> {
         let skip = self.skip();
         // Runs of repeats go at once unless a profile samples every step.
         let runs = self.profile.is_none();
-        let items = std::mem::take(&mut batch.items);
         let mut field = 0;
         let mut args: Vec<&[u8]> = Vec::new();
         let mut flow = ControlFlow::Continue(());
