@@ -361,3 +361,32 @@ fn a_named_pipe_is_read_as_it_comes() {
     assert_eq!(writer.join().expect("the writer ends"), Some(3));
     assert_eq!(outcome.summary.events, 4);
 }
+
+/// Standard input redirected from a file is read ahead as a named file
+/// is (with one job and with the default, where this specification stays
+/// sequential): the same output as through a pipe.
+#[test]
+fn standard_input_from_a_file_is_read_as_the_file() {
+    let log = locks_log(3000, false);
+    for (dir, args) in [
+        ("ahead-stdin-file", &["--jobs", "1"][..]),
+        ("ahead-stdin-file-default", &[][..]),
+        (
+            "ahead-stdin-file-witness",
+            &["--witness", "--stop-at-first"][..],
+        ),
+    ] {
+        let [_, piped] = runs(dir, ("spec.qtl", LOCKS), &[], &log, args);
+        let spec = common::scratch_dir(dir).join("spec.qtl");
+        let file = common::scratch_dir(dir).join("trace.log");
+        let redirected = bin()
+            .arg("run")
+            .args(args)
+            .arg(&spec)
+            .stdin(std::fs::File::open(&file).expect("opens"))
+            .output()
+            .expect("runs");
+        let out = agree(&[redirected, piped]);
+        assert!(out.contains("property released: "), "{dir}: {out}");
+    }
+}

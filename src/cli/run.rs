@@ -147,7 +147,7 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
             Ok(report) => report,
             Err(code) => return code,
         };
-        return exit_code(&session.run_parallel(file, &mut report));
+        return exit_code(&session.run_parallel_open_file(file, &mut report));
     }
     let progress = progress::start(trace, opts.users.no_progress, target.json);
     session.set_cancel(Interrupt::install().flag());
@@ -162,6 +162,13 @@ pub fn run(spec: &Path, trace: Option<&Path>, opts: &RunOptions) -> ExitCode {
         // A file: the session may read it ahead in a thread of its own.
         let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
         return file_exit(session.run_file(path, &mut report), &trace_name);
+    }
+    if trace.is_none()
+        && let Some(file) = input::stdin_file()
+    {
+        // Standard input is a regular file: read ahead as one.
+        let mut report = CliReport::new(stdout, &session, progress, opts, &target, &trace_name);
+        return exit_code(&session.run_open_file(file, &mut report));
     }
     let input = match open_input(trace, &stdout) {
         Ok(input) => input,

@@ -324,14 +324,35 @@ impl Session {
         let regular = file.metadata().is_ok_and(|m| m.is_file());
         self.options.trace.timed |= timed_by_name(path);
         self.set_trace_name(&path.display().to_string());
-        let mut reader = self.reader(file);
-        if regular && self.reads_ahead(&mut reader) {
-            return Ok(self.run_ahead(reader, out));
+        let reader = self.reader(file);
+        if !regular {
+            return Ok(self.run_reader(reader, out));
         }
-        if regular && self.reads_events_ahead(&mut reader) {
-            return Ok(self.run_events_ahead(reader, out));
+        Ok(self.run_regular(reader, out))
+    }
+
+    /// [`Session::run`] of a regular file already open (standard input
+    /// redirected from a file): read ahead in a thread of its own where
+    /// the run allows, as [`Session::run_file`] reads.
+    pub fn run_open_file<P: Report + ?Sized>(self, file: std::fs::File, out: &mut P) -> Outcome {
+        let reader = self.reader(file);
+        self.run_regular(reader, out)
+    }
+
+    /// [`Session::run_reader`] of a regular file, read ahead where the run
+    /// allows (a CSV trace for QTL, a MonPoly log for MFOTL).
+    fn run_regular<P: Report + ?Sized>(
+        self,
+        mut reader: TraceReader<std::fs::File>,
+        out: &mut P,
+    ) -> Outcome {
+        if self.reads_ahead(&mut reader) {
+            return self.run_ahead(reader, out);
         }
-        Ok(self.run_reader(reader, out))
+        if self.reads_events_ahead(&mut reader) {
+            return self.run_events_ahead(reader, out);
+        }
+        self.run_reader(reader, out)
     }
 
     /// Monitors the trace `input` (any format of docs/TRACES.md, compressed

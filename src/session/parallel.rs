@@ -69,7 +69,18 @@ impl Session {
     /// one job, and for a plan that threads cannot speed up (one property
     /// that can be neither sliced nor split).
     pub fn run_parallel<P: Report + ?Sized>(self, input: impl Read + Send, out: &mut P) -> Outcome {
-        self.run_parallel_on(input, None, out)
+        self.run_parallel_on(input, None, out, Session::run_reader)
+    }
+
+    /// [`Session::run_parallel`] of a regular file already open (standard
+    /// input redirected from a file): when the run stays sequential, read
+    /// ahead as [`Session::run_open_file`] reads.
+    pub fn run_parallel_open_file<P: Report + ?Sized>(
+        self,
+        file: std::fs::File,
+        out: &mut P,
+    ) -> Outcome {
+        self.run_parallel_on(file, None, out, Session::run_regular)
     }
 
     /// [`Session::run_parallel`] on a stream (standard input from a pipe),
@@ -85,21 +96,23 @@ impl Session {
         online: Online,
         out: &mut P,
     ) -> Outcome {
-        self.run_parallel_on(input, Some(online), out)
+        self.run_parallel_on(input, Some(online), out, Session::run_reader)
     }
 
-    fn run_parallel_on<P: Report + ?Sized>(
+    /// The parallel run of `input`, or its `sequential` run.
+    fn run_parallel_on<R: Read + Send, P: Report + ?Sized>(
         mut self,
-        input: impl Read + Send,
+        input: R,
         online: Option<Online>,
         out: &mut P,
+        sequential: impl FnOnce(Session, crate::trace::TraceReader<R>, &mut P) -> Outcome,
     ) -> Outcome {
         let mut reader = self.reader(input);
         if self.options.timepoints && self.points_of_several(reader.detect_format()) {
-            return self.run_reader(reader, out);
+            return sequential(self, reader, out);
         }
         let Some((plan, options)) = self.parallel_run() else {
-            return self.run_reader(reader, out);
+            return sequential(self, reader, out);
         };
         let options = parallel::Options { online, ..options };
         self.start = Instant::now();
