@@ -270,6 +270,24 @@ fn zince_needs_an_earlier_event() {
     agree(r#"prop z : p("1") -> (true S[<=5] p("1"))"#, &trace, &[]);
 }
 
+/// `Exists x . (p(x) & P r)` twice, the second a twin of the first (x
+/// renamed): each quantifier is computed from the event's matches of its
+/// own `p` atom (a restriction), so the twin's atom must bind its matches
+/// although no node computes its value. It bound none, and the second
+/// quantifier stayed false (seed in differential.proptest-regressions).
+#[test]
+fn a_restricted_twin_reads_its_atoms_matches() {
+    let trace = [
+        ev("r", &[]),
+        ev("p", &["1"]),
+        ev("p", &["1"]),
+        ev("p", &["1"]),
+    ];
+    let once = "(Exists x . (p(x) & P r))";
+    agree(&format!("prop a : {once} S {once}"), &trace, &[(0, 1)]);
+    agree(&format!("prop a : ({once} S {once}) | r"), &trace, &[]);
+}
+
 #[test]
 fn interval() {
     let spec = "prop closeOnlyOpen : Forall f . close(f) -> @[open(f), close(f))";
