@@ -344,7 +344,9 @@ pub struct RunOptions {
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     pub max_event_size: u64,
     /// Monitor on N threads, with the output of a sequential run (see
-    /// docs/PARALLEL.md); 1 is the sequential engine, also used for a
+    /// docs/PARALLEL.md); 1 is the sequential engine on one thread,
+    /// reading included (with more, a run that stays sequential reads a
+    /// trace file ahead on a second thread). It is also used for a
     /// terminal on standard input, for MFOTL specifications and
     /// --timepoints on a MonPoly log unless it is cut into time
     /// segments, and with witnesses that need the whole run's state

@@ -1,4 +1,5 @@
-//! Reading ahead: an MFOTL run on a MonPoly log file reads its time-points,
+//! Reading ahead: an MFOTL run on a MonPoly log file, allowed more than one
+//! thread ([`crate::session::SessionOptions::jobs`]), reads its time-points,
 //! types them against the signature and copies them into owned buffers in
 //! a thread of its own, while the session steps the monitor through the
 //! ones read before. The verdicts, their order and every error are those

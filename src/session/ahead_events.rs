@@ -1,4 +1,5 @@
-//! Reading ahead, event by event: a QTL run on a CSV trace file reads its
+//! Reading ahead, event by event: a QTL run on a CSV trace file, allowed
+//! more than one thread ([`crate::session::SessionOptions::jobs`]), reads its
 //! records, splits them into fields and copies those into owned buffers in
 //! a thread of its own, while the session steps the monitor through the
 //! events read before. The verdicts, their order, the lines skipped and

@@ -314,9 +314,10 @@ impl Session {
 
     /// Monitors the trace at `path` (read as timed also when its name
     /// contains `.timed.`) to its end, then [`Session::finish`]es. Fails only
-    /// when the file cannot be opened. A regular file is read ahead in a
-    /// thread of its own where the run allows (a CSV trace for QTL, a
-    /// MonPoly log for MFOTL); a named pipe is read as it comes.
+    /// when the file cannot be opened. With [`SessionOptions::jobs`] above
+    /// 1, a regular file is read ahead in a thread of its own where the run
+    /// allows (a CSV trace for QTL, a MonPoly log for MFOTL); with 1 job,
+    /// and on a named pipe, it is read in the monitor's thread as it comes.
     pub fn run_file(mut self, path: &Path, out: &mut impl Report) -> std::io::Result<Outcome> {
         let file = std::fs::File::open(path)?;
         // A named pipe is a live stream: read as it comes, never ahead in
@@ -340,12 +341,17 @@ impl Session {
     }
 
     /// [`Session::run_reader`] of a regular file, read ahead where the run
-    /// allows (a CSV trace for QTL, a MonPoly log for MFOTL).
+    /// allows (a CSV trace for QTL, a MonPoly log for MFOTL) and may use a
+    /// second thread.
     fn run_regular<P: Report + ?Sized>(
         self,
         mut reader: TraceReader<std::fs::File>,
         out: &mut P,
     ) -> Outcome {
+        if self.options.jobs < 2 {
+            // One thread, as asked: reading included.
+            return self.run_reader(reader, out);
+        }
         if self.reads_ahead(&mut reader) {
             return self.run_ahead(reader, out);
         }

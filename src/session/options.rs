@@ -80,8 +80,11 @@ pub struct SessionOptions {
     pub satisfactions: bool,
     /// End the run after the first event at which a property is violated.
     pub stop_at_first: bool,
-    /// Worker threads of [`Session::run_parallel`] and
-    /// [`Session::run_parallel_file`] (1: sequential).
+    /// Threads the run may use: worker threads of
+    /// [`Session::run_parallel`] and [`Session::run_parallel_file`]; with
+    /// 1, one thread reads and monitors (sequential), and with more, a
+    /// sequential run reads a trace file ahead in a second thread (see
+    /// [`Session::run_file`]).
     pub jobs: usize,
     /// Whether [`Session::run_parallel_file`] may cut its file into time
     /// segments (see docs/PARALLEL.md).
