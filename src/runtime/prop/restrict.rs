@@ -200,16 +200,13 @@ fn restricted(
 }
 
 /// The nodes that `k` reads within an event with point evaluation on (a
-/// restriction reads its source and its atom's matches, not the atom's
-/// value: the matches are bound only for an atom that is not dropped as a
-/// twin, see [`super::twins`]).
+/// restriction reads its atom's matches, not its value).
 pub(super) fn reads(plan: &PropPlan, restricted: &[Option<Restricted>], k: NodeIx) -> Kids<NodeIx> {
     if let Some(r) = restricted[k] {
-        let source = match r.source {
+        return Kids::one(match r.source {
             Source::Set(p) => p,
             Source::PreCall { body, .. } => body,
-        };
-        return Kids::two(source, r.atom);
+        });
     }
     match plan.nodes[k].op {
         Op::Prev(a) => Kids::one(a),

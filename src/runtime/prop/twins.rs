@@ -100,9 +100,11 @@ pub(super) fn analyse(
                 _ => Vec::new(),
             }
         } else {
-            restrict::reads(plan, &bypass.restricted, r)
-                .iter()
-                .collect()
+            // A restriction reads its atom's matches too, which are bound
+            // only for an atom that is not dropped.
+            let atom = bypass.restricted[r].map(|x| x.atom);
+            let reads = restrict::reads(plan, &bypass.restricted, r);
+            reads.iter().chain(atom).collect()
         };
         for k in reads {
             if std::mem::replace(&mut dropped[k], false) {
