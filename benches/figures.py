@@ -10,6 +10,8 @@ usage: benches/figures.py [--only fmsd,mfodl,segments,parallel,readers,table1] [
 Sections:
   fmsd      the six FMSD properties on the shared 100k logs, with `--jobs 1`,
             the default `--jobs` and `--witness`, against DejaVu's analysis time
+            (the targets are the default's and `--witness`'s; `--jobs 1` is
+            one thread, shown beside them)
   table1    the rules paper's Table 1 (telemetry T1-T3, spawning T4-T6)
   mfodl     MonPoly's resp and logins benchmarks (satisfactions checked byte for
             byte), against MonPoly's reference figure (and MonPoly itself, with
@@ -56,6 +58,9 @@ FMSD_AT = {
 }
 FMSD_TARGET = {"access": 50, "file": 50, "locks-basic": 50}  # the others: 30
 FMSD_MODES = [("`--jobs 1`", ["--jobs=1"]), ("default", []), ("`--witness`", ["--witness"])]
+# The modes the targets are for (issue 41: "with default options and with
+# --witness"); `--jobs 1`, one thread with its reading, is shown beside them.
+FMSD_JUDGED = {"default", "`--witness`"}
 TABLE1_TARGET = {"T3": 0.25, "T6": 1.0}
 MFODL_TARGET = 5
 # (users, files): the first three benchmarked since the first rounds; the
@@ -127,9 +132,11 @@ def fmsd(ctx):
             target = FMSD_TARGET.get(p, 30)
             floor = "> " if r is not None and r >= 600 else ""  # fifo: the reference never ended
             rat = f"{floor}{ratio(r / t.best)} ({floor}{ratio(r / t.median)})" if r else "-"
-            met = yes(r / t.best >= target and t.rss <= RSS_TARGET_KB) if r else "-"
+            judged = r and mode in FMSD_JUDGED
+            met = yes(r / t.best >= target and t.rss <= RSS_TARGET_KB) if judged else "-"
+            goal = f"≥ {target}x, ≤ 40 MB" if judged else "- (one thread)"
             rows.append([p, mode, secs(t.best), secs(t.median), mb(t.rss), None, f"{at:,}",
-                         f"{floor}{r:.3f} s" if r else "-", rat, f"≥ {target}x, ≤ 40 MB", met])
+                         f"{floor}{r:.3f} s" if r else "-", rat, goal, met])
     for row, n in zip(rows, instructions(pending, ctx.callgrind_jobs)):
         row[5] = instr(n)
     head = ["property", "run", "wall, best", "wall, median", "peak RSS", "instructions",
