@@ -288,6 +288,27 @@ fn a_restricted_twin_reads_its_atoms_matches() {
     agree(&format!("prop a : ({once} S {once}) | r"), &trace, &[]);
 }
 
+/// `p(z) & Exists y . (P p(y) & p(z))`: the inner conjunction is fused
+/// into its quantifier (one relational product), which reads `p(z)` itself;
+/// the outer conjunction must then not fuse `p(z)` away as an atom that it
+/// alone reads (its value was left unbuilt, and the quantifier read it as
+/// false). Seed in differential.proptest-regressions.
+#[test]
+fn an_atom_read_by_a_fused_conjunctions_quantifier_is_built() {
+    let trace = [evt("p", &["1"], 0), evt("p", &["1"], 1)];
+    let body = "(p(z) & (Exists y . ((P p(y)) & p(z))))";
+    agree(
+        &format!("prop a : Forall z . !({body} S[>0] true)"),
+        &trace,
+        &[(0, 2)],
+    );
+    agree(
+        &format!("prop a : Forall z . !{body}"),
+        &trace,
+        &[(0, 1), (0, 2)],
+    );
+}
+
 #[test]
 fn interval() {
     let spec = "prop closeOnlyOpen : Forall f . close(f) -> @[open(f), close(f))";

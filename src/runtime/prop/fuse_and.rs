@@ -28,13 +28,15 @@ use crate::syntax::Quant;
 /// whether nothing reads it otherwise (`free`: from one event to the next,
 /// as a rule's body, the statement, a leaf of the point form, a
 /// restriction's source, or a twin's: every twin's when `every_twin`, else
-/// those computed by renaming).
+/// those computed by renaming). `exists_and` are the conjunctions fused so
+/// far ([`analyse`]): their quantifiers read their operands.
 pub(super) fn reads(
     plan: &PropPlan,
     point: &Analysis,
     bypass: &Bypass,
     twins: &Twins,
     every_twin: bool,
+    exists_and: &[Option<(NodeIx, NodeIx)>],
 ) -> (Vec<u32>, Vec<bool>) {
     let n = plan.nodes.len();
     let mut readers = vec![0u32; n];
@@ -50,6 +52,10 @@ pub(super) fn reads(
             }
             _ => {}
         }
+    }
+    for &(x, y) in exists_and.iter().flatten() {
+        readers[x] += 1;
+        readers[y] += 1;
     }
     for r in &plan.rules {
         free[r.body] = false;
@@ -94,7 +100,7 @@ pub(super) fn analyse(
 ) -> Vec<Option<(NodeIx, NodeIx)>> {
     let (bypass, twins, _) = rewritten;
     let n = plan.nodes.len();
-    let (readers, free) = reads(plan, point, bypass, twins, true);
+    let (readers, free) = reads(plan, point, bypass, twins, true, &[]);
     let plain = |i: NodeIx| plain(point, rewritten, i);
     (0..n)
         .map(|q| {

@@ -37,11 +37,12 @@ pub(super) fn analyse(
     point: &Analysis,
     keeps_pre: &[bool],
     rewritten: (&Bypass, &Twins, &Absorbed),
+    exists_and: &[Option<(NodeIx, NodeIx)>],
 ) -> Vec<Option<(NodeIx, NodeIx)>> {
     let (bypass, twins, _) = rewritten;
     let n = plan.nodes.len();
     // A twin computed by renaming reads its source's value.
-    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false);
+    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false, exists_and);
     let plain = |i: NodeIx| super::fuse_and::plain(point, rewritten, i);
     let fusable = |a: NodeIx| {
         matches!(plan.nodes[a].op, Op::Atom { .. })
@@ -79,11 +80,12 @@ pub(super) fn once_readers(
     point: &Analysis,
     keeps_pre: &[bool],
     rewritten: (&Bypass, &Twins, &Absorbed),
-    and_atom: &[Option<(NodeIx, NodeIx)>],
+    fused: (&[Option<(NodeIx, NodeIx)>], &[Option<(NodeIx, NodeIx)>]),
 ) -> Vec<Option<NodeIx>> {
+    let (exists_and, and_atom) = fused;
     let (bypass, twins, _) = rewritten;
     // A twin computed by renaming reads its source's value.
-    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false);
+    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false, exists_and);
     let plain = |i: NodeIx| super::fuse_and::plain(point, rewritten, i);
     let mut out = vec![None; plan.nodes.len()];
     for (s, node) in plan.nodes.iter().enumerate() {
