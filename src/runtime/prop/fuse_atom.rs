@@ -12,9 +12,11 @@
 //! lock of the thread.
 //!
 //! An atom is fused when, with point evaluation on, the conjunction is the
-//! only node computed as a set that reads it, nothing reads it from one
-//! event to the next (`@`, a rule call) or as a leaf of the point form, and
-//! neither it nor the conjunction takes part in another rewriting
+//! only node computed as a set that reads it (a quantifier whose
+//! conjunction is fused into it reads that conjunction's operands: see
+//! `fuse_and`), nothing reads it from one event to the next (`@`, a rule
+//! call) or as a leaf of the point form, and neither it nor the
+//! conjunction takes part in another rewriting
 //! (restriction, twins computed by renaming, absorption, a conjunction
 //! fused into a quantifier).
 //! Its value is then not built at an event, only whether it changed (it
