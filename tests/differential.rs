@@ -309,6 +309,20 @@ fn an_atom_read_by_a_fused_conjunctions_quantifier_is_built() {
     );
 }
 
+/// The statement's `!s(x)` is a twin of the rule body's `!s(x)` (its
+/// parameter renamed to the statement's variable), which a since reads and
+/// which is therefore fused into it, never built: the twin must be
+/// computed from its own operand, not renamed from that value (it read as
+/// false, and the statement was violated at event 2). Seed in
+/// differential.proptest-regressions.
+#[test]
+fn a_twin_of_a_fused_negation_is_computed_itself() {
+    let spec = r#"prop a : Exists x . ((@ (k(x, "2") & (@ s(x)))) <-> (@ (P ((! s(x)) <-> (q(x, x) & p(x))))))
+  where k(z, x) := ((@ (k(x, z) -> k("10", x))) S (! s(x)))"#;
+    let trace = [ev("s", &["b"]), ev("s", &["a"])];
+    agree(spec, &trace, &[]);
+}
+
 #[test]
 fn interval() {
     let spec = "prop closeOnlyOpen : Forall f . close(f) -> @[open(f), close(f))";

@@ -79,6 +79,8 @@ pub(super) fn analyse(
             in_order[k]
                 && in_order[*source]
                 && !fused[k]
+                // A fused negation's value is never built.
+                && !fused[*source]
                 && !bits.is_empty()
                 && !matches!(plan.nodes[k].op, Op::Atom { .. } | Op::Prev(_))
         }
