@@ -207,8 +207,8 @@ impl CompiledProp {
         let rewritten = (&bypass, &twins, &absorbed);
         // An atom that a fused conjunction's quantifier reads is not fused.
         let and_atom = fuse_atom::analyse(&plan, &point, &keeps_pre, rewritten, &exists_and);
-        let fused_ands = (&exists_and[..], &and_atom[..]);
-        let and_atom_once = fuse_atom::once_readers(&plan, &point, &keeps_pre, rewritten, fused_ands);
+        let and_atom_once =
+            fuse_atom::once_readers(&plan, &point, &keeps_pre, rewritten, &exists_and, &and_atom);
         let mut atom_fused = vec![false; n];
         for &(_, a) in and_atom.iter().flatten() {
             atom_fused[a] = true;

@@ -82,9 +82,9 @@ pub(super) fn once_readers(
     point: &Analysis,
     keeps_pre: &[bool],
     rewritten: (&Bypass, &Twins, &Absorbed),
-    fused: (&[Option<(NodeIx, NodeIx)>], &[Option<(NodeIx, NodeIx)>]),
+    exists_and: &[Option<(NodeIx, NodeIx)>],
+    and_atom: &[Option<(NodeIx, NodeIx)>],
 ) -> Vec<Option<NodeIx>> {
-    let (exists_and, and_atom) = fused;
     let (bypass, twins, _) = rewritten;
     // A twin computed by renaming reads its source's value.
     let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false, exists_and);
