@@ -13,9 +13,9 @@ use super::node::{Id, mix};
 /// more of them, and the cache and unique table outgrew the processor's
 /// second-level cache: on locks-cycles, cachegrind's simulation of this
 /// machine's caches (32 KiB and 1 MiB per core) counts 54% fewer misses of
-/// the 1 MiB cache, and fifo, file, access and the spawning T6 trace 40-50%
-/// fewer, with as many instructions or fewer (a larger cache costs its
-/// copies as it grows).
+/// the 1 MiB cache, and 39-60% fewer on the other FMSD properties and the
+/// spawning T6 trace, with at most 0.2% more instructions (fifo and T6 2%
+/// fewer: a larger cache costs its copies as it grows).
 pub(super) const CACHE_PER_FOUR_NODES: usize = 2;
 /// Cache entries per four nodes for a space that saves memory: half as many.
 pub(super) const LEAN_CACHE_PER_FOUR_NODES: usize = 1;
