@@ -127,7 +127,6 @@ impl Enumeration {
     }
 
     /// The code of `value`, if it has one.
-    #[cfg_attr(not(test), allow(dead_code))] // for the tests
     pub fn get(&self, value: &[u8]) -> Option<Code> {
         let hash = self.hasher.hash_one(value);
         let (bytes, spans) = (&self.bytes, &self.spans);

@@ -5,33 +5,82 @@
 //! [`crate::parallel::segments`]).
 //!
 //! Each kept summary (`pre` of an `S` node, of an `@` operand, of a rule
-//! body) is the set of its satisfying codes, each decoded to its value or to
-//! `None`: the code of unseen values, and every code no value has (released
-//! or never handed out), which behave like it. Two summaries agree when
+//! body) is the set of its satisfying tuples of codes, with the values of
+//! the codes (a copy of each class's table: no allocation per value); every
+//! code no value has (the code of unseen values, a code released or never
+//! handed out, which behave alike) is [`NONE`]. Two summaries agree when
 //! they hold for the same tuples of values: a value one monitor never
-//! numbered is, there, one of its unseen values.
-
-use hashbrown::HashSet;
+//! numbered is, there, one of its unseen values. They are compared by
+//! translating one side's codes into the other's, once per value, and
+//! looking each tuple up in the other's sorted tuples.
 
 use super::PropMonitor;
 use crate::bdd::Space;
 use crate::plan::NodeIx;
+use crate::runtime::enumeration::Enumeration;
+use crate::runtime::ids::Code;
 use crate::runtime::tuples::enumerate;
 
-/// A value in a snapshot; `None` stands for every value the monitor has no
-/// code for.
-type Val = Option<Box<[u8]>>;
+/// In a tuple, the code of no value: every value the monitor has no code
+/// for.
+const NONE: u32 = u32::MAX;
 
 /// One property monitor's kept state, in values (see the [module](self)).
 #[derive(Clone, Debug)]
 pub struct PropSnapshot {
-    /// Per enumeration class: the values that have a code.
-    values: Vec<HashSet<Box<[u8]>>>,
+    /// Per enumeration class: the values that have a code, by code.
+    values: Vec<Enumeration>,
     /// Per kept summary: its node, the classes of its free variables, and
     /// its tuples.
-    kept: Vec<(NodeIx, Vec<usize>, HashSet<Vec<Val>>)>,
+    kept: Vec<(NodeIx, Vec<usize>, Tuples)>,
     /// Whether no event was stepped.
     first: bool,
+}
+
+/// A set of tuples of codes of one length: sorted, without repeats.
+#[derive(Clone, Debug)]
+struct Tuples {
+    arity: usize,
+    /// The tuples one after the other.
+    flat: Vec<u32>,
+    len: usize,
+}
+
+impl Tuples {
+    /// The set of the `flat` tuples of `arity` codes each.
+    fn new(arity: usize, flat: Vec<u32>, len: usize) -> Tuples {
+        let at = |i: usize| &flat[i * arity..(i + 1) * arity];
+        let mut order: Vec<usize> = (0..len).collect();
+        order.sort_unstable_by(|&i, &j| at(i).cmp(at(j)));
+        order.dedup_by(|i, j| at(*i) == at(*j));
+        let sorted = order.iter().flat_map(|&i| at(i).iter().copied()).collect();
+        Tuples {
+            arity,
+            flat: sorted,
+            len: order.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> &[u32] {
+        &self.flat[i * self.arity..(i + 1) * self.arity]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    fn contains(&self, tuple: &[u32]) -> bool {
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid).cmp(tuple) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
 }
 
 impl PropMonitor {
@@ -50,14 +99,6 @@ impl PropMonitor {
         if !plain {
             return None;
         }
-        let values = (s.classes.iter())
-            .map(|c| {
-                c.live_codes()
-                    .filter_map(|k| c.decode(k))
-                    .map(Box::from)
-                    .collect()
-            })
-            .collect();
         let kept_nodes = if self.point_on {
             &self.compiled.kept_point
         } else {
@@ -74,28 +115,24 @@ impl PropMonitor {
                     (v, var.bits[var.bits.len() - width..].to_vec())
                 })
                 .collect();
-            let mut tuples = HashSet::new();
+            let mut codes = Vec::new();
             if let Some(set) = s.pre[n] {
-                let mut codes = Vec::new();
                 enumerate(space, set, &bits, 0, &mut Vec::new(), &mut codes, budget)?;
-                for tuple in codes {
-                    let decoded = (tuple.iter().zip(&classes))
-                        .map(|(&code, &c)| {
-                            let class = &s.classes[c];
-                            let code = u32::try_from(code)
-                                .ok()
-                                .filter(|&k| k as u64 != class.unseen());
-                            code.and_then(|k| class.decode(crate::runtime::ids::Code(k)))
-                                .map(Box::from)
-                        })
-                        .collect();
-                    tuples.insert(decoded);
-                }
             }
-            kept.push((n, classes, tuples));
+            let flat = (codes.iter())
+                .flat_map(|tuple| tuple.iter().zip(&classes))
+                .map(|(&code, &c)| {
+                    let class = &s.classes[c];
+                    u32::try_from(code)
+                        .ok()
+                        .filter(|&k| class.decode(Code(k)).is_some())
+                        .unwrap_or(NONE)
+                })
+                .collect();
+            kept.push((n, classes.clone(), Tuples::new(classes.len(), flat, codes.len())));
         }
         Some(PropSnapshot {
-            values,
+            values: s.classes.clone(),
             kept,
             first: s.first,
         })
@@ -110,6 +147,7 @@ impl PropSnapshot {
     pub(crate) fn agrees(&self, other: &PropSnapshot, budget: &mut u64) -> bool {
         self.first == other.first
             && self.kept.len() == other.kept.len()
+            && self.values.len() == other.values.len()
             && self.covered_by(other, budget)
             && other.covered_by(self, budget)
     }
@@ -117,26 +155,43 @@ impl PropSnapshot {
     /// Whether every tuple of values for which a summary of `self` holds
     /// makes `other`'s hold too.
     fn covered_by(&self, other: &PropSnapshot, budget: &mut u64) -> bool {
-        // Per class: the values `other` numbered and `self` did not, for
-        // which `self`'s unseen row stands.
-        let only_theirs: Vec<Vec<&[u8]>> = (other.values.iter().zip(&self.values))
-            .map(|(t, s)| t.iter().filter(|v| !s.contains(*v)).map(|v| &**v).collect())
+        let pairs = || self.values.iter().zip(&other.values);
+        // Per class: the codes `other` gave values that `self` did not
+        // number, for which `self`'s unseen row stands.
+        let only_theirs: Vec<Vec<u32>> = pairs()
+            .map(|(s, t)| {
+                (t.live_codes())
+                    .filter(|&k| t.decode(k).is_some_and(|v| s.get(v).is_none()))
+                    .map(|k| k.0)
+                    .collect()
+            })
             .collect();
+        // Per class and code of `self`: the code `other` gave its value.
+        let translated: Vec<Vec<u32>> = pairs()
+            .map(|(s, t)| {
+                let mut to = Vec::new();
+                for k in s.live_codes() {
+                    let Some(v) = s.decode(k) else { continue };
+                    if to.len() <= k.index() {
+                        to.resize(k.index() + 1, NONE);
+                    }
+                    to[k.index()] = t.get(v).map_or(NONE, |c| c.0);
+                }
+                to
+            })
+            .collect();
+        let translate = Translate {
+            only_theirs: &only_theirs,
+            translated: &translated,
+        };
+        let mut concrete = Vec::new();
         for ((n, classes, mine), (m, _, theirs)) in self.kept.iter().zip(&other.kept) {
             if n != m {
                 return false;
             }
-            for tuple in mine {
-                let mut concrete: Vec<Option<&[u8]>> = Vec::with_capacity(tuple.len());
-                if !expand(
-                    tuple,
-                    classes,
-                    &only_theirs,
-                    other,
-                    theirs,
-                    &mut concrete,
-                    budget,
-                ) {
+            for tuple in mine.iter() {
+                concrete.clear();
+                if !translate.expand(tuple, classes, theirs, &mut concrete, budget) {
                     return false;
                 }
             }
@@ -145,44 +200,69 @@ impl PropSnapshot {
     }
 }
 
-/// Checks every concrete tuple that `tuple` (of `self`'s values) stands
-/// for against `theirs`, a summary of `other`: position by position, a
-/// value stays, and `self`'s unseen row stands for each value only `other`
-/// numbered and for a value neither did.
-fn expand<'a>(
-    tuple: &'a [Val],
-    classes: &[usize],
-    only_theirs: &'a [Vec<&'a [u8]>],
-    other: &PropSnapshot,
-    theirs: &HashSet<Vec<Val>>,
-    concrete: &mut Vec<Option<&'a [u8]>>,
-    budget: &mut u64,
-) -> bool {
-    let k = concrete.len();
-    if k == tuple.len() {
-        if *budget == 0 {
-            return false;
+/// One side's codes in the other's terms (see [`PropSnapshot::covered_by`]).
+struct Translate<'a> {
+    only_theirs: &'a [Vec<u32>],
+    translated: &'a [Vec<u32>],
+}
+
+impl Translate<'_> {
+    /// Checks every concrete tuple that `tuple` (of one side's codes)
+    /// stands for against `theirs`, a summary of the other side: position
+    /// by position, a value stays (as the other side's code, [`NONE`] where
+    /// it has none), and the unseen row stands for each value only the
+    /// other side numbered and for a value neither did.
+    fn expand(
+        &self,
+        tuple: &[u32],
+        classes: &[usize],
+        theirs: &Tuples,
+        concrete: &mut Vec<u32>,
+        budget: &mut u64,
+    ) -> bool {
+        let k = concrete.len();
+        if k == tuple.len() {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            return theirs.contains(concrete);
         }
-        *budget -= 1;
-        // As `other` sees the tuple: a value it has no code for is unseen.
-        let seen: Vec<Val> = (concrete.iter().zip(classes))
-            .map(|(v, &c)| v.filter(|v| other.values[c].contains(*v)).map(Box::from))
-            .collect();
-        return theirs.contains(&seen);
+        let class = classes[k];
+        let mut next = |code: u32, concrete: &mut Vec<u32>| {
+            concrete.push(code);
+            let ok = self.expand(tuple, classes, theirs, concrete, budget);
+            concrete.pop();
+            ok
+        };
+        match tuple[k] {
+            NONE => {
+                next(NONE, concrete)
+                    && (self.only_theirs[class].iter()).all(|&code| next(code, concrete))
+            }
+            code => {
+                let their = self.translated[class].get(code as usize).copied();
+                next(their.unwrap_or(NONE), concrete)
+            }
+        }
     }
-    let mut next = |v: Option<&'a [u8]>, concrete: &mut Vec<Option<&'a [u8]>>| {
-        concrete.push(v);
-        let ok = expand(tuple, classes, only_theirs, other, theirs, concrete, budget);
-        concrete.pop();
-        ok
-    };
-    match &tuple[k] {
-        Some(v) => next(Some(v), concrete),
-        None => {
-            next(None, concrete)
-                && only_theirs[classes[k]]
-                    .iter()
-                    .all(|&v| next(Some(v), concrete))
-        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NONE, Tuples};
+
+    #[test]
+    fn tuples_are_sorted_without_repeats_and_found_by_value() {
+        let t = Tuples::new(2, vec![3, 1, 0, NONE, 3, 1, 0, 2], 4);
+        let all: Vec<&[u32]> = t.iter().collect();
+        assert_eq!(all, vec![&[0, 2][..], &[0, NONE], &[3, 1]]);
+        assert!(t.contains(&[0, NONE]) && t.contains(&[3, 1]) && t.contains(&[0, 2]));
+        assert!(!t.contains(&[1, 3]) && !t.contains(&[3, NONE]) && !t.contains(&[0, 1]));
+        // A closed summary: the empty tuple, or nothing.
+        let closed = Tuples::new(0, Vec::new(), 3);
+        assert_eq!(closed.iter().count(), 1);
+        assert!(closed.contains(&[]));
+        assert!(!Tuples::new(0, Vec::new(), 0).contains(&[]));
     }
 }
