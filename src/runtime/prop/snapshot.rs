@@ -129,7 +129,8 @@ impl PropMonitor {
                         .unwrap_or(NONE)
                 })
                 .collect();
-            kept.push((n, classes.clone(), Tuples::new(classes.len(), flat, codes.len())));
+            let tuples = Tuples::new(classes.len(), flat, codes.len());
+            kept.push((n, classes, tuples));
         }
         Some(PropSnapshot {
             values: s.classes.clone(),
