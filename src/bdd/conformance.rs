@@ -205,6 +205,13 @@ fn cube_conjoined<S: BddSpace>() {
         // Past a budget: the product, or nothing.
         let small = s.and_cube(f, lits, 0);
         assert!(small.is_none_or(|r| r == want), "{lits:?}");
+        // The cofactor by a walk: the restriction, or nothing.
+        if lits.windows(2).all(|w| w[0].0 != w[1].0) {
+            let cofactor = s.restrict(f, lits);
+            assert_eq!(s.cofactor_walk(f, lits, usize::MAX), Some(cofactor), "{lits:?}");
+            let small = s.cofactor_walk(f, lits, 0);
+            assert!(small.is_none_or(|r| r == cofactor), "{lits:?}");
+        }
         // Within g: the product, more, less, other variables, constants.
         let x4 = s.lit(v(4), true);
         let (more, less) = (s.or(want, x4), s.and(want, x4));
@@ -226,6 +233,16 @@ fn cube_conjoined<S: BddSpace>() {
     let want = s.cube(&[(v(1), true), (v(4), false)]);
     assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)], all), Some(want));
     assert!(s.and_cube(tt, &[], all).is_some_and(|r| r.is_true()));
+    // A cofactor's walk over a node both ways, reached twice; conflicting
+    // literals are left to `restrict` or restricted by the first.
+    let x1 = s.lit(v(1), true);
+    let g = s.xor(f, x1);
+    let lits = [(v(0), true), (v(4), false)];
+    let want = s.restrict(g, &lits);
+    assert_eq!(s.cofactor_walk(g, &lits, all), Some(want));
+    let conflict = [(v(3), true), (v(3), false)];
+    let want = s.restrict(f, &conflict);
+    assert!(s.cofactor_walk(f, &conflict, all).is_none_or(|r| r == want));
 }
 
 fn renaming<S: BddSpace>() {

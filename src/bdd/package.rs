@@ -154,6 +154,16 @@ pub trait BddSpace: fmt::Debug + Sized {
         Some(self.and(f, cube))
     }
 
+    /// [`restrict`](Self::restrict) by `lits`. A package may do it in one
+    /// walk down `f` along the literals, without building their cube or
+    /// consulting its cache; `None` when such a walk meets more than
+    /// `budget` nodes of `f` whose children it both visits, or when the
+    /// literals conflict (the caller then restricts).
+    fn cofactor_walk(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
+        let _ = budget;
+        Some(self.restrict(f, lits))
+    }
+
     /// Whether `f ∧ cube(lits) ⊆ g`. A package may decide it in one walk
     /// down `f` and `g` along the literals that builds nothing; `None`
     /// when such a walk meets more than `budget` pairs of nodes whose

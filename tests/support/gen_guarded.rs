@@ -226,6 +226,14 @@ pub fn twins_spec() -> BoxedStrategy<String> {
             let b = swapped(&a);
             format!("Forall x . Forall y . p(x) -> (H ({a})) -> @ ({b})")
         }),
+        // locks-cycles' shape: a variable the twin's source reads (y) in
+        // the event that reads the twin, which does not.
+        two().prop_map(|a| {
+            let b = rename_var(&rename_var(&a, "x", "z"), "y", "w");
+            format!(
+                "Forall x . Forall y . Forall z . Forall w . (@ ({a}) & q(x, w)) -> !(@ P (@ ({b}) & q(z, y)))"
+            )
+        }),
         (one(), one()).prop_map(|(g, a)| {
             let b = rename_var(&a, "x", "y");
             format!("Forall x . (p(x) & ({g})) -> exists y . ({a}) S ({b})")

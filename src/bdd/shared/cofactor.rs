@@ -175,12 +175,7 @@ impl Manager {
         budget: usize,
         memo: &mut Memo,
     ) -> Option<Id> {
-        memo.start();
-        let mut walk = CubeWalk {
-            lits,
-            budget,
-            memo,
-        };
+        let mut walk = CubeWalk::start(lits, budget, memo);
         self.and_cube_in(f, 0, &mut walk, 0)
     }
 
@@ -226,6 +221,65 @@ impl Manager {
         Some(r)
     }
 
+    /// The cofactor `f|k` for the cube `k` of `lits` (distinct variables,
+    /// the top variable first), in one walk down `f` along the literals:
+    /// neither the cube is built nor the operation cache consulted, only
+    /// the nodes of `f` above or between the literals' variables are made
+    /// again. `None` past `budget` nodes of `f` whose children are both
+    /// walked.
+    pub(super) fn cofactor_walk(
+        &mut self,
+        f: Id,
+        lits: &[(u16, bool)],
+        budget: usize,
+        memo: &mut Memo,
+    ) -> Option<Id> {
+        let mut walk = CubeWalk::start(lits, budget, memo);
+        self.cofactor_in(f, 0, &mut walk, 0)
+    }
+
+    fn cofactor_in(
+        &mut self,
+        mut f: Id,
+        mut i: usize,
+        walk: &mut CubeWalk<'_>,
+        depth: u32,
+    ) -> Option<Id> {
+        if Self::deep(depth) {
+            return stacker::maybe_grow(RED_ZONE, NEW_STACK, || {
+                self.cofactor_in(f, i, walk, depth + 1)
+            });
+        }
+        // Down the chain of the literals, to a node they leave both ways.
+        let level = loop {
+            if f <= TRUE {
+                return Some(f);
+            }
+            let level = self.level(f);
+            match walk.lits.get(i) {
+                // A literal above `f`: it restricts nothing.
+                Some(&(v, _)) if v < level => i += 1,
+                Some(&(v, b)) if v == level => {
+                    let n = self.node(f);
+                    f = if b { n.hi } else { n.lo };
+                    i += 1;
+                }
+                Some(_) => break level,
+                None => return Some(f),
+            }
+        };
+        if let Some(r) = walk.memo.get(f, i as Id, 0) {
+            return Some(r);
+        }
+        walk.budget = walk.budget.checked_sub(1)?;
+        let n = self.node(f);
+        let lo = self.cofactor_in(n.lo, i, walk, depth + 1)?;
+        let hi = self.cofactor_in(n.hi, i, walk, depth + 1)?;
+        let r = self.mk(level, lo, hi);
+        walk.memo.put(f, i as Id, 0, r);
+        Some(r)
+    }
+
     /// Whether `f ∧ k ⊆ g` for the cube `k` of `lits` (as in
     /// [`and_cube`](Self::and_cube)): a walk down `f` and `g` together
     /// along the literals that builds nothing, and stops at the first path
@@ -239,12 +293,7 @@ impl Manager {
         budget: usize,
         memo: &mut Memo,
     ) -> Option<bool> {
-        memo.start();
-        let mut walk = CubeWalk {
-            lits,
-            budget,
-            memo,
-        };
+        let mut walk = CubeWalk::start(lits, budget, memo);
         self.within_in(f, 0, g, &mut walk, 0)
     }
 
@@ -307,11 +356,20 @@ impl Manager {
     }
 }
 
-/// The literals, budget and memo of one [`Manager::and_cube`].
+/// The literals, budget and memo of one walk along a cube
+/// ([`Manager::and_cube`], [`Manager::cofactor_walk`]).
 struct CubeWalk<'a> {
     lits: &'a [(u16, bool)],
     budget: usize,
     memo: &'a mut Memo,
+}
+
+impl<'a> CubeWalk<'a> {
+    /// Starts a walk: the memo's entries of earlier ones no longer count.
+    fn start(lits: &'a [(u16, bool)], budget: usize, memo: &'a mut Memo) -> CubeWalk<'a> {
+        memo.start();
+        CubeWalk { lits, budget, memo }
+    }
 }
 
 #[cfg(test)]

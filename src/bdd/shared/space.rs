@@ -257,6 +257,19 @@ impl BddSpace for Space {
         r.map(|r| self.bdd(r))
     }
 
+    fn cofactor_walk(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd> {
+        let f = self.id(f);
+        let (top, conflict) = self.top_first(lits);
+        let r = if conflict {
+            // Conflicting literals: the first value counts, as in `restrict`.
+            None
+        } else {
+            self.m.cofactor_walk(f, &top, budget, &mut self.cofactor_memo)
+        };
+        self.top_first = top;
+        r.map(|r| self.bdd(r))
+    }
+
     fn and_cube_within(
         &mut self,
         f: Bdd,

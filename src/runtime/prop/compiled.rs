@@ -65,6 +65,10 @@ pub struct CompiledProp {
     /// Per conjunction with a fused atom: its other operand and the atom
     /// (see [`fuse_atom`]).
     pub(super) and_atom: Vec<Option<(NodeIx, NodeIx)>>,
+    /// Per conjunction with a fused atom: its other operand when that is
+    /// an `@` of a twin read at the atom's matches only (see
+    /// [`twins::defer`]).
+    pub(super) at_match: Vec<Option<twins::AtMatch>>,
     /// Per node: whether it is an atom fused into the conjunction that
     /// reads it (with point evaluation on: not built at an event).
     pub(super) atom_fused: Vec<bool>,
@@ -195,7 +199,7 @@ impl CompiledProp {
         let in_order: Vec<bool> = (0..n)
             .map(|i| point.needs_set[i] && !bypass.skipped[i])
             .collect();
-        let twins = twins::analyse(&plan, &point, &bypass, &fused, &in_order);
+        let mut twins = twins::analyse(&plan, &point, &bypass, &fused, &in_order);
         let absorbed = absorb::analyse(&plan, &point, &bypass, &twins, &in_order);
         let exists_and = fuse_and::analyse(&plan, &point, &keeps_pre, (&bypass, &twins, &absorbed));
         // A fused conjunction is not computed at an event (nor a set).
@@ -209,6 +213,11 @@ impl CompiledProp {
         let and_atom = fuse_atom::analyse(&plan, &point, &keeps_pre, rewritten, &exists_and);
         let and_atom_once =
             fuse_atom::once_readers(&plan, &point, &keeps_pre, rewritten, &exists_and, &and_atom);
+        let at_match = if future {
+            vec![None; n]
+        } else {
+            twins::defer(&plan, &point, &and_atom, &in_order, &mut twins)
+        };
         let mut atom_fused = vec![false; n];
         for &(_, a) in and_atom.iter().flatten() {
             atom_fused[a] = true;
@@ -257,6 +266,7 @@ impl CompiledProp {
                 .collect(),
             and_atom,
             and_atom_once,
+            at_match,
             atom_fused,
             absorbed,
             twins,
@@ -378,8 +388,9 @@ mod tests {
                 _ => {}
             }
         }
-        // The three `@`; the first interval and the `P` (the second
-        // interval is its twin, renamed).
-        assert_eq!((prevs, sinces), (3, 2));
+        // Two `@` of the three; the first interval and the `P` (the
+        // second interval is its twin, and its `@` is read at the matches
+        // of `acq(t2,l1)` only, renamed from the first's: see `twins`).
+        assert_eq!((prevs, sinces), (2, 2));
     }
 }

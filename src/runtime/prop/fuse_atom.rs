@@ -30,7 +30,7 @@ use super::point::Analysis;
 use super::restrict::Bypass;
 use super::twins::Twins;
 use super::PropMonitor;
-use crate::bdd::{Bdd, BddSpace, Space};
+use crate::bdd::{Bdd, BddSpace, BddVar, Space};
 use crate::plan::{NodeIx, Op, PropPlan};
 
 /// Per node: for a conjunction with a fused atom, `(other operand, atom)`.
@@ -115,6 +115,9 @@ impl PropMonitor {
         let Some((x, a)) = self.compiled.and_atom[n] else {
             unreachable!("only conjunctions with a fused atom")
         };
+        // An `@` of a twin read at the matches: its source stands for it
+        // (renamed at each match; see `twins::defer`), and changes with it.
+        let x = (self.compiled.at_match[n].as_ref()).map_or(x, |m| m.source);
         let s = &self.state;
         if !(all || s.changed[x] || s.changed[a]) {
             self.state.changed[n] = false;
@@ -198,6 +201,7 @@ impl PropMonitor {
             }
             let range = self.scratch.binding.matched[i].1.clone();
             self.match_lits(range, &mut lits);
+            let other = self.other_at(space, n, other, &lits);
             match space.and_cube_within(other, &lits, pre, lits.len()) {
                 Some(true) => {}
                 Some(false) => within = false,
@@ -235,19 +239,53 @@ impl PropMonitor {
         if built.len() <= n {
             built.resize(n + 1, false);
         }
-        if !built[n] {
+        let walk = !built[n];
+        let mut other = other;
+        if walk || self.compiled.at_match[n].is_some() {
             let mut lits = std::mem::take(&mut self.scratch.cube_lits);
             let range = self.scratch.binding.matched[i].1.clone();
             self.match_lits(range, &mut lits);
-            let walked = space.and_cube(other, &lits, lits.len());
+            other = self.other_at(space, n, other, &lits);
+            let walked = walk.then(|| space.and_cube(other, &lits, lits.len()));
             self.scratch.cube_lits = lits;
             match walked {
-                Some(part) => return part,
-                None => self.scratch.and_built[n] = true,
+                Some(Some(part)) => return part,
+                Some(None) => self.scratch.and_built[n] = true,
+                None => {}
             }
         }
         let cube = self.match_cube(space, i);
         space.and(other, cube)
+    }
+
+    /// The other operand of conjunction `n` as far as the match of
+    /// literals `lits` reads it: `other` itself, or, for an `@` of a twin
+    /// read at the matches (`other` is then its source's value), the
+    /// source's cofactor at the match's values, renamed (see
+    /// `twins::defer`; its conjunction with the match's cube is the
+    /// twin's).
+    fn other_at(&mut self, space: &mut Space, n: NodeIx, other: Bdd, lits: &[(BddVar, bool)]) -> Bdd {
+        let Some(m) = &self.compiled.at_match[n] else {
+            return other;
+        };
+        if other.is_false() {
+            return other;
+        }
+        let mut back = std::mem::take(&mut self.scratch.back_lits);
+        back.clear();
+        back.extend(lits.iter().filter_map(|&(v, b)| {
+            let from = m.back.get(v.0 as usize).copied().unwrap_or(u16::MAX);
+            (from != u16::MAX).then_some((BddVar(from), b))
+        }));
+        let cofactor = match space.cofactor_walk(other, &back, back.len()) {
+            Some(c) => c,
+            None => space.restrict(other, &back),
+        };
+        self.scratch.back_lits = back;
+        match self.consts.twin_renaming[m.twin] {
+            Some(r) => space.rename_by(cofactor, r),
+            None => cofactor,
+        }
     }
 }
 

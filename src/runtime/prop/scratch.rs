@@ -25,6 +25,8 @@ pub(super) type PairKey = [u32; 4];
 pub(super) struct Scratch {
     /// The literals of a cube.
     pub cube_lits: Vec<(BddVar, bool)>,
+    /// A match's literals moved back to a twin's source (see `fuse_atom`).
+    pub back_lits: Vec<(BddVar, bool)>,
     /// The codes of a match with their widths, by decreasing slot.
     pub match_codes: Vec<(VarIx, Code, usize)>,
     /// Per variable: the cubes `v = code` of recent codes, direct-mapped by

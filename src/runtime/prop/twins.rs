@@ -11,7 +11,10 @@
 //!
 //! This is locks-cycles' `[acq(t2,l2),rel(t2,l2))`, the renaming of
 //! `[acq(t1,l1),rel(t1,l1))`: neither of its atoms is built nor its since
-//! updated; and locks-datarace's second `H`.
+//! updated; and locks-datarace's second `H`. When only the `@` of a twin
+//! reads it, and only a conjunction with an event reads that `@`, the
+//! twin is not renamed at every event either: the conjunction renames the
+//! part of the source's `@` at each match of the event ([`defer`]).
 //!
 //! [`analyse`] decides which twins are *aliased* (computed by renaming) and
 //! which nodes are *dropped* (not computed: every node that reads them is
@@ -122,6 +125,103 @@ pub(super) fn analyse(
     }
 }
 
+/// An `@` of a twin that a conjunction with a fused atom alone reads, read
+/// at the atom's matches only (see [`defer`]).
+#[derive(Clone, Debug)]
+pub(super) struct AtMatch {
+    /// The `@` (dropped): the renaming of `source` by its twin's renaming.
+    pub twin: NodeIx,
+    /// The `@` it renames, computed at every event.
+    pub source: NodeIx,
+    /// Per BDD variable of a match's literals: the source's bit whose
+    /// value the twin reads there (`u16::MAX`: none, the twin does not
+    /// depend on it).
+    pub back: Vec<u16>,
+}
+
+/// The conjunctions `x ∧ a` with a fused atom `a` (`and_atom`) whose `x`
+/// is `@ t`, `t` a twin computed by renaming, when nothing but the
+/// conjunction reads `x` and nothing but `x` reads `t`. The conjunction is
+/// only built at a match of `a` (it is false elsewhere), and only the
+/// match's part of `x` counts there: `x ∧ k = (s|σ⁻¹(k))[σ] ∧ k` for the
+/// match's cube `k`, where `s` is the `@` of `t`'s source and `σ` the
+/// renaming. So the twin is renamed neither at every event nor whole: at a
+/// match, the source's cofactor at the match's values (a few nodes) is.
+/// In locks-cycles, `@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)` reads at an
+/// `acq` the locks that thread holds, where the interval of every thread
+/// was renamed at every `acq` and `rel`.
+///
+/// `t` and `x` become dropped (their previous values derived from their
+/// sources' when asked for, as any dropped twin's).
+pub(super) fn defer(
+    plan: &PropPlan,
+    point: &Analysis,
+    and_atom: &[Option<(NodeIx, NodeIx)>],
+    in_order: &[bool],
+    twins: &mut Twins,
+) -> Vec<Option<AtMatch>> {
+    let n = plan.nodes.len();
+    let mut out = vec![None; n];
+    if !plan.rules.is_empty() {
+        return out;
+    }
+    // Every node that reads each node, at an event or from one to the next.
+    let mut read_by: Vec<Vec<NodeIx>> = vec![Vec::new(); n];
+    for (k, node) in plan.nodes.iter().enumerate() {
+        let prev = match node.op {
+            Op::Prev(a) => Some(a),
+            _ => None,
+        };
+        for a in node.op.same_step_kids().iter().chain(prev) {
+            read_by[a].push(k);
+        }
+    }
+    for (k, t) in twins.of.iter().enumerate() {
+        if let Some((source, _)) = t
+            && (twins.aliased[k] || twins.dropped[k])
+        {
+            read_by[*source].push(k);
+        }
+    }
+    let pinned = pinned(plan, point);
+    let only = |x: NodeIx, by: NodeIx| read_by[x] == [by] && !pinned[x] && x != plan.root;
+    for (q, fused) in and_atom.iter().enumerate() {
+        let Some((x, _)) = *fused else { continue };
+        let Op::Prev(t) = plan.nodes[x].op else {
+            continue;
+        };
+        let Some((source, bits)) = &twins.of[x] else {
+            continue;
+        };
+        let source = *source;
+        if !(matches!(plan.nodes[source].op, Op::Prev(_))
+            && in_order[source]
+            && !twins.dropped[source]
+            && twins.aliased[t]
+            && only(x, q)
+            && only(t, x))
+        {
+            continue;
+        }
+        let mut back = vec![u16::MAX; plan.bdd_vars];
+        for &v in &plan.nodes[x].free {
+            for &b in &plan.vars[v].bits {
+                let from = bits.iter().find(|(_, to)| *to == b).map_or(b, |(f, _)| *f);
+                back[b.0 as usize] = from.0;
+            }
+        }
+        twins.dropped[x] = true;
+        twins.dropped[t] = true;
+        twins.aliased[t] = false;
+        out[q] = Some(AtMatch {
+            twin: x,
+            source,
+            back,
+        });
+    }
+    out
+}
+
 /// The nodes that must be computed whatever reads them: the statement's
 /// part that witnesses walk (its connectives and quantifiers, down to the
 /// first other node), the nodes the point form reads, rule bodies.
@@ -204,6 +304,7 @@ impl PropMonitor {
 #[cfg(test)]
 mod tests {
     use super::super::compiled::CompiledProp;
+    use super::AtMatch;
     use crate::plan::{Op, compile_source};
 
     fn compiled(text: &str) -> CompiledProp {
@@ -215,47 +316,75 @@ mod tests {
         format!("{:?}", c.plan.nodes[n].op)
     }
 
+    const LOCKS_CYCLES: &str = "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+        (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)))";
+
     #[test]
-    fn the_second_interval_of_locks_cycles_is_a_renaming() {
-        let c = compiled(
-            "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
-              (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1)))",
-        );
-        let aliased: Vec<usize> = (0..c.plan.nodes.len())
-            .filter(|&n| c.twins.aliased[n])
+    fn the_second_interval_of_locks_cycles_is_read_at_the_matches_only() {
+        let c = compiled(LOCKS_CYCLES);
+        let nodes = |keep: &dyn Fn(usize) -> bool| (0..c.plan.nodes.len()).filter(|&n| keep(n)).collect::<Vec<_>>();
+        // The `@` of the second interval, read by its conjunction alone, is
+        // the `@` of the first renamed, at the matches of `acq(t2,l1)`.
+        let deferred: Vec<(usize, &AtMatch)> = (c.at_match.iter().enumerate())
+            .filter_map(|(q, m)| m.as_ref().map(|m| (q, m)))
             .collect();
-        assert_eq!(aliased.len(), 1);
-        let a = aliased[0];
-        assert!(
-            matches!(c.plan.nodes[a].op, Op::Since(..)),
-            "{}",
-            label(&c, a)
-        );
-        // Its atoms and its negation are not computed, nor kept.
-        let dropped: Vec<usize> = (0..c.plan.nodes.len())
-            .filter(|&n| c.twins.dropped[n])
-            .collect();
-        assert_eq!(dropped.len(), 3);
-        let Op::Since(x, y) = c.plan.nodes[a].op else {
+        assert_eq!(deferred.len(), 1);
+        let (q, m) = deferred[0];
+        assert_eq!(c.and_atom[q].map(|(x, _)| x), Some(m.twin));
+        let Op::Prev(t) = c.plan.nodes[m.twin].op else {
+            panic!("{}", label(&c, m.twin))
+        };
+        assert!(matches!(c.plan.nodes[t].op, Op::Since(..)), "{}", label(&c, t));
+        assert!(matches!(c.plan.nodes[m.source].op, Op::Prev(_)), "{}", label(&c, m.source));
+        // So nothing is renamed at an event: the interval, its atoms, its
+        // negation and its `@` are neither computed nor kept.
+        assert!(nodes(&|n| c.twins.aliased[n]).is_empty());
+        let Op::Since(x, y) = c.plan.nodes[t].op else {
             unreachable!()
         };
         let Op::Not(z) = c.plan.nodes[x].op else {
             panic!("{}", label(&c, x))
         };
-        let mut expected = vec![x, y, z];
+        let mut expected = vec![x, y, z, t, m.twin];
         expected.sort_unstable();
+        let dropped = nodes(&|n| c.twins.dropped[n]);
         assert_eq!(dropped, expected);
-        assert!(
-            dropped
-                .iter()
-                .all(|d| !CompiledProp::order(&c.point_steps).contains(d))
-        );
-        assert!(CompiledProp::order(&c.point_steps).contains(&a));
-        // The source is computed.
-        let (source, bits) = c.twins.of[a].as_ref().expect("twin");
-        assert!(CompiledProp::order(&c.point_steps).contains(source) && !c.twins.aliased[*source]);
-        // Both variables move: every bit of t1 and of l1.
+        let order = CompiledProp::order(&c.point_steps);
+        assert!(dropped.iter().all(|d| !order.contains(d)));
+        assert!(!c.kept_point.contains(&t));
+        // The source is computed. Its bits come back from the twin's:
+        // t2's to t1's, l2's to l1's; l1's, which the twin does not read,
+        // to none.
+        let (source, bits) = c.twins.of[t].as_ref().expect("twin");
+        assert!(order.contains(source) && order.contains(&m.source));
         assert_eq!(bits.len(), 2 * c.plan.bits_per_var);
+        let var = |name: &str| c.plan.vars.iter().find(|v| v.name == name).expect("a variable");
+        let back = |from: &str, to: Option<&str>| {
+            for (i, b) in var(from).bits.iter().enumerate() {
+                let want = to.map_or(u16::MAX, |to| var(to).bits[i].0);
+                assert_eq!(m.back[b.0 as usize], want, "{from} bit {i}");
+            }
+        };
+        back("t2", Some("t1"));
+        back("l2", Some("l1"));
+        back("l1", None);
+        back("t1", None);
+    }
+
+    #[test]
+    fn a_twin_read_elsewhere_is_renamed_at_every_event() {
+        // The second interval's `@` is read by the point form too.
+        let c = compiled(
+            "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+              (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1))) | @ [acq(t2,l2),rel(t2,l2))",
+        );
+        assert!(c.at_match.iter().all(Option::is_none));
+        // The second interval itself is.
+        let c = compiled(
+            "prop c : Forall t1 . Forall t2 . Forall l1 . Forall l2 .
+              (@ [acq(t1,l1),rel(t1,l1)) & acq(t1,l2)) -> (! @ P (@ [acq(t2,l2),rel(t2,l2)) & acq(t2,l1))) | [acq(t2,l2),rel(t2,l2))",
+        );
+        assert!(c.at_match.iter().all(Option::is_none));
     }
 
     #[test]
