@@ -17,7 +17,7 @@ use hindsight::why::{Node, WhyOptions, explain, intern_consts, replay};
 use proptest::prelude::*;
 
 use support::reference::{self, Event, Oracle};
-use support::{rewrite, strategies};
+use support::{gen_guarded, rewrite, strategies};
 
 fn cases() -> u32 {
     std::env::var("HINDSIGHT_PROPTEST_CASES")
@@ -134,6 +134,21 @@ proptest! {
         let text = rewrite::reusing_names(&spec.to_qtl());
         prop_assume!(text.is_some(), "the generated spec does not parse");
         agree(&text.unwrap_or_default(), &trace.events())?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+
+    /// Statements guarded by an event atom, some below other quantifiers
+    /// (`Forall x . Forall y . Forall w . (q(x, w) & φ) -> ψ`): the
+    /// explanation tries only the values the event binds.
+    #[test]
+    fn explanations_of_guarded_statements_agree_with_reference(
+        spec in gen_guarded::spec(),
+        trace in gen_guarded::trace(12),
+    ) {
+        agree(&spec, &trace)?;
     }
 }
 

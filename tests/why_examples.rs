@@ -209,6 +209,31 @@ fn locks_explanations() {
 }
 
 #[test]
+fn a_holding_statement_tries_the_values_of_its_event_only() {
+    // `Forall t . Forall l . release(t, l) -> ...`: release(t, l) guards t
+    // through the quantifier over l, then l.
+    let text = out_text("locks", "releaseOnlyHeld", 3);
+    let reasons: Vec<&str> = (text.lines())
+        .filter_map(|l| l.split_once("is true at 3: ").map(|(_, r)| r))
+        .collect();
+    assert_eq!(
+        reasons[..2],
+        [
+            "only t = 7 matches event 3",
+            "only l = door matches event 3"
+        ]
+    );
+    assert_eq!(text_line(&text, "events cited: "), "1 acquire(7, door)");
+    // No release at event 4: no thread to try.
+    let text = out_text("locks", "releaseOnlyHeld", 4);
+    assert!(
+        text.contains("is true at 4: no value of t matches event 4"),
+        "{text}"
+    );
+    assert_eq!(text_line(&text, "events cited: "), "none");
+}
+
+#[test]
 fn sessions_explanations() {
     check(
         "sessions",

@@ -550,8 +550,10 @@ fn leading_values(
 ) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     let mut p = proof;
+    // A quantifier cut after its first value has more than that one.
     while p.ctx == STATEMENT
         && matches!(checked.arena.form(p.form), Form::Quant(..))
+        && !p.cut
         && let [child] = &p.children[..]
         && let Some(b) = child
             .env

@@ -110,3 +110,44 @@ fn a_cancelled_replay_says_so() {
     let e = super::replay("prop p : a -> @b", &b"b\na\n"[..], &options).expect_err("cancelled");
     assert_eq!(e.to_string(), "cancelled before the event was read");
 }
+
+#[test]
+fn a_guard_below_other_quantifiers_guards_the_outer_one() {
+    let checked = check_source(
+        "prop p : Forall x . Forall y . Forall w . (q(x, w) & @ p(y)) -> r(w)\n\
+         prop s : Forall x . forall y . q(x, y) -> r(y)",
+    )
+    .expect("well-formed");
+    let ev = events(
+        &[("p", &["1"], 0), ("q", &["2", "3"], 0), ("r", &["3"], 0)],
+        false,
+    );
+    let id = |v: &[u8]| ev.id(v).unwrap_or(FRESH);
+    let mut t = Truth::new(&checked.arena, &checked.props[0], &ev, HashMap::new());
+    let body = checked.props[0].body;
+    // At q(2, 3), x = 2 alone; at r(3), no value of x.
+    assert_eq!(t.quant_values(STATEMENT, body, &Vec::new(), 2), (vec![id(b"2")], true));
+    assert_eq!(t.quant_values(STATEMENT, body, &Vec::new(), 3), (vec![], true));
+    // Then w is guarded by the same atom, and y is not.
+    let x = t.quant_env(STATEMENT, body, &Vec::new(), id(b"2"));
+    let Form::Quant(_, _, for_y) = checked.arena.form(body) else {
+        panic!("a quantifier")
+    };
+    let (ys, guarded) = t.quant_values(STATEMENT, *for_y, &x, 2);
+    assert!(!guarded);
+    assert_eq!(ys.len(), 4, "1, 2, 3 and any other: {ys:?}");
+    let y = t.quant_env(STATEMENT, *for_y, &x, id(b"1"));
+    let Form::Quant(_, _, for_w) = checked.arena.form(*for_y) else {
+        panic!("a quantifier")
+    };
+    assert_eq!(t.quant_values(STATEMENT, *for_w, &y, 2), (vec![id(b"3")], true));
+    // q(2, 3) with p(1) before it, and no r(3): false; true elsewhere.
+    let verdicts: Vec<bool> = (1..=3).map(|i| t.holds(STATEMENT, body, &Vec::new(), i)).collect();
+    assert_eq!(verdicts, [true, false, true]);
+    // A quantifier over the values seen below: its range may be empty,
+    // so the one above it tries every value.
+    let mut t = Truth::new(&checked.arena, &checked.props[1], &ev, HashMap::new());
+    let (xs, guarded) = t.quant_values(STATEMENT, checked.props[1].body, &Vec::new(), 2);
+    assert!(!guarded);
+    assert_eq!(xs.len(), 3, "2, 3 (of q and r) and any other: {xs:?}");
+}

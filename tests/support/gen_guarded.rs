@@ -66,6 +66,7 @@ pub fn psi(vars: Vec<&'static str>, depth: u32) -> BoxedStrategy<String> {
 pub fn statement() -> BoxedStrategy<String> {
     let one = || psi(vec!["x"], 2);
     let two = || psi(vec!["x", "y"], 2);
+    let three = || psi(vec!["x", "y", "w"], 2);
     prop_oneof![
         one().prop_map(|a| format!("Forall x . p(x) -> ({a})")),
         one().prop_map(|a| format!("Forall x . !p(x) | ({a})")),
@@ -79,6 +80,17 @@ pub fn statement() -> BoxedStrategy<String> {
         one().prop_map(|a| format!("Exists x . ({a}) -> !p(x)")),
         // A partial guard: y stays quantified over all values.
         two().prop_map(|a| format!("Forall x . Forall y . p(x) -> ({a})")),
+        // Chains whose guard binds a variable of a quantifier below too,
+        // locks-cycles' shape (y is not guarded).
+        (three(), three()).prop_map(|(g, a)| {
+            format!("Forall x . Forall y . Forall w . (q(x, w) & ({g})) -> ({a})")
+        }),
+        three().prop_map(|a| format!("Exists x . Exists w . q(w, x) & ({a})")),
+        three().prop_map(|a| format!("Forall x . Exists w . Forall y . q(x, w) -> ({a})")),
+        // The same under quantifiers over the values seen (whose range
+        // may be empty: before any q, `exists y . φ` is false).
+        two().prop_map(|a| format!("Forall x . exists y . q(x, y) -> ({a})")),
+        two().prop_map(|a| format!("Exists x . forall y . q(y, x) & ({a})")),
         (one(), one()).prop_map(|(a, b)| format!("Forall x . (p(x) -> ({a})) & (r(x) -> ({b}))")),
         (one(), one()).prop_map(|(a, b)| format!("Forall x . (@ s) -> (r(x) -> ({a})) & ({b})")),
         // Not guarded.
