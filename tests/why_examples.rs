@@ -411,6 +411,41 @@ fn a_satisfying_assignment_on_request() {
     );
 }
 
+/// The values given for the leading quantifiers are those that decide
+/// them: not the one value shown of a `Forall` that holds for every value
+/// (the others' proofs cite nothing, or were cut).
+#[test]
+fn a_forall_that_holds_for_every_value_names_no_value() {
+    let spec = scratch_file(
+        "why",
+        "every.qtl",
+        "prop p : Forall x . Forall y . a(x) -> (P b(y) | !P d(y))
+",
+    );
+    let log = scratch_file(
+        "why",
+        "every.csv",
+        "b,1
+d,1
+a,7
+b,2
+",
+    );
+    for (event, nodes, witness) in [(3, "20", "x=7"), (3, "5", "x=7"), (4, "20", "")] {
+        let out = bin()
+            .arg("why")
+            .arg(&spec)
+            .arg(&log)
+            .args(["--event", event.to_string().as_str(), "--max-nodes", nodes])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        // y = 1 alone cites an event (b at 1): its proof is the one shown.
+        assert_eq!(text_line(&text, "witness: "), witness, "{text}");
+    }
+}
+
 /// A property that computes is not explained (yet): an error that says so,
 /// for that property only.
 #[test]

@@ -550,10 +550,11 @@ fn leading_values(
 ) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     let mut p = proof;
-    // A quantifier cut after its first value has more than that one.
+    // Not a quantifier that holds for every value, of which the proof
+    // shows one (the others cite nothing, or were cut).
     while p.ctx == STATEMENT
         && matches!(checked.arena.form(p.form), Form::Quant(..))
-        && !p.cut
+        && p.one_value
         && let [child] = &p.children[..]
         && let Some(b) = child
             .env

@@ -39,6 +39,9 @@ pub struct Proof {
     pub children: Vec<Proof>,
     /// Not expanded further: the tree reached its maximum size.
     pub cut: bool,
+    /// A quantifier decided by its one value (an `Exists` that holds, a
+    /// `Forall` that fails, or one whose guard leaves one value).
+    pub one_value: bool,
 }
 
 impl Proof {
@@ -165,6 +168,7 @@ impl<'t, 'a> Prover<'t, 'a> {
             cites: Vec::new(),
             children: Vec::new(),
             cut: false,
+            one_value: false,
         };
         if self.used >= self.budget {
             node.cut = true;
@@ -522,6 +526,7 @@ impl<'t, 'a> Prover<'t, 'a> {
                 return;
             };
             node.reason = format!("for {x} = {}", self.show_value(v));
+            node.one_value = true;
             if seen && let Some(f) = self.truth.first_seen(binder, v) {
                 // The value is in the range because an event showed it.
                 node.reason += &format!(", seen at event {f}");
@@ -532,6 +537,7 @@ impl<'t, 'a> Prover<'t, 'a> {
             return;
         }
         let count = values.iter().filter(|&&v| v != FRESH).count();
+        node.one_value = guarded && values.len() == 1;
         node.reason = match (guarded, values.first()) {
             (true, None) => format!("no value of {x} matches event {i}"),
             (true, Some(&v)) => format!("only {x} = {} matches event {i}", self.show_value(v)),
