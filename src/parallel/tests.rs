@@ -8,7 +8,7 @@ use crate::runtime::{Monitor, MonitorOptions};
 use crate::trace::{Format, TraceOptions, TraceReader};
 
 /// `(event, property)` violations of a sequential run.
-fn sequential(spec: &str, trace: &str) -> Vec<(u64, usize)> {
+pub(super) fn sequential(spec: &str, trace: &str) -> Vec<(u64, usize)> {
     let (plan, _) = compile_source(spec).expect("well-formed");
     let mut m = Monitor::new(plan, MonitorOptions::default()).expect("monitor");
     let mut reader = TraceReader::new(trace.as_bytes(), options());
@@ -22,7 +22,7 @@ fn sequential(spec: &str, trace: &str) -> Vec<(u64, usize)> {
     out
 }
 
-fn options() -> TraceOptions {
+pub(super) fn options() -> TraceOptions {
     TraceOptions {
         timed: false,
         format: Format::Plain,
@@ -255,8 +255,8 @@ fn segment_bounds_are_line_starts_with_the_lines_before_them() {
         .expect("a layout");
     assert_eq!((l.bounds[0], l.bounds[3]), (0, size));
     let lines = scan(text.as_bytes(), &l).expect("read").expect("no quote");
-    assert_eq!(lines[0], 0);
-    for (s, &before) in lines.iter().enumerate().skip(1) {
+    assert_eq!((lines.before[0], lines.total), (0, 400));
+    for (s, &before) in lines.before.iter().enumerate().skip(1) {
         let b = l.bounds[s] as usize;
         assert_eq!(&text[b - 1..b], "\n", "segment {s} starts a line");
         assert_eq!(before, text[..b].matches('\n').count() as u64);
@@ -318,12 +318,12 @@ fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64,
     (out, events, outcome.segments.expect("segments"))
 }
 
-const ACCESS: &str = "prop access : Forall u . Forall f . access(u, f) -> \
+pub(super) const ACCESS: &str = "prop access : Forall u . Forall f . access(u, f) -> \
                       [login(u), logout(u)) & [open(f), close(f))";
 
 /// Users `u1`-`u4` and files `f1`-`f3` in turn: every value is logged in
 /// or out, opened or closed, every few events.
-fn busy(rounds: usize) -> String {
+pub(super) fn busy(rounds: usize) -> String {
     let mut t = String::new();
     for i in 0..rounds {
         let (u, f) = (1 + i % 4, 1 + i % 3);

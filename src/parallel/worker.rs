@@ -113,6 +113,16 @@ impl Work {
         }
     }
 
+    /// `self` less `other` (what was done since `other` was).
+    pub fn minus(self, other: Work) -> Work {
+        Work {
+            delivered: self.delivered.saturating_sub(other.delivered),
+            ticks: self.ticks.saturating_sub(other.ticks),
+            skipped: self.skipped.saturating_sub(other.skipped),
+            at_once: self.at_once.saturating_sub(other.at_once),
+        }
+    }
+
     /// One event's step (and those of `repeats` repeats, when they are
     /// stepped one by one), as `delivered` or a tick.
     fn stepped(&mut self, delivered: bool, steps: u64) {

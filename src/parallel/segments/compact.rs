@@ -194,16 +194,18 @@ struct Place {
 type Last = HashMap<Box<[u8]>, Place>;
 
 /// Steps `worker` through the compacted state records of `input` (a plain
-/// CSV prefix of the file without quotes, as [`super::skim`] reads one),
+/// CSV stretch of the file without quotes, as [`super::skim`] reads one),
 /// reporting nothing: `None` if they end early (an error reading, a
 /// stepped record of another arity than the plan's, an empty name, an
-/// interruption).
+/// interruption). `from_empty`: the worker's monitors start from the
+/// empty state, where a record that only clears its tuples need not be
+/// stepped ([`Touches`]); otherwise (a take-over's monitor, at the true
+/// state before the stretch: [`super::cut`]) every tuple may be set.
 pub(super) fn warm_up(
     worker: &mut Worker,
     input: impl Read,
-    names: &Names,
-    steps: &[bool],
-    touches: &Touches,
+    (names, steps, touches): (&Names, &[bool], &Touches),
+    from_empty: bool,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
     let mut c = Compact {
@@ -215,7 +217,7 @@ pub(super) fn warm_up(
         end: None,
         end_bytes: Vec::new(),
         out: Vec::new(),
-        set_before: Some(HashSet::new()),
+        set_before: from_empty.then(HashSet::new),
     };
     // `each_line` keeps the last line that was no state event: it is the
     // last record, to step last, if no state record came after it.

@@ -9,8 +9,9 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
+use super::cut::{Cut, Leave};
 use super::pieces::{Piece, Pieces};
-use super::{Layout, MakeReader, range};
+use super::{MakeReader, range};
 use crate::parallel::block::{Args, Ev};
 use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
@@ -79,21 +80,21 @@ fn recycle<'b>(mut spare: Vec<&[u8]>) -> Vec<&'b [u8]> {
     spare.into_iter().map(|_| &[][..]).collect()
 }
 
-/// Steps `worker` through segment `s` of the file at `path` and hands
-/// `send` its pieces, ending with [`Piece::End`] (`send` returns false to
-/// stop).
+/// Steps `worker` through the segment `start..end` of the file at `path`
+/// and hands `send` its pieces, ending with [`Piece::End`] (`send`
+/// returns false to stop). With a `cut`, it stops before the line where
+/// the merger cuts the segment, if it does ([`super::cut`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn segment(
     mut worker: Worker,
     path: &Path,
-    layout: &Layout,
-    s: usize,
+    (start, end): (u64, u64),
+    cut: Option<&Cut>,
     reader: &MakeReader<'_>,
     names: &Names,
     stop: &(dyn Fn() -> bool + Sync),
     send: impl FnMut(Piece) -> bool,
 ) {
-    let (start, end) = (layout.bounds[s], layout.bounds[s + 1]);
     let mut pieces = Pieces::new(send);
     let mut trace = match range(path, start, end - start) {
         Ok(r) => reader(r),
@@ -116,6 +117,12 @@ pub(super) fn segment(
     // The segment's events, numbered from 1; those counted since the
     // counts last went.
     let (mut number, mut counted) = (0, 0);
+    // The lines it may step (all of them without a cut).
+    let mut leave = if cut.is_some() {
+        Leave { until: 0, last: false }
+    } else {
+        Leave::ALL
+    };
     let stopped = loop {
         let next = trace.next_event();
         if stop() {
@@ -126,6 +133,16 @@ pub(super) fn segment(
             Ok(None) => break None,
             Err(e) => break Some(Stop::Trace(e)),
         };
+        if event.line >= leave.until
+            && let Some(cut) = cut
+            && !leave.last
+        {
+            leave = cut.leave(event.line, stop);
+        }
+        if event.line >= leave.until {
+            // The cut: the rest is another worker's.
+            break None;
+        }
         let name = match known(names, &event) {
             Ok(name) => name,
             Err(stopped) => break Some(stopped),
@@ -145,8 +162,9 @@ pub(super) fn segment(
             return;
         }
         spare = recycle(fields);
-        // A run of the same record, at once where the monitor can.
-        let n = trace.repeats(u64::MAX);
+        // A run of the same record, at once where the monitor can (not
+        // past its leave).
+        let n = trace.repeats(leave.until.saturating_sub(line + 1));
         if n > 0
             && let Some(event) = trace.last_event()
         {

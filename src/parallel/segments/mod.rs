@@ -11,7 +11,9 @@
 //! the trace, and the segment's verdicts are taken as they are; if not (a
 //! value that the warm-up did not see again, say), they are dropped and
 //! the monitor that holds the true state steps the segment itself. Either
-//! way the output is that of the sequential run.
+//! way the output is that of the sequential run. A segment whose worker is
+//! far from its end when the one before ends has its end taken over by
+//! the monitor freed then ([`cut`]); the merger is [`run()`]'s.
 //!
 //! It pays where slicing cannot split the work evenly (a property of two
 //! variables whose events are each sent to every slice of the other, as
@@ -22,11 +24,15 @@
 //! summaries over values (no time bounds, seen values or comparisons).
 
 mod compact;
+mod cut;
 mod direct;
 mod layout;
 mod pieces;
 mod points;
+mod run;
 mod skim;
+#[cfg(test)]
+mod tests;
 mod touch;
 mod warm;
 
@@ -34,23 +40,22 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::atomic::AtomicBool;
 
 #[cfg(any(test, feature = "internals"))]
 pub use layout::layout;
 pub use compact::compactable;
 pub use layout::{Layout, layout_compact, layout_warm, range, scan};
 pub use points::{PointsLayout, points_layout};
-use pieces::{Merge, Piece};
+pub use run::run;
+use run::{agree, new_worker};
 pub use warm::warm_up_events;
 
 use super::block::Block;
 use super::read::names;
-use super::worker::Worker;
-use super::{Outcome, Sink, Stop, assign, for_monitors};
+use super::for_monitors;
 use crate::plan::Plan;
-use crate::runtime::{Monitor, MonitorOptions, Snapshot};
+use crate::runtime::{Monitor, MonitorOptions};
 use crate::trace::TraceReader;
 
 /// Pieces a worker hands the merger at once.
@@ -71,153 +76,6 @@ pub const MIN_BYTES_UNSIZED: u64 = 32 << 20;
 
 /// How segment readers are made: the session's reader on a stretch.
 pub type MakeReader<'a> = dyn Fn(io::Take<File>) -> TraceReader<io::Take<File>> + Sync + 'a;
-
-/// Monitors the file at `path`, laid out as `layout`, with one worker per
-/// segment, and hands every event to `sink` in order, as [`super::run`]
-/// does (events without violations may come as one view of `1 + repeats`
-/// events of one name). `None`, having handed on nothing, when the file
-/// has a quote ([`scan`]). The plan has no future operator (its state is
-/// its summaries: see [`snapshots`]).
-pub fn run(
-    plan: &Plan,
-    path: &Path,
-    layout: &Layout,
-    reader: &MakeReader<'_>,
-    options: &MonitorOptions,
-    stop: &(dyn Fn() -> bool + Sync),
-    sink: &mut impl Sink,
-) -> Option<Outcome> {
-    let n = layout.warm.len();
-    let options = &for_monitors(options, 1);
-    let names = names(plan);
-    let steps = warm_steps(plan);
-    let steps = steps.as_deref();
-    let touches = &touch::Touches::of(plan);
-    // Set when the merger is done: the workers still reading stop.
-    let done = AtomicBool::new(false);
-    let stop = &|| stop() || done.load(Ordering::Relaxed);
-    std::thread::scope(|scope| {
-        let mut inbox: Vec<Receiver<Vec<Piece>>> = Vec::with_capacity(n);
-        for s in 0..n {
-            let (tx, rx) = channel();
-            inbox.push(rx);
-            let names = &names;
-            scope.spawn(move || {
-                let mut worker = match new_worker(plan, options) {
-                    Ok(w) => w,
-                    Err(stopped) => {
-                        let end = Piece::End {
-                            stopped: Some(stopped),
-                            worker: Box::new(None),
-                        };
-                        let _ = tx.send(vec![end]);
-                        return;
-                    }
-                };
-                if s > 0 {
-                    let len = layout.bounds[s] - layout.warm[s];
-                    let start = (range(path, layout.warm[s], len).ok())
-                        .and_then(|r| match steps {
-                            Some(steps) if layout.compact => {
-                                compact::warm_up(&mut worker, r, names, steps, touches, stop)
-                            }
-                            Some(steps) => skim::warm_up(&mut worker, r, names, steps, stop),
-                            None => direct::warm_up(&mut worker, reader(r), names, stop),
-                        })
-                        .and_then(|()| worker.snapshot());
-                    if tx.send(vec![Piece::Start(start)]).is_err() {
-                        return;
-                    }
-                }
-                // Pieces go in bunches: fewer wake-ups of the merger.
-                let mut bunch = Vec::new();
-                let send = |p: Piece| {
-                    let end = matches!(p, Piece::End { .. });
-                    bunch.push(p);
-                    if end || bunch.len() >= BUNCH {
-                        tx.send(std::mem::take(&mut bunch)).is_ok()
-                    } else {
-                        true
-                    }
-                };
-                direct::segment(worker, path, layout, s, reader, names, stop, send);
-            });
-        }
-        // The file is scanned for its lines (and quotes) while the workers
-        // start: nothing is handed on before.
-        let lines = match File::open(path).and_then(|f| scan(f, layout)) {
-            Ok(Some(lines)) => lines,
-            _ => {
-                done.store(true, Ordering::Relaxed);
-                return None;
-            }
-        };
-        let mut merger = Merge {
-            events: 0,
-            outcome: Outcome::default(),
-        };
-        // Segments after the first: taken, and stepped again.
-        let mut tally = (0, 0);
-        let mut truth: Option<Worker> = None;
-        for (s, rx) in inbox.into_iter().enumerate() {
-            let lines = lines[s];
-            let taken = s == 0 || {
-                let start = match rx.recv().map(|mut b| b.pop()) {
-                    Ok(Some(Piece::Start(Some(snap)))) => Some(snap),
-                    _ => None,
-                };
-                let here = truth.as_mut().and_then(Worker::snapshot);
-                matches!((start, here), (Some(a), Some(b)) if agree(&a, &b))
-            };
-            let mut go_on = true;
-            if s > 0 {
-                let (t, r) = &mut tally;
-                *if taken { t } else { r } += 1;
-            }
-            if taken {
-                truth = None;
-                'pieces: for bunch in rx.iter() {
-                    for piece in bunch {
-                        if !merger.piece(piece, lines, &mut truth, sink) {
-                            go_on = false;
-                            break 'pieces;
-                        }
-                    }
-                }
-            } else {
-                // The state did not agree: the monitor that holds the true
-                // state steps the segment itself.
-                drop(rx);
-                let Some(worker) = truth.take() else {
-                    break;
-                };
-                let to_merger = |p: Piece| {
-                    go_on = go_on && merger.piece(p, lines, &mut truth, sink);
-                    go_on
-                };
-                direct::segment(worker, path, layout, s, reader, &names, stop, to_merger);
-            }
-            if !go_on || merger.outcome.stopped.is_some() || truth.is_none() {
-                break;
-            }
-        }
-        done.store(true, Ordering::Relaxed);
-        merger.outcome.segments = Some(tally);
-        Some(merger.outcome)
-    })
-}
-
-fn new_worker(plan: &Plan, options: &MonitorOptions) -> Result<Worker, Stop> {
-    Worker::new(assign::whole(plan), options).map_err(|error| Stop::Refused {
-        line: 0,
-        error,
-        last: None,
-    })
-}
-
-fn agree(a: &[Snapshot], b: &[Snapshot]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.agrees(y))
-}
 
 /// Blocks of a file's start on which [`warm_up_agrees`] judges.
 pub const JUDGED_BLOCKS: usize = 4;

@@ -2,7 +2,7 @@
 //! with violations, its end) and how the merger hands them on in order
 //! (see [`super`]).
 
-use super::super::worker::Worker;
+use super::super::worker::{Work, Worker};
 use super::super::{Args, EventView, Outcome, Sink, Stop};
 use crate::runtime::Snapshot;
 
@@ -14,8 +14,13 @@ type Counts = Vec<(Option<u32>, Box<[u8]>, u64, u64)>;
 /// What a segment's worker hands the merger, in order.
 pub(super) enum Piece {
     /// Its state after the warm-up (`None`: it could not be taken, or the
-    /// warm-up failed).
-    Start(Option<Vec<Snapshot>>),
+    /// warm-up failed), and what its monitors had done before it (a
+    /// take-over's, whose monitor the merger already counted: see
+    /// [`super::cut`]).
+    Start {
+        state: Option<Vec<Snapshot>>,
+        before: Done,
+    },
     /// Events of the segment with no violation.
     Counts(Counts),
     /// An event with violations, on a line of the segment (the merger
@@ -128,10 +133,21 @@ impl<F: FnMut(Piece) -> bool> Sink for Pieces<F> {
     }
 }
 
+/// What a worker's monitors did: garbage collections and codes released,
+/// and their work.
+pub(super) type Done = ((u64, u64), Work);
+
+/// What `worker`'s monitors did so far.
+pub(super) fn done(worker: &Worker) -> Done {
+    (worker.gc(), worker.work())
+}
+
 /// The merger's side: events handed on so far.
 pub(super) struct Merge {
     pub(super) events: u64,
     pub(super) outcome: Outcome,
+    /// What the segment's worker had done before it, counted already.
+    pub(super) before: Done,
 }
 
 impl Merge {
@@ -145,7 +161,7 @@ impl Merge {
         sink: &mut impl Sink,
     ) -> bool {
         match piece {
-            Piece::Start(_) => true,
+            Piece::Start { .. } => true,
             Piece::Counts(counts) => {
                 for (index, name, n, line) in counts {
                     let mut v = view_of(self.events + 1, lines + line, &name, index);
@@ -177,9 +193,11 @@ impl Merge {
             Piece::End { stopped, worker } => {
                 *truth = *worker;
                 if let Some(w) = truth {
-                    let (c, r) = w.gc();
-                    self.outcome.gc = (self.outcome.gc.0 + c, self.outcome.gc.1 + r);
-                    self.outcome.work = self.outcome.work.plus(w.work());
+                    let ((c, r), work) = done(w);
+                    let ((c0, r0), work0) = std::mem::take(&mut self.before);
+                    let gc = &mut self.outcome.gc;
+                    *gc = (gc.0 + c.saturating_sub(c0), gc.1 + r.saturating_sub(r0));
+                    self.outcome.work = self.outcome.work.plus(work.minus(work0));
                 }
                 self.outcome.stopped = stopped.map(|s| s.shifted(lines));
                 self.outcome.stopped.is_none()

@@ -1,0 +1,124 @@
+//! Runs in time segments whose ends are taken over ([`super::cut`]), held
+//! so that every worker waits for the merger's decision on its segment:
+//! the take-overs do not depend on the threads' timing.
+
+use std::path::PathBuf;
+
+use super::{Layout, layout, layout_compact, run};
+use crate::parallel::tests::{ACCESS, busy, options, sequential};
+use crate::parallel::{EventView, Outcome};
+use crate::plan::compile_source;
+use crate::runtime::MonitorOptions;
+use crate::trace::TraceReader;
+
+/// A file holding `text`, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, text: &str) -> TempFile {
+        let path = std::env::temp_dir().join(format!("hindsight-{name}-{}.csv", std::process::id()));
+        std::fs::write(&path, text).expect("write");
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The run of `spec` over the file `file` laid out as `layout`: its
+/// violations (event number, property), its events and its outcome.
+fn held_run(spec: &str, file: &TempFile, mut layout: Layout) -> (Vec<(u64, usize)>, u64, Outcome) {
+    let (plan, _) = compile_source(spec).expect("well-formed");
+    layout.held = true;
+    let reader = |r| TraceReader::new(r, options());
+    let (mut out, mut events) = (Vec::new(), 0);
+    let outcome = run(
+        &plan,
+        &file.0,
+        &layout,
+        &reader,
+        &MonitorOptions::default(),
+        &|| false,
+        &mut |ev: &EventView<'_>, props: &[usize]| {
+            assert_eq!(ev.number, events + 1);
+            events += 1 + ev.repeats;
+            out.extend(props.iter().map(|&p| (ev.number, p)));
+            true
+        },
+    );
+    (out, events, outcome.expect("no quote"))
+}
+
+/// `trace`'s layout in `jobs` segments, whose warm-ups (and take-overs)
+/// skim or are compacted.
+fn layouts(trace: &str, jobs: usize) -> Vec<Layout> {
+    let size = trace.len() as u64;
+    let mut cursor = std::io::Cursor::new(trace.as_bytes());
+    let mut skimmed = layout(&mut cursor, size, jobs).expect("read").expect("a layout");
+    // What a skim of the `busy` trace costs: its logins, logouts, opens
+    // and closes are two thirds of its lines.
+    skimmed.take_over = 0.7;
+    let bounds: Vec<u64> = (0..=jobs as u64).map(|s| s * size / jobs as u64).collect();
+    let compacted = layout_compact(&mut cursor, &bounds).expect("read").expect("a layout");
+    vec![skimmed, compacted]
+}
+
+#[test]
+fn the_end_of_a_segment_is_taken_over_by_the_monitor_before_it() {
+    let trace = busy(10_000);
+    let lines = trace.lines().count() as u64;
+    let expected = sequential(ACCESS, &trace);
+    assert!(expected.len() > 100, "{}", expected.len());
+    let file = TempFile::new("take-over", &trace);
+    for layout in layouts(&trace, 2) {
+        let compact = layout.compact;
+        let (found, events, outcome) = held_run(ACCESS, &file, layout);
+        assert_eq!(found, expected, "compact {compact}");
+        assert_eq!(events, lines);
+        assert!(outcome.stopped.is_none(), "{:?}", outcome.stopped);
+        // The second segment, and its end, taken over at its start; with
+        // the cheaper compacted warm-ups, the end of that in turn (25,000
+        // lines cut at about 14,300, then the 10,700 left at 6,100).
+        let taken = if compact { 3 } else { 2 };
+        assert_eq!(outcome.segments, Some((taken, 0)), "compact {compact}");
+        // Every event stepped once by a segment, plus the warm-ups'.
+        let work = outcome.work;
+        assert!(work.delivered + work.ticks + work.skipped + work.at_once >= lines);
+    }
+}
+
+#[test]
+fn a_worker_stopped_at_the_cut_reports_the_error_after_it_where_it_is() {
+    // A record of the wrong arity in the last twentieth: after the cut.
+    let mut trace = busy(10_000);
+    let at = trace.lines().count() * 19 / 20;
+    let mut lines: Vec<&str> = trace.lines().collect();
+    lines.insert(at, "login,u1,u2");
+    trace = lines.join("\n") + "\n";
+    let file = TempFile::new("take-over-error", &trace);
+    let expected = sequential(ACCESS, &trace[..trace.find("login,u1,u2").expect("there")]);
+    for layout in layouts(&trace, 2) {
+        let (found, events, outcome) = held_run(ACCESS, &file, layout);
+        assert_eq!(found, expected);
+        assert_eq!(events, at as u64);
+        let stopped = format!("{:?}", outcome.stopped);
+        assert!(stopped.contains(&format!("line: {}", at + 1)), "{stopped}");
+        assert!(stopped.contains("Arity"), "{stopped}");
+    }
+}
+
+#[test]
+fn a_segment_whose_worker_is_near_its_end_is_not_cut() {
+    // Three segments of about 2,500 lines: too short to spare 4,096.
+    let trace = busy(3_000);
+    let file = TempFile::new("no-take-over", &trace);
+    let expected = sequential(ACCESS, &trace);
+    for layout in layouts(&trace, 3) {
+        let (found, _, outcome) = held_run(ACCESS, &file, layout);
+        assert_eq!(found, expected);
+        assert_eq!(outcome.segments, Some((2, 0)));
+    }
+}
