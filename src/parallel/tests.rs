@@ -281,8 +281,7 @@ fn segment_bounds_are_line_starts_with_the_lines_before_them() {
 /// A run of `spec` over `trace` in `jobs` time segments: its violations,
 /// events and `(taken, stepped again)` segments.
 fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64, (usize, usize)) {
-    use super::segments::{layout, run};
-    let (plan, _) = compile_source(spec).expect("well-formed");
+    use super::segments::layout;
     let path = std::env::temp_dir().join(format!(
         "hindsight-segments-{}-{jobs}-{}.csv",
         std::process::id(),
@@ -296,12 +295,31 @@ fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64,
     )
     .expect("read")
     .expect("a layout");
+    let (out, events, outcome) = laid_out(spec, &path, &l);
+    std::fs::remove_file(&path).expect("remove");
+    let outcome = outcome.expect("no quote");
+    assert!(outcome.stopped.is_none(), "{:?}", outcome.stopped);
+    (out, events, outcome.segments.expect("segments"))
+}
+
+pub(super) const ACCESS: &str = "prop access : Forall u . Forall f . access(u, f) -> \
+                      [login(u), logout(u)) & [open(f), close(f))";
+
+/// A run of `spec` over the file at `path` laid out as `layout`: its
+/// violations (event number, property), its events and its outcome
+/// (`None`: a quote).
+pub(super) fn laid_out(
+    spec: &str,
+    path: &std::path::Path,
+    layout: &super::segments::Layout,
+) -> (Vec<(u64, usize)>, u64, Option<super::Outcome>) {
+    let (plan, _) = compile_source(spec).expect("well-formed");
     let reader = |r| TraceReader::new(r, options());
     let (mut out, mut events) = (Vec::new(), 0);
-    let outcome = run(
+    let outcome = super::segments::run(
         &plan,
-        &path,
-        &l,
+        path,
+        layout,
         &reader,
         &MonitorOptions::default(),
         &|| false,
@@ -312,14 +330,8 @@ fn in_segments(spec: &str, trace: &str, jobs: usize) -> (Vec<(u64, usize)>, u64,
             true
         },
     );
-    std::fs::remove_file(&path).expect("remove");
-    let outcome = outcome.expect("no quote");
-    assert!(outcome.stopped.is_none(), "{:?}", outcome.stopped);
-    (out, events, outcome.segments.expect("segments"))
+    (out, events, outcome)
 }
-
-pub(super) const ACCESS: &str = "prop access : Forall u . Forall f . access(u, f) -> \
-                      [login(u), logout(u)) & [open(f), close(f))";
 
 /// Users `u1`-`u4` and files `f1`-`f3` in turn: every value is logged in
 /// or out, opened or closed, every few events.

@@ -4,12 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::{Layout, layout, layout_compact, run};
-use crate::parallel::tests::{ACCESS, busy, options, sequential};
-use crate::parallel::{EventView, Outcome};
-use crate::plan::compile_source;
-use crate::runtime::MonitorOptions;
-use crate::trace::TraceReader;
+use super::{Layout, layout, layout_compact};
+use crate::parallel::Outcome;
+use crate::parallel::tests::{ACCESS, busy, laid_out, sequential};
 
 /// A file holding `text`, removed when dropped.
 struct TempFile(PathBuf);
@@ -28,27 +25,11 @@ impl Drop for TempFile {
     }
 }
 
-/// The run of `spec` over the file `file` laid out as `layout`: its
+/// The run of `spec` over the file `file` laid out as `layout`, held: its
 /// violations (event number, property), its events and its outcome.
 fn held_run(spec: &str, file: &TempFile, mut layout: Layout) -> (Vec<(u64, usize)>, u64, Outcome) {
-    let (plan, _) = compile_source(spec).expect("well-formed");
     layout.held = true;
-    let reader = |r| TraceReader::new(r, options());
-    let (mut out, mut events) = (Vec::new(), 0);
-    let outcome = run(
-        &plan,
-        &file.0,
-        &layout,
-        &reader,
-        &MonitorOptions::default(),
-        &|| false,
-        &mut |ev: &EventView<'_>, props: &[usize]| {
-            assert_eq!(ev.number, events + 1);
-            events += 1 + ev.repeats;
-            out.extend(props.iter().map(|&p| (ev.number, p)));
-            true
-        },
-    );
+    let (out, events, outcome) = laid_out(spec, &file.0, &layout);
     (out, events, outcome.expect("no quote"))
 }
 
