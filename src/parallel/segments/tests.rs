@@ -49,7 +49,15 @@ fn layouts(trace: &str, jobs: usize) -> Vec<Layout> {
 
 #[test]
 fn the_end_of_a_segment_is_taken_over_by_the_monitor_before_it() {
-    let trace = busy(10_000);
+    // `fz` is open at the middle (the second segment's start) and closed
+    // soon after, before the cut: a take-over's warm-up, which starts from
+    // the true state, must step that close.
+    let busy = busy(10_000);
+    let mut lines: Vec<&str> = busy.lines().collect();
+    let middle = lines.len() / 2;
+    lines.insert(middle + 500, "close,fz");
+    lines.insert(middle - 100, "open,fz");
+    let trace = lines.join("\n") + "\n";
     let lines = trace.lines().count() as u64;
     let expected = sequential(ACCESS, &trace);
     assert!(expected.len() > 100, "{}", expected.len());
@@ -102,4 +110,33 @@ fn a_segment_whose_worker_is_near_its_end_is_not_cut() {
         assert_eq!(found, expected);
         assert_eq!(outcome.segments, Some((2, 0)));
     }
+}
+
+#[test]
+fn a_take_over_skims_where_the_sinces_read_older_events() {
+    // `(!r(x) | P s(x)) S t(x)`: the operand at an event depends on older
+    // ones, so warm-ups skim (no compaction), from the true state too.
+    let spec = "prop p : Forall x . q(x) -> ((!r(x) | P s(x)) S t(x))";
+    let mut trace = String::new();
+    for i in 0..20_000usize {
+        let x = i % 7;
+        trace.push_str(&format!("t,{x}\nq,{}\n", (i + 3) % 7));
+        if i % 5 == 0 {
+            trace.push_str(&format!("r,{}\n", (i + 5) % 7));
+        }
+        if i % 11 == 0 {
+            trace.push_str(&format!("s,{}\n", (i + 2) % 4));
+        }
+    }
+    let expected = sequential(spec, &trace);
+    assert!(expected.len() > 100, "{}", expected.len());
+    let file = TempFile::new("take-over-skim", &trace);
+    let size = trace.len() as u64;
+    let mut cursor = std::io::Cursor::new(trace.as_bytes());
+    let mut skimmed = layout(&mut cursor, size, 2).expect("read").expect("a layout");
+    skimmed.take_over = 0.6;
+    let (found, events, outcome) = held_run(spec, &file, skimmed);
+    assert_eq!(found, expected);
+    assert_eq!(events, trace.lines().count() as u64);
+    assert_eq!(outcome.segments, Some((2, 0)));
 }
