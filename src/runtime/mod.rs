@@ -19,6 +19,7 @@ mod error;
 mod evaluate;
 pub mod ids;
 pub mod kept;
+pub(crate) mod names;
 mod prop;
 pub mod time;
 mod tuples;
@@ -31,7 +32,6 @@ pub use witness::WitnessValue;
 
 use std::sync::Arc;
 
-use hashbrown::HashMap;
 
 use crate::bdd::{BddSpace, Package, Space};
 use crate::plan::Plan;
@@ -96,7 +96,7 @@ pub struct Monitor {
     /// summaries, not tables).
     space: Space,
     props: Vec<PropMonitor>,
-    arity: HashMap<Box<[u8]>, usize>,
+    arity: names::NameMap<usize>,
     events: u64,
     /// The last raw time stamp and the monitor's own clock (which never goes back).
     last_time: Option<(u64, u64)>,

@@ -17,6 +17,7 @@ use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
 use crate::parallel::{EventView, Sink, Stop};
 use crate::runtime::StepError;
+use crate::runtime::names::{FEW, find_few};
 use crate::trace::{EventRef, TraceError, TraceErrorKind, TraceReader};
 
 /// Events of a segment counted before the counts go to the merger.
@@ -31,7 +32,7 @@ pub(super) struct Lookup<'a> {
 
 impl<'a> Lookup<'a> {
     pub(super) fn new(names: &'a Names) -> Self {
-        let few = if names.len() <= 16 {
+        let few = if names.len() <= FEW {
             names.iter().map(|(n, &v)| (&**n, v)).collect()
         } else {
             Vec::new()
@@ -46,11 +47,7 @@ impl<'a> Lookup<'a> {
         if self.few.is_empty() {
             return self.names.get(name).copied();
         }
-        // Length and first byte first: most names differ there.
-        let first = name.first();
-        (self.few.iter())
-            .find(|(n, _)| n.len() == name.len() && n.first() == first && *n == name)
-            .map(|&(_, v)| v)
+        find_few(&self.few, name).copied()
     }
 }
 

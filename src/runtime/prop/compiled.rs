@@ -8,6 +8,7 @@ use hashbrown::HashMap;
 use super::{absorb, fuse, fuse_and, fuse_atom, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
+use crate::runtime::names::NameMap;
 use crate::runtime::time::Clock;
 use crate::runtime::witness::Guards;
 
@@ -33,7 +34,7 @@ pub struct CompiledProp {
     pub(super) bypass: restrict::Bypass,
     /// The atoms of each event name: every one, and those matched with
     /// point evaluation on (not the dropped twins).
-    pub(super) atoms_by_event: HashMap<Box<[u8]>, EventAtoms>,
+    pub(super) atoms_by_event: NameMap<EventAtoms>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
     /// Per node: whether it is an atom of distinct variables only (which
@@ -253,7 +254,7 @@ impl CompiledProp {
             kept_all,
             call_pairs,
             keeps_pre,
-            atoms_by_event,
+            atoms_by_event: atoms_by_event.into_iter().collect(),
             atom_nodes,
             plain_atom,
             cube_owner: cube_owners(&plan),
