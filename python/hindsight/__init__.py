@@ -114,7 +114,8 @@ def run(spec, trace, **options):
     Options, as ``hindsight run``'s: ``timed``, ``witness``, ``strict``,
     ``skip_bad_lines`` (with ``max_skipped``, the largest share of lines
     skipped, 0.1 by default), ``stop_at_first``, ``strict_time``, ``jobs``
-    (default: the number of cores, as the command line), ``end_of_trace``
+    (default: as the command line, the number of cores, but 1 for a trace
+    file under 256 KB), ``end_of_trace``
     (``"undecided"`` or ``"close"``).
 
     Raises SpecError for a specification that is not well-formed, and

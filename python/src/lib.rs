@@ -219,9 +219,14 @@ fn run(
     options.monitor.strict_time = strict_time;
     options.max_skipped = max_skipped;
     // The engine `hindsight run` would choose: the parallel one on a file,
-    // unless something needs the sequential one.
+    // unless something needs the sequential one; one thread by default on a
+    // small file.
     let sequential = witness || mfotl || strict || skip_bad_lines;
-    let jobs = jobs.unwrap_or(cores).max(1);
+    let default_jobs = match &input {
+        Input::File(p) if hindsight::session::small_trace(p) => 1,
+        _ => cores,
+    };
+    let jobs = jobs.unwrap_or(default_jobs).max(1);
     let parallel = jobs > 1 && !sequential && matches!(input, Input::File(_));
     options.jobs = if parallel { jobs } else { 1 };
     let source_ref = &source;

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use crate::report::OutputFormat;
 use crate::runtime::MonitorOptions;
+use crate::session::small_trace;
 use crate::session::{OnError, SessionOptions};
 use crate::trace::{TraceOptions, timed_by_name};
 
@@ -129,7 +130,8 @@ fn session_options(opts: &RunOptions, timed: bool, satisfactions: bool) -> Sessi
 /// ([`SessionOptions::sequential_only`]: satisfactions, a witness at one
 /// event, reading up to an event), an MFOTL specification
 /// (`mfotl`: its trace is read against the signature) unless its trace is
-/// a named file, which the session may cut into time segments. (With
+/// a named file, which the session may cut into time segments; a small
+/// trace file ([`crate::session::SMALL_TRACE_BYTES`]) unless `--jobs` is given. (With
 /// witnesses the session takes the sequential engine itself where the
 /// properties need it, and with `--timepoints` or MFOTL where the trace is
 /// a MonPoly log that time segments do not suit.)
@@ -161,7 +163,8 @@ fn engine(
     let mfotl_file =
         mfotl && trace.is_some() && session.witness_at.is_none() && session.until.is_none();
     let sequential_only = !mfotl_file && (session.sequential_only().is_some() || mfotl);
-    if jobs > 1 && file && !sequential_only {
+    let small = opts.jobs.is_none() && trace.is_some_and(small_trace);
+    if jobs > 1 && file && !sequential_only && !small {
         Engine::Parallel(jobs)
     } else {
         Engine::Sequential
@@ -176,6 +179,7 @@ mod tests {
 
     use super::*;
     use crate::cli::args::{Cli, Command};
+    use crate::session::SMALL_TRACE_BYTES;
 
     /// A trace file (a regular file, so that a parallel run applies), named
     /// `name`.
@@ -375,5 +379,69 @@ mod tests {
             engine(&["-j", "4", "s.qtl", "no-such-file.csv"]),
             Engine::Sequential
         );
+    }
+
+    /// The engine of `run s.qtl PATH`, with `args` before, on 4 cores.
+    fn engine_of(args: &[&str], path: &Path) -> Engine {
+        let path = path.to_str().expect("a UTF-8 path");
+        let tail = ["s.qtl", path];
+        let argv = ["hindsight", "run"].iter().chain(args).chain(&tail);
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        let Command::Run {
+            spec,
+            trace,
+            options,
+        } = cli.command
+        else {
+            panic!("not a run");
+        };
+        resolve(&spec, trace.as_deref(), &options, 4).engine
+    }
+
+    #[test]
+    fn a_small_file_takes_one_thread_unless_jobs_are_asked_for() {
+        let dir = std::env::temp_dir().join(format!("hindsight-small-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let write = |name: &str, head: &[u8], len: u64| {
+            let mut bytes = head.to_vec();
+            bytes.resize(usize::try_from(len).expect("fits"), b'\n');
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).expect("a trace file");
+            path
+        };
+        let under = write("under.csv", b"open,a\n", SMALL_TRACE_BYTES - 1);
+        let at = write("at.csv", b"open,a\n", SMALL_TRACE_BYTES);
+        // With the environment's HINDSIGHT_JOBS, `--jobs` is given.
+        if std::env::var_os("HINDSIGHT_JOBS").is_none() {
+            assert_eq!(engine_of(&[], &under), Engine::Sequential);
+        }
+        assert_eq!(engine_of(&["-j", "4"], &under), Engine::Parallel(4));
+        assert_eq!(engine_of(&["--jobs=2"], &under), Engine::Parallel(2));
+        assert_eq!(engine_of(&[], &at), Engine::Parallel(4));
+        // A compressed file counts sixteen times its size.
+        let sixteenth = SMALL_TRACE_BYTES / 16;
+        let gz_small = write("small.csv.gz", &[0x1f, 0x8b, 8, 0], sixteenth - 1);
+        let gz_large = write("large.csv.gz", &[0x1f, 0x8b, 8, 0], sixteenth);
+        let zst_large = write("large.csv.zst", &[0x28, 0xb5, 0x2f, 0xfd], sixteenth);
+        if std::env::var_os("HINDSIGHT_JOBS").is_none() {
+            assert_eq!(engine_of(&[], &gz_small), Engine::Sequential);
+        }
+        assert_eq!(engine_of(&[], &gz_large), Engine::Parallel(4));
+        assert_eq!(engine_of(&[], &zst_large), Engine::Parallel(4));
+        // Its session has one job too: no second thread reads ahead.
+        let argv = ["hindsight", "run", "s.qtl", under.to_str().expect("UTF-8")];
+        let Command::Run {
+            spec,
+            trace,
+            options,
+        } = Cli::try_parse_from(argv).expect("parses").command
+        else {
+            panic!("not a run");
+        };
+        let jobs = resolve(&spec, trace.as_deref(), &options, 4).session.jobs;
+        if std::env::var_os("HINDSIGHT_JOBS").is_none() {
+            assert_eq!(jobs, 1);
+        }
+        std::fs::remove_dir_all(&dir).expect("removed");
     }
 }

@@ -55,7 +55,7 @@ pub use crate::runtime::WitnessValue;
 pub use names::NameReport;
 #[cfg(feature = "cli")]
 pub(crate) use names::did_you_mean;
-pub use options::{EndOfTrace, OnError, SessionOptions};
+pub use options::{EndOfTrace, OnError, SMALL_TRACE_BYTES, SessionOptions, small_trace};
 pub use outcome::{BadLines, LoadError, Outcome, PropertyVerdict, RunError, Verdict, Warning};
 pub use read::{DEFAULT_MAX_SKIPPED, Misread, Skipped};
 pub use report::{Collect, Report};

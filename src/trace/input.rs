@@ -56,6 +56,18 @@ pub enum Compression {
     Zstd,
 }
 
+/// The compression of a stream whose first bytes (up to four) are `head`,
+/// by its magic number.
+pub fn compression_of(head: &[u8]) -> Compression {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if head == [0x28, 0xb5, 0x2f, 0xfd] {
+        Compression::Zstd
+    } else {
+        Compression::None
+    }
+}
+
 /// The decompressing reader, decided at the first read.
 enum Decoder<R: Read> {
     Pending(Option<R>),
@@ -97,12 +109,12 @@ impl<R: Read> Decoder<R> {
             pending,
             failed: false,
         };
-        *self = if head[..len].starts_with(&[0x1f, 0x8b]) {
-            Decoder::Gzip(Box::new(MultiGzDecoder::new(prefixed)))
-        } else if head[..len] == [0x28, 0xb5, 0x2f, 0xfd] {
-            Decoder::Zstd(Box::new(zstd::stream::read::Decoder::new(prefixed)?))
-        } else {
-            Decoder::Raw(prefixed)
+        *self = match compression_of(&head[..len]) {
+            Compression::Gzip => Decoder::Gzip(Box::new(MultiGzDecoder::new(prefixed))),
+            Compression::Zstd => {
+                Decoder::Zstd(Box::new(zstd::stream::read::Decoder::new(prefixed)?))
+            }
+            Compression::None => Decoder::Raw(prefixed),
         };
         Ok(())
     }

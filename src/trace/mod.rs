@@ -101,7 +101,7 @@ pub use diag::{MAX_TIME_DECIMALS, format_time};
 pub use error::{TraceError, TraceErrorKind};
 pub use event::EventRef;
 pub use fields::{FieldNames, TIME_FIELDS};
-pub use input::Compression;
+pub use input::{Compression, compression_of};
 pub use reader::{Resume, TimePoint, TraceReader};
 
 /// The format of a trace.
