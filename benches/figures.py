@@ -44,8 +44,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fmsd as fmsd_script  # noqa: E402  (its property list and reference parser)
 import table1 as table1_script  # noqa: E402  (its traces, rows and reference parser)
-from figlib import (SHARED, ROOT, WrongVerdict, build, commit, header, instr,  # noqa: E402
-                    instructions, load, log, mb, measure, ratio, secs, table)
+from figlib import (SHARED, ROOT, WrongVerdict, build, commit, header,  # noqa: E402
+                    host_check, instr, instructions, load, log, mb, measure, ratio, secs,
+                    table)
 
 FMSD = os.path.join(SHARED, "fmsd")
 MFODL = os.path.join(SHARED, "mfodl")
@@ -108,6 +109,12 @@ def generate(ctx, name, argv, source=None):
     return path
 
 
+def at_start(ctx):
+    """What a section says of the machine as it starts: the load average,
+    and the host check (figlib.host_check)."""
+    return f"Load average at the start: {load()}; host check: {host_check(ctx.bin)}"
+
+
 def count_lines(path):
     with open(path, "rb") as f:
         return sum(1 for _ in f)
@@ -117,6 +124,7 @@ def count_lines(path):
 
 def fmsd(ctx):
     """The FMSD suite: every property with each mode of FMSD_MODES."""
+    start = at_start(ctx)
     logname = "log-10k.csv" if ctx.quick else "log-100k.csv"
     ref = fmsd_script.reference(logname)
     rows, pending = [], []
@@ -145,12 +153,13 @@ def fmsd(ctx):
     return (f"### FMSD\n\nThe six properties of `../shared/bench/fmsd/*/spec.qtl` on "
             f"`{logname}`, `hindsight run --json [--jobs 1 | --witness] spec.qtl LOG`; every "
             f"run reports exactly the one violation, at the event given. Best and median of "
-            f"{ctx.runs} runs; instructions with the same options. Load average at the start: "
-            f"{load()}.\n\n" + table(head, rows, right=range(2, 9)))
+            f"{ctx.runs} runs; instructions with the same options. "
+            f"{start}.\n\n" + table(head, rows, right=range(2, 9)))
 
 
 def table1(ctx):
     """Table 1 of the rules paper, with the default options."""
+    start = at_start(ctx)
     traces = ["T1", "T4"] if ctx.quick else list(table1_script.TRACES)
     gen = os.path.join(SHARED, "gen_traces.py")
     paths = {t: generate(ctx, f"{t}.csv", [gen, *table1_script.TRACES[t]]) for t in traces}
@@ -181,8 +190,8 @@ def table1(ctx):
             "`../shared/bench/gen_traces.py` (the paper's parameters), `specs/telemetry.qtl` "
             "and `specs/spawning.qtl`, `hindsight run --json --prop NAME SPEC TRACE` (default "
             "`--jobs`); every trace has one violation, at its last event, and every run "
-            f"reports it. Best and median of {ctx.runs} runs. Load average at the start: "
-            f"{load()}.\n\n" + table(head, rows, right=range(2, 9)))
+            f"reports it. Best and median of {ctx.runs} runs. "
+            f"{start}.\n\n" + table(head, rows, right=range(2, 9)))
 
 
 def monpoly_reference():
@@ -198,6 +207,7 @@ def monpoly_reference():
 
 def mfodl(ctx):
     """resp and logins, hindsight and (with --monpoly) MonPoly side by side."""
+    start = at_start(ctx)
     ref = monpoly_reference()
     rows = []
     for name in ["resp", "logins"]:
@@ -235,7 +245,7 @@ def mfodl(ctx):
             "--sig X.sig X-100k.log` (default `--jobs`); every run's satisfactions are "
             "`X-100k.expected` (MonPoly's output) byte for byte. The reference is MonPoly's "
             f"best of 3 on a quiet machine (`REFERENCE.md`). Best and median of {ctx.runs} "
-            f"runs. Load average at the start: {load()}.\n\n"
+            f"runs. {start}.\n\n"
             + table(head, rows, right=range(2, 9)))
 
 
@@ -246,6 +256,7 @@ def timed_line(line):
 def mfotl_segments(ctx):
     """A MonPoly log long enough to be cut into time segments by default:
     `--jobs 1` against the default `--jobs` (2 here), same output."""
+    start = at_start(ctx)
     copies = 1 if ctx.quick else 5
     spec = [os.path.join(FMSD, "locks-basic", f"spec.{x}") for x in ("mfotl", "sig")]
     source = os.path.join(FMSD, "locks-basic", "log-10k.monpoly" if ctx.quick
@@ -291,8 +302,8 @@ def mfotl_segments(ctx):
             "into time segments by default, PARALLEL.md), "
             "`hindsight run [--negate|--json] --jobs=1|2 spec.mfotl --sig spec.sig LOG`; both "
             "print the same lines but for the timing. The runs alternate, "
-            f"{ctx.runs} pairs; instructions are summed over the threads. Load average at "
-            f"the start: {load()}.\n\n" + table(head, rows, right=range(1, 7)))
+            f"{ctx.runs} pairs; instructions are summed over the threads. "
+            f"{start}.\n\n" + table(head, rows, right=range(1, 7)))
 
 
 def violation_lines(out):
@@ -302,6 +313,7 @@ def violation_lines(out):
 
 def parallel(ctx):
     """`--jobs 2` against `--jobs 1` on gen_access.py logs of several shapes."""
+    start = at_start(ctx)
     events = 10_000 if ctx.quick else 2_000_000
     spec = os.path.join(FMSD, "access", "spec.qtl")
     gen = os.path.join(ROOT, "benches", "gen_access.py")
@@ -342,12 +354,13 @@ def parallel(ctx):
             "(one violation, at the last event), `hindsight run --json --jobs 1|2 "
             f"[--witness] spec.qtl LOG`. The two runs alternate, {ctx.runs} pairs; a pair's "
             "speed-up is its `--jobs 1` wall time over its `--jobs 2` one. Both print the "
-            f"same violation (and witness). Load average at the start: {load()}.\n\n"
+            f"same violation (and witness). {start}.\n\n"
             + table(head, rows, right=range(2, 7)))
 
 
 def readers(ctx):
     """The trace readers alone (examples/read_trace.rs), per format."""
+    start = at_start(ctx)
     logname = "log-10k" if ctx.quick else "log-100k"
     at = FMSD_AT[logname + ".csv"]
     for p in fmsd_script.PROPS:  # each MonPoly log gives its CSV twin's verdict
@@ -402,7 +415,7 @@ def readers(ctx):
             f"measured by the example (process start excluded); best and median of {ctx.runs} "
             "processes; MB/s of the decompressed text. Instructions: those of one reading "
             "(two readings less one, so without the process start). Every FMSD MonPoly log "
-            f"gives its CSV twin's violation. Load average at the start: {load()}.\n\n"
+            f"gives its CSV twin's violation. {start}.\n\n"
             + table(head, rows, right=range(2, 6)))
 
 
