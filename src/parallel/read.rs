@@ -11,7 +11,6 @@ use std::fmt;
 use std::io::Read;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
 #[cfg(feature = "cluster")]
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +18,7 @@ use super::Stop;
 use super::block::Block;
 use crate::plan::Plan;
 use crate::runtime::StepError;
+use crate::runtime::names::NameMap;
 use crate::trace::{TraceError, TraceReader};
 
 /// Spent blocks kept to be filled again (at most).
@@ -26,7 +26,7 @@ const MAX_SPARES: usize = 8;
 
 /// Per event name: its index in the plan's events (as routes number them)
 /// and its arity.
-pub type Names = HashMap<Box<[u8]>, (u32, usize)>;
+pub type Names = NameMap<(u32, usize)>;
 
 /// The [`Names`] of `plan`'s events.
 pub fn names(plan: &Plan) -> Names {

@@ -19,7 +19,7 @@ mod error;
 mod evaluate;
 pub mod ids;
 pub mod kept;
-pub(crate) mod names;
+pub mod names;
 mod prop;
 pub mod time;
 mod tuples;

@@ -1,18 +1,20 @@
-//! Maps keyed by event name, looked up at every event. A specification
-//! mentions a handful of event names, and for so few a scan that compares
-//! lengths and first bytes before the bytes finds a name in fewer
-//! instructions than hashing it (`check_arity` and the binding of an
-//! event each hashed its name: about 100 instructions an event apiece on
-//! the FMSD logs); past [`FEW`] names the map is a hash table.
+//! Maps keyed by event name, looked up at every event: the monitor's
+//! arity check and each property's atoms of a name, and the parallel
+//! core's names (the blocks a sliced run reads, time segments and their
+//! warm-ups). A specification mentions a handful of event names, and for
+//! so few a scan that compares lengths and first bytes before the bytes
+//! finds a name in fewer instructions than hashing it (the arity check and
+//! the binding each hashed the name: about 100 instructions an event
+//! apiece on the FMSD logs); past [`FEW`] names the map is a hash table.
 
 use hashbrown::HashMap;
 
 /// The most names a [`NameMap`] scans rather than hashes.
-pub(crate) const FEW: usize = 16;
+pub const FEW: usize = 16;
 
 /// A map from event names to `V` (see the [module](self)).
 #[derive(Clone, Debug)]
-pub(crate) struct NameMap<V> {
+pub struct NameMap<V> {
     /// The entries while they are [`FEW`] at most, else empty.
     few: Vec<(Box<[u8]>, V)>,
     /// The entries when they are more.
@@ -22,12 +24,18 @@ pub(crate) struct NameMap<V> {
 impl<V> NameMap<V> {
     /// The value of `name`, if it has one.
     #[inline(always)]
-    pub(crate) fn get(&self, name: &[u8]) -> Option<&V> {
+    pub fn get(&self, name: &[u8]) -> Option<&V> {
         if self.many.is_empty() {
             find_few(&self.few, name)
         } else {
             self.many.get(name)
         }
+    }
+}
+
+impl<V, const N: usize> From<[(Box<[u8]>, V); N]> for NameMap<V> {
+    fn from(entries: [(Box<[u8]>, V); N]) -> Self {
+        entries.into_iter().collect()
     }
 }
 
@@ -51,7 +59,7 @@ impl<V> FromIterator<(Box<[u8]>, V)> for NameMap<V> {
 /// The value of `name` among `few` entries, by a scan that compares
 /// lengths and first bytes before the bytes (most names differ there).
 #[inline(always)]
-pub(crate) fn find_few<'a, K: AsRef<[u8]>, V>(few: &'a [(K, V)], name: &[u8]) -> Option<&'a V> {
+fn find_few<'a, K: AsRef<[u8]>, V>(few: &'a [(K, V)], name: &[u8]) -> Option<&'a V> {
     let first = name.first();
     few.iter()
         .find(|(n, _)| {

@@ -32,7 +32,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use hashbrown::{HashMap, HashSet};
 
-use super::direct::Lookup;
 use super::skim::{each_line, trim};
 use super::touch::{Key, Touches};
 use crate::parallel::block::{Block, Ev};
@@ -111,7 +110,6 @@ pub fn population(
     called_off: &AtomicBool,
 ) -> io::Result<(f64, f64)> {
     let size = std::fs::metadata(path)?.len();
-    let lookup = Lookup::new(names);
     // Per key: whether its last toucher in the stretch clears it.
     let keys = |start: u64, len: u64| -> io::Result<HashMap<Key, bool>> {
         let mut bytes = Vec::new();
@@ -130,7 +128,7 @@ pub fn population(
             // The name first: most lines are no state events.
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());
-            let index = lookup.get(trim(&line[..name_end])).map_or(u32::MAX, |(i, _)| i);
+            let index = names.get(trim(&line[..name_end])).map_or(u32::MAX, |&(i, _)| i);
             if steps.get(index as usize) == Some(&true) {
                 touches.keys(index, &fields(line).1, &mut found);
                 out.extend(found.drain(..));
@@ -209,7 +207,7 @@ pub(super) fn warm_up(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
     let mut c = Compact {
-        names: Lookup::new(names),
+        names,
         steps,
         touches,
         place: Place { number: 0, line: 0 },
@@ -238,7 +236,7 @@ pub(super) fn warm_up(
 
 /// A compaction's state between records.
 struct Compact<'a> {
-    names: Lookup<'a>,
+    names: &'a Names,
     steps: &'a [bool],
     touches: &'a Touches,
     /// The last record read.
@@ -274,13 +272,13 @@ impl Compact<'_> {
         if place.number == 1 {
             self.end = None;
             let (name, args) = fields(record);
-            let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+            let index = self.names.get(name).map_or(u32::MAX, |&(i, _)| i);
             if let Some(set) = &mut self.set_before {
                 self.touches.may_set(index, &args, set);
             }
             return self.step(worker, place, record);
         }
-        let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+        let index = self.names.get(name).map_or(u32::MAX, |&(i, _)| i);
         if self.steps.get(index as usize) != Some(&true) {
             self.end = Some(place);
             return Some(());
@@ -308,7 +306,7 @@ impl Compact<'_> {
         let fields: Vec<(u32, Vec<&[u8]>)> = (order.iter())
             .map(|(_, record)| {
                 let (name, args) = fields(record);
-                let index = self.names.get(name).map_or(u32::MAX, |(i, _)| i);
+                let index = self.names.get(name).map_or(u32::MAX, |&(i, _)| i);
                 (index, args)
             })
             .collect();
@@ -338,7 +336,7 @@ impl Compact<'_> {
     /// Steps `worker` through `record`, read at `place`.
     fn step(&mut self, worker: &mut Worker, place: Place, record: &[u8]) -> Option<()> {
         let (name, args) = fields(record);
-        let (index, arity) = (self.names.get(name)).unwrap_or((u32::MAX, usize::MAX));
+        let (index, arity) = (self.names.get(name).copied()).unwrap_or((u32::MAX, usize::MAX));
         if index != u32::MAX && args.len() != arity {
             return None;
         }

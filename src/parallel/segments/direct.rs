@@ -17,44 +17,15 @@ use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
 use crate::parallel::{EventView, Sink, Stop};
 use crate::runtime::StepError;
-use crate::runtime::names::{FEW, find_few};
 use crate::trace::{EventRef, TraceError, TraceErrorKind, TraceReader};
 
 /// Events of a segment counted before the counts go to the merger.
 const FLUSH: u64 = 4096;
 
-/// The names of a plan's events with their indices and arities, looked
-/// up by comparing bytes while they are few (cheaper than hashing).
-pub(super) struct Lookup<'a> {
-    few: Vec<(&'a [u8], (u32, usize))>,
-    names: &'a Names,
-}
-
-impl<'a> Lookup<'a> {
-    pub(super) fn new(names: &'a Names) -> Self {
-        let few = if names.len() <= FEW {
-            names.iter().map(|(n, &v)| (&**n, v)).collect()
-        } else {
-            Vec::new()
-        };
-        Lookup { few, names }
-    }
-
-    // Always inlined: called for every event of a segment (out of line,
-    // 58 instructions an event more on the `gen_access.py` logs).
-    #[inline(always)]
-    pub(super) fn get(&self, name: &[u8]) -> Option<(u32, usize)> {
-        if self.few.is_empty() {
-            return self.names.get(name).copied();
-        }
-        find_few(&self.few, name).copied()
-    }
-}
-
 /// An event read: its name's index and arity in the plan, or why it is
 /// refused (another arity than the plan gives its name).
-fn known(names: &Lookup<'_>, event: &EventRef<'_>) -> Result<u32, Stop> {
-    let (name, expected) = (names.get(event.name)).unwrap_or((u32::MAX, event.arity()));
+fn known(names: &Names, event: &EventRef<'_>) -> Result<u32, Stop> {
+    let (name, expected) = (names.get(event.name).copied()).unwrap_or((u32::MAX, event.arity()));
     if expected == event.arity() {
         return Ok(name);
     }
@@ -108,7 +79,6 @@ pub(super) fn segment(
             return;
         }
     };
-    let names = &Lookup::new(names);
     let mut spare: Vec<&[u8]> = Vec::new();
     let mut out: Vec<(u64, usize)> = Vec::new();
     // The segment's events, numbered from 1; those counted since the
@@ -251,7 +221,6 @@ pub(super) fn warm_up(
     names: &Names,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
-    let names = &Lookup::new(names);
     let mut spare: Vec<&[u8]> = Vec::new();
     let mut out = Vec::new();
     let mut number = 0;

@@ -21,7 +21,6 @@ use std::io::{self, Read};
 
 use memchr::memchr_iter;
 
-use super::direct::Lookup;
 use crate::parallel::block::Ev;
 use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
@@ -42,7 +41,7 @@ pub(super) fn warm_up(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<()> {
     let mut skim = Skim {
-        names: Lookup::new(names),
+        names,
         steps,
         number: 0,
         line: 0,
@@ -105,7 +104,7 @@ pub(super) fn each_line(
 
 /// A skim's state between its records.
 struct Skim<'a> {
-    names: Lookup<'a>,
+    names: &'a Names,
     steps: &'a [bool],
     /// The events read, and the lines.
     number: u64,
@@ -130,7 +129,7 @@ impl Skim<'_> {
             // A blank line is no event; an empty name is refused.
             return (name_end == record.len()).then_some(());
         }
-        let (index, arity) = (self.names.get(name)).unwrap_or((u32::MAX, usize::MAX));
+        let (index, arity) = (self.names.get(name).copied()).unwrap_or((u32::MAX, usize::MAX));
         let step = self.number == 0 || self.steps.get(index as usize) == Some(&true);
         self.number += 1;
         if !step {
