@@ -195,9 +195,15 @@ mod tests {
     /// former spelling (the only thing two spellings may differ in). (With
     /// HINDSIGHT_JOBS set, every spelling reads it alike.)
     fn resolved(args: &[&str]) -> String {
-        let argv = std::iter::once("hindsight")
-            .chain(std::iter::once("run"))
-            .chain(args.iter().copied());
+        with_resolved(args, |mut r| {
+            r.target.note = None;
+            format!("{r:?}")
+        })
+    }
+
+    /// `f` of `hindsight run ARGS` resolved on 4 cores.
+    fn with_resolved<T>(args: &[&str], f: impl FnOnce(Resolved<'_>) -> T) -> T {
+        let argv = ["hindsight", "run"].iter().chain(args);
         let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{args:?}: {e}"));
         let Command::Run {
             spec,
@@ -207,9 +213,7 @@ mod tests {
         else {
             panic!("not a run");
         };
-        let mut r = resolve(&spec, trace.as_deref(), &options, 4);
-        r.target.note = None;
-        format!("{r:?}")
+        f(resolve(&spec, trace.as_deref(), &options, 4))
     }
 
     /// Asserts that every command line of `spellings` resolves as the first.
@@ -317,18 +321,7 @@ mod tests {
     fn the_engine_follows_the_request() {
         let t = trace_file("e.csv");
         let t = t.to_str().expect("a UTF-8 path");
-        let engine = |args: &[&str]| {
-            let cli = Cli::try_parse_from(["hindsight", "run"].iter().chain(args)).expect("parses");
-            let Command::Run {
-                spec,
-                trace,
-                options,
-            } = cli.command
-            else {
-                panic!("not a run");
-            };
-            resolve(&spec, trace.as_deref(), &options, 4).engine
-        };
+        let engine = |args: &[&str]| engine_and_jobs(args).0;
         assert_eq!(engine(&["-j", "4", "s.qtl", t]), Engine::Parallel(4));
         assert_eq!(
             engine(&["--output", "json", "-j", "4", "s.qtl", t]),
@@ -381,21 +374,17 @@ mod tests {
         );
     }
 
-    /// The engine of `run s.qtl PATH`, with `args` before, on 4 cores.
-    fn engine_of(args: &[&str], path: &Path) -> Engine {
+    /// The engine and the session's jobs of `hindsight run ARGS`, on 4
+    /// cores.
+    fn engine_and_jobs(args: &[&str]) -> (Engine, usize) {
+        with_resolved(args, |r| (r.engine, r.session.jobs))
+    }
+
+    /// The engine and jobs of `run ARGS s.qtl PATH`.
+    fn on_file(args: &[&str], path: &Path) -> (Engine, usize) {
         let path = path.to_str().expect("a UTF-8 path");
-        let tail = ["s.qtl", path];
-        let argv = ["hindsight", "run"].iter().chain(args).chain(&tail);
-        let cli = Cli::try_parse_from(argv).expect("parses");
-        let Command::Run {
-            spec,
-            trace,
-            options,
-        } = cli.command
-        else {
-            panic!("not a run");
-        };
-        resolve(&spec, trace.as_deref(), &options, 4).engine
+        let all: Vec<&str> = args.iter().copied().chain(["s.qtl", path]).collect();
+        engine_and_jobs(&all)
     }
 
     #[test]
@@ -411,37 +400,24 @@ mod tests {
         };
         let under = write("under.csv", b"open,a\n", SMALL_TRACE_BYTES - 1);
         let at = write("at.csv", b"open,a\n", SMALL_TRACE_BYTES);
-        // With the environment's HINDSIGHT_JOBS, `--jobs` is given.
+        // With the environment's HINDSIGHT_JOBS, `--jobs` is given. (One
+        // job: no second thread reads ahead either.)
         if std::env::var_os("HINDSIGHT_JOBS").is_none() {
-            assert_eq!(engine_of(&[], &under), Engine::Sequential);
+            assert_eq!(on_file(&[], &under), (Engine::Sequential, 1));
         }
-        assert_eq!(engine_of(&["-j", "4"], &under), Engine::Parallel(4));
-        assert_eq!(engine_of(&["--jobs=2"], &under), Engine::Parallel(2));
-        assert_eq!(engine_of(&[], &at), Engine::Parallel(4));
+        assert_eq!(on_file(&["-j", "4"], &under).0, Engine::Parallel(4));
+        assert_eq!(on_file(&["--jobs=2"], &under).0, Engine::Parallel(2));
+        assert_eq!(on_file(&[], &at).0, Engine::Parallel(4));
         // A compressed file counts sixteen times its size.
         let sixteenth = SMALL_TRACE_BYTES / 16;
         let gz_small = write("small.csv.gz", &[0x1f, 0x8b, 8, 0], sixteenth - 1);
         let gz_large = write("large.csv.gz", &[0x1f, 0x8b, 8, 0], sixteenth);
         let zst_large = write("large.csv.zst", &[0x28, 0xb5, 0x2f, 0xfd], sixteenth);
         if std::env::var_os("HINDSIGHT_JOBS").is_none() {
-            assert_eq!(engine_of(&[], &gz_small), Engine::Sequential);
+            assert_eq!(on_file(&[], &gz_small), (Engine::Sequential, 1));
         }
-        assert_eq!(engine_of(&[], &gz_large), Engine::Parallel(4));
-        assert_eq!(engine_of(&[], &zst_large), Engine::Parallel(4));
-        // Its session has one job too: no second thread reads ahead.
-        let argv = ["hindsight", "run", "s.qtl", under.to_str().expect("UTF-8")];
-        let Command::Run {
-            spec,
-            trace,
-            options,
-        } = Cli::try_parse_from(argv).expect("parses").command
-        else {
-            panic!("not a run");
-        };
-        let jobs = resolve(&spec, trace.as_deref(), &options, 4).session.jobs;
-        if std::env::var_os("HINDSIGHT_JOBS").is_none() {
-            assert_eq!(jobs, 1);
-        }
+        assert_eq!(on_file(&[], &gz_large).0, Engine::Parallel(4));
+        assert_eq!(on_file(&[], &zst_large).0, Engine::Parallel(4));
         std::fs::remove_dir_all(&dir).expect("removed");
     }
 }
