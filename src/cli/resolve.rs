@@ -13,8 +13,7 @@ use std::path::Path;
 
 use crate::report::OutputFormat;
 use crate::runtime::MonitorOptions;
-use crate::session::small_trace;
-use crate::session::{OnError, SessionOptions};
+use crate::session::{OnError, SessionOptions, small_trace};
 use crate::trace::{TraceOptions, timed_by_name};
 
 use super::args::RunOptions;

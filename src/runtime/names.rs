@@ -59,13 +59,10 @@ impl<V> FromIterator<(Box<[u8]>, V)> for NameMap<V> {
 /// The value of `name` among `few` entries, by a scan that compares
 /// lengths and first bytes before the bytes (most names differ there).
 #[inline(always)]
-fn find_few<'a, K: AsRef<[u8]>, V>(few: &'a [(K, V)], name: &[u8]) -> Option<&'a V> {
+fn find_few<'a, V>(few: &'a [(Box<[u8]>, V)], name: &[u8]) -> Option<&'a V> {
     let first = name.first();
-    few.iter()
-        .find(|(n, _)| {
-            let n = n.as_ref();
-            n.len() == name.len() && n.first() == first && n == name
-        })
+    (few.iter())
+        .find(|(n, _)| n.len() == name.len() && n.first() == first && **n == *name)
         .map(|(_, v)| v)
 }
 

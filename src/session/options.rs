@@ -137,7 +137,7 @@ impl Default for SessionOptions {
 /// Python package without `jobs=`): a second thread (slices, time
 /// segments, or reading ahead) costs about as much to start and to feed as
 /// it saves on so few events. On the FMSD logs of 10,000 events (100 to
-/// 160 KB) the default's two threads took 4% to 20% longer than `--jobs
+/// 160 KB) the default's two threads took 4% to 25% longer than `--jobs
 /// 1`; on their first 25,000 events (260 to 390 KB), as long or less.
 pub const SMALL_TRACE_BYTES: u64 = 256 << 10;
 
