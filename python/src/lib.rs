@@ -201,7 +201,6 @@ fn run(
         }
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mfotl = source.signature.is_some();
     let mut options = SessionOptions {
         witness,
         strict,
@@ -218,16 +217,18 @@ fn run(
         timed || matches!(&input, Input::File(p) if hindsight::trace::timed_by_name(p));
     options.monitor.strict_time = strict_time;
     options.max_skipped = max_skipped;
-    // The engine `hindsight run` would choose: the parallel one on a file,
-    // unless something needs the sequential one; one thread by default on a
-    // small file.
-    let sequential = witness || mfotl || strict || skip_bad_lines;
+    // The engine `hindsight run` would choose: the parallel one on a file
+    // (one thread by default on a small one), whose session takes the
+    // sequential engine itself where the options or the properties need it
+    // (a witness the violating event does not determine, `strict` or
+    // `stop_at_first` with future operators, a MonPoly log that time
+    // segments do not suit).
     let default_jobs = match &input {
         Input::File(p) if hindsight::session::small_trace(p) => 1,
         _ => cores,
     };
     let jobs = jobs.unwrap_or(default_jobs).max(1);
-    let parallel = jobs > 1 && !sequential && matches!(input, Input::File(_));
+    let parallel = jobs > 1 && matches!(input, Input::File(_));
     options.jobs = if parallel { jobs } else { 1 };
     let source_ref = &source;
     let ran = py.detach(move || {

@@ -36,6 +36,32 @@ def test_run_satisfied_and_sequential_or_parallel_alike():
     assert events(a) == events(b) and a.violations
 
 
+def test_witnesses_strict_and_skipped_lines_alike_on_one_or_two_jobs(tmp_path):
+    # Two jobs take the parallel engine on a file, whatever the options (its
+    # session steps sequentially where they need it): the same outcome.
+    lines = open(spec_path("file_access.csv")).read().splitlines()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines[:4] + ["read"] + lines[4:]) + "\n")
+    spec, trace = spec_path("file_access.qtl"), spec_path("file_access.csv")
+    for path, opts in [
+        (trace, {"witness": True}),
+        (trace, {"strict": True}),
+        (str(bad), {"skip_bad_lines": True, "max_skipped": 0.5}),
+    ]:
+        a = hindsight.run(spec, path, jobs=1, **opts)
+        b = hindsight.run(spec, path, jobs=2, **opts)
+        assert events(a) == events(b) == [
+            ("accessWhileOpen", 1),
+            ("accessWhileOpen", 5),
+            ("accessWhileOpen", 8),
+            ("noReopen", 9),
+            ("accessWhileOpen", 11),
+        ], opts
+        assert [v.witness for v in a.violations] == [v.witness for v in b.violations]
+        assert a.summary["skipped"] == b.summary["skipped"]
+    assert a.summary["skipped"] == 1
+
+
 def test_witness_and_time():
     o = hindsight.run(spec_path("file_access.qtl"), spec_path("file_access.csv"), witness=True)
     assert [v.witness for v in o.violations][:3] == [{"f": "cfg"}, {"f": "db"}, {"f": "cfg"}]
