@@ -18,6 +18,22 @@ use super::fields::time_kind;
 use super::input::Input;
 use super::{TraceError, TraceErrorKind as K};
 
+/// The high bit of every byte of a word.
+const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// The bytes of a word (eight bytes, little-endian) that may be a comma,
+/// a line end or a quote: the high bit of each such byte is set. A byte
+/// that is one is always flagged; a byte just above one may be flagged
+/// too (the borrow of the subtraction), so each flagged byte is looked at.
+#[inline(always)]
+fn specials(word: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    zero(word ^ (ONES * u64::from(b',')))
+        | zero(word ^ (ONES * u64::from(b'\n')))
+        | zero(word ^ (ONES * u64::from(b'"')))
+}
+
 /// Where the parser is, between two bytes of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -220,24 +236,41 @@ impl Csv {
             batch.begin();
             let mut start = 0;
             let mut newline = None;
-            // Records are short (tens of bytes): a plain loop beats a SIMD
-            // search started at every field.
-            for (k, &b) in available.iter().enumerate() {
-                match b {
-                    b',' => {
-                        self.push_span(batch, available, base, start..k, false);
-                        start = k + 1;
+            // Records are short (tens of bytes): rather than a SIMD search
+            // started at every field, eight bytes at a time are tested for
+            // the three that matter ([`specials`]), and each one found is
+            // looked at.
+            let mut word = 0;
+            'scan: loop {
+                let at = 8 * word;
+                let mut flags = match available.get(at..at + 8).and_then(|w| w.first_chunk::<8>()) {
+                    Some(w) => specials(u64::from_le_bytes(*w)),
+                    // The last few bytes: each is looked at.
+                    None if at < available.len() => {
+                        HIGH & ((1u64 << (8 * (available.len() - at))) - 1)
                     }
-                    b'\n' => {
-                        newline = Some(k);
-                        break;
+                    None => break,
+                };
+                while flags != 0 {
+                    let k = at + flags.trailing_zeros() as usize / 8;
+                    flags &= flags - 1;
+                    match available[k] {
+                        b',' => {
+                            self.push_span(batch, available, base, start..k, false);
+                            start = k + 1;
+                        }
+                        b'\n' => {
+                            newline = Some(k);
+                            break 'scan;
+                        }
+                        b'"' => {
+                            batch.abandon();
+                            return Ok(None);
+                        }
+                        _ => {}
                     }
-                    b'"' => {
-                        batch.abandon();
-                        return Ok(None);
-                    }
-                    _ => {}
                 }
+                word += 1;
             }
             let len = match newline {
                 Some(k) => k,

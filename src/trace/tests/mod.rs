@@ -483,3 +483,39 @@ fn time_stamp_error_columns() {
         (TraceErrorKind::BadTime, 1, None)
     );
 }
+
+#[test]
+fn fields_split_at_every_offset_of_a_word_beside_look_alike_bytes() {
+    // The in-place reader tests eight bytes at a time for `,`, `\n` and
+    // `"`, and may flag the byte just above one of them (`-`, `\v`, `#`,
+    // one more than each): every field length from 0 to 9 puts the commas
+    // and the line end at every offset of a word, beside such bytes.
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for (i, n) in (0..10usize)
+        .flat_map(|a| (0..10usize).map(move |b| (a, b)))
+        .enumerate()
+    {
+        let first = "-#".repeat(n.0).chars().take(n.0).collect::<String>();
+        let second = "#-\u{b}".repeat(n.1).chars().take(n.1).collect::<String>();
+        input.extend(format!("e{i},{first},{second}\n").bytes());
+        expected.push(ev(
+            &format!("e{i}"),
+            &[&first, &second],
+            0,
+            i as u64 + 1,
+            i as u64 + 1,
+        ));
+    }
+    assert_eq!(events(&input, PLAIN), expected);
+    // A quote in any place sends the record to the state machine.
+    let (evs, e) = read_all(b"a,b-c,#\"d\"\n-,\"x\"\n", opts(false, Format::Plain));
+    assert_eq!(e, None);
+    assert_eq!(
+        evs,
+        vec![
+            ev("a", &["b-c", "#\"d\""], 0, 1, 1),
+            ev("-", &["x"], 0, 2, 2)
+        ]
+    );
+}
