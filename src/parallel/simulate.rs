@@ -202,7 +202,7 @@ pub fn step_worker(routed: &Routed, options: &MonitorOptions) -> Result<WorkerSt
         last[u] = Some(ev.number + ev.repeats);
         input.fields_of(ev, &mut fields);
         let mut violations = 0;
-        step_once(route, m, entry.delivered, &fields, ev.time, |_| {
+        step_once(route, m, entry.delivered, &fields, ev, |_| {
             violations += 1
         })
         .and_then(|()| match ev.repeats {

@@ -196,7 +196,7 @@ impl Running {
         }
         let number = ev.number;
         let skipped = !delivered && route.skips(monitor);
-        step_once(route, monitor, delivered, fields, ev.time, |i| {
+        step_once(route, monitor, delivered, fields, ev, |i| {
             out.push((number, global[i]));
         })?;
         if skipped {
@@ -227,7 +227,7 @@ impl Running {
     }
 }
 
-/// Steps `monitor` through the event `fields` at `time`: as it is when
+/// Steps `monitor` through the event `fields` read as `ev`: as it is when
 /// `delivered`, else as a tick, or not at all when the unit may skip ticks
 /// (and has stepped an event before: see [`crate::plan::ticks`]). Calls
 /// `violated` with the index of each property violated at the event.
@@ -237,12 +237,12 @@ pub(super) fn step_once(
     monitor: &mut Monitor,
     delivered: bool,
     fields: &[&[u8]],
-    time: u64,
+    ev: &Ev,
     mut violated: impl FnMut(usize),
 ) -> Result<(), StepError> {
     let found = if delivered {
         // Blocks are read with the arity check ([`super::read`]).
-        monitor.step_arity_checked(fields[0], &fields[1..], time)?
+        monitor.step_arity_checked(ev.name, fields[0], &fields[1..], ev.time)?
     } else if route.skips(monitor) {
         // A skipped tick: violated where the step before was, for the
         // properties whose verdict at a tick is that one.
@@ -253,7 +253,7 @@ pub(super) fn step_once(
         }
         return Ok(());
     } else {
-        monitor.step_tick(time)?
+        monitor.step_tick(ev.time)?
     };
     for &i in found {
         violated(i);
@@ -287,7 +287,7 @@ pub(super) fn step_repeats(
         return Ok(true);
     }
     for k in 1..=n {
-        step_once(route, monitor, delivered, fields, ev.time, |i| {
+        step_once(route, monitor, delivered, fields, ev, |i| {
             violated(k, i)
         })?;
     }
@@ -307,7 +307,7 @@ fn step_delayed(
 ) -> Result<(), StepError> {
     for k in 0..=ev.repeats {
         if delivered {
-            monitor.step_arity_checked(fields[0], &fields[1..], ev.time)?;
+            monitor.step_arity_checked(ev.name, fields[0], &fields[1..], ev.time)?;
         } else {
             monitor.step_tick(ev.time)?;
         }

@@ -96,7 +96,9 @@ pub struct Monitor {
     /// summaries, not tables).
     space: Space,
     props: Vec<PropMonitor>,
-    arity: names::NameMap<usize>,
+    /// Per event name of the plan: its index in the plan's events and its
+    /// arity.
+    arity: names::NameMap<(u32, usize)>,
     events: u64,
     /// The last raw time stamp and the monitor's own clock (which never goes back).
     last_time: Option<(u64, u64)>,
@@ -146,10 +148,8 @@ impl Monitor {
     internal_item! {
         /// A monitor for a compiled plan.
         pub fn new(plan: Plan, options: MonitorOptions) -> Result<Monitor, StepError> {
-            let arity = plan
-                .events
-                .iter()
-                .map(|(e, &n)| (e.as_bytes().into(), n))
+            let arity = (plan.events.iter().enumerate())
+                .map(|(i, (e, &n))| (e.as_bytes().into(), (i as u32, n)))
                 .collect();
             // One space for all properties, over as many variables as the
             // widest needs.
@@ -166,7 +166,10 @@ impl Monitor {
             let props = plan
                 .props
                 .into_iter()
-                .map(|p| PropMonitor::new(Arc::new(CompiledProp::new(p)), prop_options, &mut space))
+                .map(|p| {
+                    let compiled = CompiledProp::with_events(p, &plan.events);
+                    PropMonitor::new(Arc::new(compiled), prop_options, &mut space)
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Monitor {
                 space,
@@ -216,7 +219,7 @@ impl Monitor {
 
     /// The arity the specification gives `name`, if it mentions it.
     pub fn arity_of(&self, name: &[u8]) -> Option<usize> {
-        self.arity.get(name).copied()
+        self.arity.get(name).map(|&(_, n)| n)
     }
 
     /// Number of events processed.
@@ -369,38 +372,50 @@ impl Monitor {
     /// exception is [`StepError::Eval`], a computation without a value
     /// (division by zero, ...): it stops the monitor.
     pub fn step(&mut self, name: &[u8], args: &[&[u8]], time: u64) -> Result<&[usize], StepError> {
-        self.step_checking(name, args, time, true)
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
+        let known = self.arity.get(name).copied();
+        let repeat = self.events > 0 && same_event(&self.last_event, name, args);
+        // A repeated event passed the arity check already.
+        if !repeat && let Some((_, expected)) = known {
+            check_arity(expected, name, args)?;
+        }
+        self.step_known(known.map_or(u32::MAX, |(i, _)| i), name, args, time, repeat)
     }
 
     /// [`Monitor::step`] of an event whose arity the caller has checked
-    /// against the plan's (a parallel run's blocks are read so), without
-    /// looking its name up again for that.
+    /// against the plan's, given with the index of its name in the plan's
+    /// events (`u32::MAX`: a name the plan does not know): a parallel
+    /// run's blocks are read so. Its name is not looked up again.
     pub fn step_arity_checked(
         &mut self,
+        event: u32,
         name: &[u8],
         args: &[&[u8]],
         time: u64,
-    ) -> Result<&[usize], StepError> {
-        self.step_checking(name, args, time, false)
-    }
-
-    fn step_checking(
-        &mut self,
-        name: &[u8],
-        args: &[&[u8]],
-        time: u64,
-        check: bool,
     ) -> Result<&[usize], StepError> {
         if let Some(e) = self.failure() {
             return Err(e);
         }
         let repeat = self.events > 0 && same_event(&self.last_event, name, args);
-        // A repeated event passed the arity check already.
-        if check && !repeat {
-            self.check_arity(name, args)?;
-        }
+        self.step_known(event, name, args, time, repeat)
+    }
+
+    /// A step of the event `name(args)`, whose name has the index `event`
+    /// in the plan's events, once it is known to be valid and whether it
+    /// repeats the last one.
+    #[inline(always)]
+    fn step_known(
+        &mut self,
+        event: u32,
+        name: &[u8],
+        args: &[&[u8]],
+        time: u64,
+        repeat: bool,
+    ) -> Result<&[usize], StepError> {
         let (tick, regressed) = self.tick(time)?;
-        self.bind_all(|p| p.bind_event(name, args, repeat))?;
+        self.bind_all(|p| p.bind_event_at(event, args, repeat))?;
         if !repeat {
             self.last_event.clear();
             for field in std::iter::once(name).chain(args.iter().copied()) {
@@ -482,12 +497,8 @@ impl Monitor {
     /// An error if the specification uses `name` with another arity.
     fn check_arity(&self, name: &[u8], args: &[&[u8]]) -> Result<(), StepError> {
         match self.arity.get(name) {
-            Some(&expected) if expected != args.len() => Err(StepError::Arity {
-                event: String::from_utf8_lossy(name).into_owned(),
-                expected,
-                found: args.len(),
-            }),
-            _ => Ok(()),
+            Some(&(_, expected)) => check_arity(expected, name, args),
+            None => Ok(()),
         }
     }
 
@@ -555,6 +566,18 @@ impl Monitor {
         self.stepped(time, tick, regressed);
         Ok(&self.violated)
     }
+}
+
+/// An error if an event `name(args)` has not the arity `expected`.
+fn check_arity(expected: usize, name: &[u8], args: &[&[u8]]) -> Result<(), StepError> {
+    if expected == args.len() {
+        return Ok(());
+    }
+    Err(StepError::Arity {
+        event: String::from_utf8_lossy(name).into_owned(),
+        expected,
+        found: args.len(),
+    })
 }
 
 /// The encoding of a tick in `last_event`: one empty field (the name).

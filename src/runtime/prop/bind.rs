@@ -12,14 +12,16 @@ use crate::runtime::StepError;
 use crate::runtime::ids::Code;
 
 impl PropMonitor {
-    /// Matches the event against the atoms of its name and enumerates the
+    /// Matches the event (by the index of its name: see
+    /// [`CompiledProp::with_events`](super::CompiledProp::with_events))
+    /// against the atoms of its name and enumerates the
     /// values bound to variables (widening code widths as needed; the BDDs
     /// follow in [`apply_growth`](Self::apply_growth)). Adds to the matches
     /// of the step's other events. On error, [`unbind`](Self::unbind) undoes
     /// the step's enumerations.
-    pub(super) fn bind(&mut self, name: &[u8], args: &[&[u8]]) -> Result<(), StepError> {
+    pub(super) fn bind(&mut self, event: u32, args: &[&[u8]]) -> Result<(), StepError> {
         let c = &*self.compiled;
-        let Some(atoms) = c.atoms_by_event.get(name) else {
+        let Some(atoms) = c.atoms_by_event.get(event as usize) else {
             return Ok(());
         };
         // Dropped twins are matched with point evaluation off only.

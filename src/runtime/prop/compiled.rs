@@ -3,6 +3,8 @@
 //! [`Arc`](std::sync::Arc) by every monitor of the property (one per slice of
 //! a parallel run, say); each monitor keeps its own state in its own BDD space.
 
+use std::collections::BTreeMap;
+
 use hashbrown::HashMap;
 
 use super::{absorb, fuse, fuse_and, fuse_atom, point, restrict, twins};
@@ -32,9 +34,13 @@ pub struct CompiledProp {
     pub(super) call_pairs: Vec<Vec<(BddVar, BddVar)>>,
     /// Quantifiers evaluated by restriction and the nodes skipped then.
     pub(super) bypass: restrict::Bypass,
-    /// The atoms of each event name: every one, and those matched with
-    /// point evaluation on (not the dropped twins).
-    pub(super) atoms_by_event: NameMap<EventAtoms>,
+    /// The atoms of each event, by the index of its name in the plan's
+    /// events (see [`CompiledProp::with_events`]): every one, and those
+    /// matched with point evaluation on (not the dropped twins).
+    pub(super) atoms_by_event: Vec<EventAtoms>,
+    /// The index in [`atoms_by_event`](Self::atoms_by_event) of each event
+    /// name the property's atoms mention.
+    pub(super) event_index: NameMap<u32>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
     /// Per node: whether it is an atom of distinct variables only (which
@@ -133,8 +139,18 @@ pub(super) enum Step {
 }
 
 impl CompiledProp {
-    /// Compiles `plan` for monitoring.
+    /// Compiles `plan` for monitoring on its own (tests).
+    #[cfg(test)]
     pub fn new(plan: PropPlan) -> CompiledProp {
+        CompiledProp::with_events(plan, &BTreeMap::new())
+    }
+
+    /// Compiles `plan` for monitoring beside the other properties of a
+    /// plan whose events are `events` (by name, in order: their indices
+    /// are those [`PropMonitor::bind_event_at`](super::PropMonitor::bind_event_at)
+    /// takes). An event the property mentions and `events` does not (none
+    /// in a plan's own events) gets an index past theirs.
+    pub fn with_events(plan: PropPlan, events: &BTreeMap<String, usize>) -> CompiledProp {
         let n = plan.nodes.len();
         let mut keeps_pre = vec![false; n];
         let mut atoms_by_event: HashMap<Box<[u8]>, EventAtoms> = HashMap::new();
@@ -229,6 +245,7 @@ impl CompiledProp {
             let point = atoms.all.iter().copied();
             atoms.point = point.filter(|&a| !twins.dropped[a] || seen(a)).collect();
         }
+        let (atoms_by_event, event_index) = by_index(atoms_by_event, events);
         let point_order: Vec<NodeIx> = (0..n)
             .filter(|&i| in_order[i] && point.needs_set[i] && !twins.dropped[i])
             .collect();
@@ -254,7 +271,8 @@ impl CompiledProp {
             kept_all,
             call_pairs,
             keeps_pre,
-            atoms_by_event: atoms_by_event.into_iter().collect(),
+            atoms_by_event,
+            event_index,
             atom_nodes,
             plain_atom,
             cube_owner: cube_owners(&plan),
@@ -358,6 +376,35 @@ const _: () = {
     let _ = assert_send_sync::<CompiledProp>;
 };
 
+/// The atoms of each event name laid out by the indices of `events` (the
+/// names `events` lacks after theirs, in order), and those indices by name.
+fn by_index(
+    atoms: HashMap<Box<[u8]>, EventAtoms>,
+    events: &BTreeMap<String, usize>,
+) -> (Vec<EventAtoms>, NameMap<u32>) {
+    let mut extra: Vec<&[u8]> = (atoms.keys())
+        .filter(|name| std::str::from_utf8(name).map_or(true, |n| !events.contains_key(n)))
+        .map(|name| &name[..])
+        .collect();
+    extra.sort_unstable();
+    let index: NameMap<u32> = (events.keys().map(|e| e.as_bytes()))
+        .chain(extra)
+        .enumerate()
+        .filter(|(_, name)| atoms.contains_key(*name))
+        .map(|(i, name)| (name.into(), i as u32))
+        .collect();
+    let mut laid = Vec::new();
+    for (name, atoms) in atoms {
+        let Some(&i) = index.get(&name) else { continue };
+        let i = i as usize;
+        if laid.len() <= i {
+            laid.resize_with(i + 1, EventAtoms::default);
+        }
+        laid[i] = atoms;
+    }
+    (laid, index)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{CompiledProp, Step};
@@ -393,5 +440,29 @@ mod tests {
         // second interval is its twin, and its `@` is read at the matches
         // of `acq(t2,l1)` only, renamed from the first's: see `twins`).
         assert_eq!((prevs, sinces), (2, 2));
+    }
+
+    #[test]
+    fn atoms_are_laid_out_by_the_plans_event_indices() {
+        let (plan, _) = compile_source(
+            "prop a : Forall x . q(x) -> P p(x)
+             prop b : Forall y . r(y) -> ! s(y)",
+        )
+        .expect("compiles");
+        // The plan's events in order: p 0, q 1, r 2, s 3.
+        let events = plan.events.clone();
+        let mut props = plan.props.into_iter();
+        let a = CompiledProp::with_events(props.next().expect("a"), &events);
+        let b = CompiledProp::with_events(props.next().expect("b"), &events);
+        let index = |c: &CompiledProp, n: &str| c.event_index.get(n.as_bytes()).copied();
+        assert_eq!((index(&a, "p"), index(&a, "q"), index(&a, "r")), (Some(0), Some(1), None));
+        assert_eq!((index(&b, "r"), index(&b, "s"), index(&b, "p")), (Some(2), Some(3), None));
+        // Property b has no atoms at p's and q's indices, one at r's and s's.
+        let count = |c: &CompiledProp, i: usize| c.atoms_by_event.get(i).map_or(0, |e| e.all.len());
+        assert_eq!((0..5).map(|i| count(&b, i)).collect::<Vec<_>>(), [0, 0, 1, 1, 0]);
+        // On its own, a property numbers its own events.
+        let (plan, _) = compile_source("prop b : Forall y . r(y) -> ! s(y)").expect("compiles");
+        let alone = CompiledProp::new(plan.props.into_iter().next().expect("b"));
+        assert_eq!((index(&alone, "r"), index(&alone, "s")), (Some(0), Some(1)));
     }
 }

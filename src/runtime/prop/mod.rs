@@ -129,7 +129,23 @@ impl PropMonitor {
         &self.compiled.plan
     }
 
-    /// The first phase of a step: binds the event, changing nothing but
+    /// [`bind_event_at`](Self::bind_event_at) of an event by its name
+    /// (tests).
+    #[inline]
+    #[cfg(test)]
+    pub(crate) fn bind_event(
+        &mut self,
+        name: &[u8],
+        args: &[&[u8]],
+        repeat: bool,
+    ) -> Result<(), StepError> {
+        let event = self.compiled.event_index.get(name).copied();
+        self.bind_event_at(event.unwrap_or(u32::MAX), args, repeat)
+    }
+
+    /// The first phase of a step: binds the event (by the index of its
+    /// name in the plan's events, `u32::MAX` for a name it does not know:
+    /// see [`CompiledProp::with_events`]), changing nothing but
     /// the enumerations (undone by [`refuse`](Self::refuse) on error).
     ///
     /// `repeat` says that the event is the same as the previous one (name and
@@ -139,9 +155,9 @@ impl PropMonitor {
     /// unchanged again and the verdict is the previous one. Such an event
     /// costs no BDD work at all.
     #[inline]
-    pub(crate) fn bind_event(
+    pub(crate) fn bind_event_at(
         &mut self,
-        name: &[u8],
+        event: u32,
         args: &[&[u8]],
         repeat: bool,
     ) -> Result<(), StepError> {
@@ -154,7 +170,7 @@ impl PropMonitor {
             return Ok(());
         }
         self.scratch.binding.clear();
-        self.bind(name, args)
+        self.bind(event, args)
     }
 
     /// Whether the same event again would be a no-op here: the summaries
@@ -181,7 +197,8 @@ impl PropMonitor {
     pub(crate) fn bind_set(&mut self, events: &[(&[u8], &[&[u8]])]) -> Result<(), StepError> {
         self.scratch.binding.clear();
         for &(name, args) in events {
-            self.bind(name, args)?;
+            let event = self.compiled.event_index.get(name).copied();
+            self.bind(event.unwrap_or(u32::MAX), args)?;
         }
         Ok(())
     }
