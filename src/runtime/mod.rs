@@ -107,6 +107,11 @@ pub struct Monitor {
     violated: Vec<usize>,
     /// The previous event, each field as its length (8 bytes) and bytes.
     last_event: Vec<u8>,
+    /// The index of the previous event's name in the plan's events
+    /// (`u32::MAX`: a name it does not know), while `last_event` holds
+    /// it: a step of another index repeats nothing, and its bytes are not
+    /// compared.
+    last_index: u32,
     /// With a property that has future operators: the decisions of the
     /// steps not every property has decided yet.
     delayed: Option<delayed::Table>,
@@ -181,6 +186,7 @@ impl Monitor {
                 time_regressions: 0,
                 violated: Vec::new(),
                 last_event: Vec::new(),
+                last_index: u32::MAX,
                 delayed: None,
                 step_clock: false,
             })
@@ -376,12 +382,13 @@ impl Monitor {
             return Err(e);
         }
         let known = self.arity.get(name).copied();
-        let repeat = self.events > 0 && same_event(&self.last_event, name, args);
+        let event = known.map_or(u32::MAX, |(i, _)| i);
+        let repeat = self.repeats(event, name, args);
         // A repeated event passed the arity check already.
         if !repeat && let Some((_, expected)) = known {
             check_arity(expected, name, args)?;
         }
-        self.step_known(known.map_or(u32::MAX, |(i, _)| i), name, args, time, repeat)
+        self.step_known(event, name, args, time, repeat)
     }
 
     /// [`Monitor::step`] of an event whose arity the caller has checked
@@ -398,8 +405,15 @@ impl Monitor {
         if let Some(e) = self.failure() {
             return Err(e);
         }
-        let repeat = self.events > 0 && same_event(&self.last_event, name, args);
+        let repeat = self.repeats(event, name, args);
         self.step_known(event, name, args, time, repeat)
+    }
+
+    /// Whether the event `name(args)`, whose name has the index `event` in
+    /// the plan's events, is the previous one again.
+    #[inline(always)]
+    fn repeats(&self, event: u32, name: &[u8], args: &[&[u8]]) -> bool {
+        self.events > 0 && self.last_index == event && same_event(&self.last_event, name, args)
     }
 
     /// A step of the event `name(args)`, whose name has the index `event`
@@ -417,6 +431,7 @@ impl Monitor {
         let (tick, regressed) = self.tick(time)?;
         self.bind_all(|p| p.bind_event_at(event, args, repeat))?;
         if !repeat {
+            self.last_index = event;
             self.last_event.clear();
             for field in std::iter::once(name).chain(args.iter().copied()) {
                 self.last_event
