@@ -113,6 +113,9 @@ pub struct Monitor {
     /// it: a step of another index repeats nothing, and its bytes are not
     /// compared.
     last_index: u32,
+    /// The indices of a time-point's event names in the plan's events
+    /// (room kept from step to step).
+    set_events: Vec<u32>,
     /// With a property that has future operators: the decisions of the
     /// steps not every property has decided yet.
     delayed: Option<delayed::Table>,
@@ -188,6 +191,7 @@ impl Monitor {
                 violated: Vec::new(),
                 last_event: Vec::new(),
                 last_index: u32::MAX,
+                set_events: Vec::new(),
                 delayed: None,
                 step_clock: false,
             })

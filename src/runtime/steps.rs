@@ -6,14 +6,6 @@ use super::time::Tick;
 use super::{Monitor, StepError};
 
 impl Monitor {
-    /// An error if the specification uses `name` with another arity.
-    pub(super) fn check_arity(&self, name: &[u8], args: &[&[u8]]) -> Result<(), StepError> {
-        match self.arity.get(name) {
-            Some(&(_, expected)) => check_arity(expected, name, args),
-            None => Ok(()),
-        }
-    }
-
     /// The tick of a step at raw time `time` on the monitor's clock (which
     /// never goes back), and whether `time` is smaller than the previous one
     /// (an error with strict time).
@@ -53,10 +45,15 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
+        self.set_events.clear();
         for (name, args) in events {
-            self.check_arity(name, args)?;
+            let known = self.arity.get(*name).copied();
+            if let Some((_, expected)) = known {
+                check_arity(expected, name, args)?;
+            }
+            self.set_events.push(known.map_or(u32::MAX, |(i, _)| i));
         }
-        self.step_set_typed(events, time)
+        self.step_set_at(events, time)
     }
 
     /// [`step_set`](Self::step_set) of events whose arities are known to be
@@ -67,11 +64,29 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
+        self.set_events.clear();
+        for (name, _) in events {
+            let known = self.arity.get(*name);
+            self.set_events.push(known.map_or(u32::MAX, |&(i, _)| i));
+        }
+        self.step_set_at(events, time)
+    }
+
+    /// The step of a time-point whose events' names were looked up once
+    /// for every property, into `set_events`.
+    fn step_set_at(
+        &mut self,
+        events: &[(&[u8], &[&[u8]])],
+        time: u64,
+    ) -> Result<&[usize], StepError> {
         if let Some(e) = self.failure() {
             return Err(e);
         }
         let (tick, regressed) = self.tick(time)?;
-        self.bind_all(|p| p.bind_set(events))?;
+        let indices = std::mem::take(&mut self.set_events);
+        let bound = self.bind_all(|p| p.bind_set(&indices, events));
+        self.set_events = indices;
+        bound?;
         // The next single event is never a repeat of a set.
         self.last_event.clear();
         self.evaluate_all(tick)?;

@@ -39,7 +39,9 @@ pub struct CompiledProp {
     /// matched with point evaluation on (not the dropped twins).
     pub(super) atoms_by_event: Vec<EventAtoms>,
     /// The index in [`atoms_by_event`](Self::atoms_by_event) of each event
-    /// name the property's atoms mention.
+    /// name the property's atoms mention (the monitor looks names up
+    /// once for all its properties; tests bind events by name).
+    #[cfg(test)]
     pub(super) event_index: NameMap<u32>,
     /// Every atom.
     pub(super) atom_nodes: Vec<NodeIx>,
@@ -245,6 +247,7 @@ impl CompiledProp {
             let point = atoms.all.iter().copied();
             atoms.point = point.filter(|&a| !twins.dropped[a] || seen(a)).collect();
         }
+        #[cfg_attr(not(test), allow(unused_variables))]
         let (atoms_by_event, event_index) = by_index(atoms_by_event, events);
         let point_order: Vec<NodeIx> = (0..n)
             .filter(|&i| in_order[i] && point.needs_set[i] && !twins.dropped[i])
@@ -272,6 +275,7 @@ impl CompiledProp {
             call_pairs,
             keeps_pre,
             atoms_by_event,
+            #[cfg(test)]
             event_index,
             atom_nodes,
             plain_atom,

@@ -193,12 +193,16 @@ impl PropMonitor {
 
     /// The first phase of a step at which every event of `events` holds (a
     /// time-point of several events): each atom's value is the union of its
-    /// matches with the events.
-    pub(crate) fn bind_set(&mut self, events: &[(&[u8], &[&[u8]])]) -> Result<(), StepError> {
+    /// matches with the events. `indices` holds the index of each event's
+    /// name in the plan's events, as for [`bind_event_at`](Self::bind_event_at).
+    pub(crate) fn bind_set(
+        &mut self,
+        indices: &[u32],
+        events: &[(&[u8], &[&[u8]])],
+    ) -> Result<(), StepError> {
         self.scratch.binding.clear();
-        for &(name, args) in events {
-            let event = self.compiled.event_index.get(name).copied();
-            self.bind(event.unwrap_or(u32::MAX), args)?;
+        for (&event, &(_, args)) in indices.iter().zip(events) {
+            self.bind(event, args)?;
         }
         Ok(())
     }
