@@ -47,7 +47,7 @@ impl Monitor {
     ) -> Result<&[usize], StepError> {
         self.set_events.clear();
         for (name, args) in events {
-            let known = self.arity.get(*name).copied();
+            let known = self.arity.get(name).copied();
             if let Some((_, expected)) = known {
                 check_arity(expected, name, args)?;
             }
@@ -66,7 +66,7 @@ impl Monitor {
     ) -> Result<&[usize], StepError> {
         self.set_events.clear();
         for (name, _) in events {
-            let known = self.arity.get(*name);
+            let known = self.arity.get(name);
             self.set_events.push(known.map_or(u32::MAX, |&(i, _)| i));
         }
         self.step_set_at(events, time)
