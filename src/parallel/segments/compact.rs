@@ -120,7 +120,7 @@ pub fn population(
             lines.next();
         }
         let mut out = HashMap::new();
-        let mut found = Vec::new();
+        let (mut found, mut args) = (Vec::new(), Vec::new());
         for (k, line) in lines.enumerate() {
             if k % 4096 == 0 && called_off.load(Ordering::Relaxed) {
                 return Err(io::ErrorKind::Interrupted.into());
@@ -130,7 +130,9 @@ pub fn population(
             let name_end = line.iter().position(|&b| b == b',').unwrap_or(line.len());
             let index = names.get(trim(&line[..name_end])).map_or(u32::MAX, |&(i, _)| i);
             if steps.get(index as usize) == Some(&true) {
-                touches.keys(index, &fields(line).1, &mut found);
+                args.clear();
+                push_fields(line, &mut args);
+                touches.keys(index, &args[1..], &mut found);
                 out.extend(found.drain(..));
             }
         }
@@ -271,10 +273,11 @@ impl Compact<'_> {
         let place = self.place;
         if place.number == 1 {
             self.end = None;
-            let (name, args) = fields(record);
-            let index = self.names.get(name).map_or(u32::MAX, |&(i, _)| i);
+            let mut fields = Vec::with_capacity(4);
+            push_fields(record, &mut fields);
+            let index = self.names.get(fields[0]).map_or(u32::MAX, |&(i, _)| i);
             if let Some(set) = &mut self.set_before {
-                self.touches.may_set(index, &args, set);
+                self.touches.may_set(index, &fields[1..], set);
             }
             return self.step(worker, place, record);
         }
@@ -301,21 +304,32 @@ impl Compact<'_> {
     /// Those that later ones override are not stepped ([`Touches`]).
     fn flush(&mut self, worker: &mut Worker) -> Option<()> {
         let last = std::mem::take(&mut self.last);
-        let mut order: Vec<(Place, &[u8])> = last.iter().map(|(r, &at)| (at, &**r)).collect();
-        order.sort_unstable_by_key(|(p, _)| p.number);
-        let fields: Vec<(u32, Vec<&[u8]>)> = (order.iter())
-            .map(|(_, record)| {
-                let (name, args) = fields(record);
-                let index = self.names.get(name).map_or(u32::MAX, |&(i, _)| i);
-                (index, args)
-            })
+        let kept: Vec<(&[u8], Place)> = last.iter().map(|(r, &at)| (&**r, at)).collect();
+        // In the order they came: their numbers, sorted with their places
+        // in `kept` (lighter to move than the records).
+        let mut order: Vec<(u64, u32)> = (kept.iter().enumerate())
+            .map(|(k, (_, at))| (at.number, k as u32))
             .collect();
-        let needed = self.touches.needed(&fields, self.set_before.as_ref());
+        order.sort_unstable();
+        // Each record's fields (name, then arguments), read once, one
+        // record after the other in `flat`.
+        let mut flat: Vec<&[u8]> = Vec::with_capacity(4 * order.len());
+        let mut spans = Vec::with_capacity(order.len());
+        for &(_, k) in &order {
+            let start = flat.len();
+            push_fields(kept[k as usize].0, &mut flat);
+            let known = self.names.get(flat[start]).copied();
+            spans.push((known.unwrap_or((u32::MAX, 0)), start, flat.len()));
+        }
+        let records: Vec<(u32, &[&[u8]])> =
+            (spans.iter()).map(|&((index, _), start, end)| (index, &flat[start + 1..end])).collect();
+        let needed = self.touches.needed(&records, self.set_before.as_ref());
         self.set_before = None;
         // The first event was stepped as it was read.
-        for (k, (place, record)) in order.into_iter().enumerate() {
-            if place.number > 1 && needed[k] {
-                self.step(worker, place, record)?;
+        for (k, &(number, at)) in order.iter().enumerate() {
+            if number > 1 && needed[k] {
+                let (known, start, end) = spans[k];
+                self.step_fields(worker, kept[at as usize].1, known, &flat[start..end])?;
             }
         }
         Some(())
@@ -335,28 +349,41 @@ impl Compact<'_> {
 
     /// Steps `worker` through `record`, read at `place`.
     fn step(&mut self, worker: &mut Worker, place: Place, record: &[u8]) -> Option<()> {
-        let (name, args) = fields(record);
-        let (index, arity) = (self.names.get(name).copied()).unwrap_or((u32::MAX, usize::MAX));
-        if index != u32::MAX && args.len() != arity {
+        let mut fields = Vec::with_capacity(4);
+        push_fields(record, &mut fields);
+        let known = self.names.get(fields[0]).copied();
+        self.step_fields(worker, place, known.unwrap_or((u32::MAX, 0)), &fields)
+    }
+
+    /// Steps `worker` through the record of `fields` (name, then
+    /// arguments), read at `place`, whose name has the index `index` in
+    /// the plan's events (`u32::MAX`: none) and the arity `arity` there:
+    /// `None` for a record of another arity.
+    fn step_fields(
+        &mut self,
+        worker: &mut Worker,
+        place: Place,
+        (index, arity): (u32, usize),
+        fields: &[&[u8]],
+    ) -> Option<()> {
+        if index != u32::MAX && fields.len() - 1 != arity {
             return None;
         }
-        let mut fields = args;
-        fields.insert(0, name);
         let ev = Ev::single(place.number, place.line, 0, index, 0);
-        let stepped = worker.step_event(&ev, &fields, &mut self.out);
+        let stepped = worker.step_event(&ev, fields, &mut self.out);
         self.out.clear();
         stepped.ok()
     }
 }
 
-/// A record's name and arguments (a line without its end), as the CSV
-/// reader reads them: trimmed of spaces and tabs, and of a CRLF's `\r`.
-fn fields(record: &[u8]) -> (&[u8], Vec<&[u8]>) {
+/// Pushes a record's name and arguments (a line without its end) onto
+/// `out`, as the CSV reader reads them: trimmed of spaces and tabs, and
+/// of a CRLF's `\r`.
+fn push_fields<'r>(record: &'r [u8], out: &mut Vec<&'r [u8]>) {
     let record = record.strip_suffix(b"\r").unwrap_or(record);
     let name_end = (record.iter().position(|&b| b == b',')).unwrap_or(record.len());
-    let mut args = Vec::with_capacity(4);
+    out.push(trim(&record[..name_end]));
     if name_end < record.len() {
-        args.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
+        out.extend(record[name_end + 1..].split(|&b| b == b',').map(trim));
     }
-    (trim(&record[..name_end]), args)
 }

@@ -195,7 +195,7 @@ impl Touches {
     /// at again.
     pub(super) fn needed(
         &self,
-        records: &[(u32, Vec<&[u8]>)],
+        records: &[(u32, &[&[u8]])],
         set_before: Option<&HashSet<Key>>,
     ) -> Vec<bool> {
         let mut touched: HashSet<Key> = HashSet::new();
@@ -340,6 +340,7 @@ mod tests {
             set
         });
         let records: Vec<(u32, Vec<&[u8]>)> = records.iter().map(|&r| record(r)).collect();
+        let records: Vec<(u32, &[&[u8]])> = records.iter().map(|(n, a)| (*n, &a[..])).collect();
         touches.needed(&records, set_before.as_ref())
     }
 
