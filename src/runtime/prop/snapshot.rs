@@ -146,45 +146,20 @@ impl PropSnapshot {
     /// give the same verdicts on any continuation of the trace), checking at
     /// most `budget` tuples; `false` when unsure.
     pub(crate) fn agrees(&self, other: &PropSnapshot, budget: &mut u64) -> bool {
-        self.first == other.first
-            && self.kept.len() == other.kept.len()
-            && self.values.len() == other.values.len()
-            && self.covered_by(other, budget)
-            && other.covered_by(self, budget)
+        if self.first != other.first
+            || self.kept.len() != other.kept.len()
+            || self.values.len() != other.values.len()
+        {
+            return false;
+        }
+        let (mine, theirs) = Translation::both(&self.values, &other.values);
+        self.covered_by(other, &mine, budget) && other.covered_by(self, &theirs, budget)
     }
 
     /// Whether every tuple of values for which a summary of `self` holds
-    /// makes `other`'s hold too.
-    fn covered_by(&self, other: &PropSnapshot, budget: &mut u64) -> bool {
-        let pairs = || self.values.iter().zip(&other.values);
-        // Per class: the codes `other` gave values that `self` did not
-        // number, for which `self`'s unseen row stands.
-        let only_theirs: Vec<Vec<u32>> = pairs()
-            .map(|(s, t)| {
-                (t.live_codes())
-                    .filter(|&k| t.decode(k).is_some_and(|v| s.get(v).is_none()))
-                    .map(|k| k.0)
-                    .collect()
-            })
-            .collect();
-        // Per class and code of `self`: the code `other` gave its value.
-        let translated: Vec<Vec<u32>> = pairs()
-            .map(|(s, t)| {
-                let mut to = Vec::new();
-                for k in s.live_codes() {
-                    let Some(v) = s.decode(k) else { continue };
-                    if to.len() <= k.index() {
-                        to.resize(k.index() + 1, NONE);
-                    }
-                    to[k.index()] = t.get(v).map_or(NONE, |c| c.0);
-                }
-                to
-            })
-            .collect();
-        let translate = Translate {
-            only_theirs: &only_theirs,
-            translated: &translated,
-        };
+    /// makes `other`'s hold too, `translate` taking `self`'s codes to
+    /// `other`'s.
+    fn covered_by(&self, other: &PropSnapshot, translate: &Translation, budget: &mut u64) -> bool {
         let mut concrete = Vec::new();
         for ((n, classes, mine), (m, _, theirs)) in self.kept.iter().zip(&other.kept) {
             if n != m {
@@ -202,12 +177,60 @@ impl PropSnapshot {
 }
 
 /// One side's codes in the other's terms (see [`PropSnapshot::covered_by`]).
-struct Translate<'a> {
-    only_theirs: &'a [Vec<u32>],
-    translated: &'a [Vec<u32>],
+struct Translation {
+    /// Per class: the codes the other side gave values that this side did
+    /// not number, for which this side's unseen row stands.
+    only_theirs: Vec<Vec<u32>>,
+    /// Per class and code of this side: the code the other side gave its
+    /// value ([`NONE`] for none).
+    translated: Vec<Vec<u32>>,
 }
 
-impl Translate<'_> {
+impl Translation {
+    /// The translations from `a`'s codes to `b`'s and back (the values of
+    /// two snapshots, per class), each value of `a` looked up once in `b`.
+    fn both(a: &[Enumeration], b: &[Enumeration]) -> (Translation, Translation) {
+        let mut there = Translation {
+            only_theirs: Vec::with_capacity(a.len()),
+            translated: Vec::with_capacity(a.len()),
+        };
+        let mut back = Translation {
+            only_theirs: Vec::with_capacity(a.len()),
+            translated: Vec::with_capacity(a.len()),
+        };
+        for (s, t) in a.iter().zip(b) {
+            let (mut to, mut from) = (Vec::new(), Vec::new());
+            // `a`'s values that `b` did not number.
+            let mut only_mine = Vec::new();
+            for k in s.live_codes() {
+                let Some(v) = s.decode(k) else { continue };
+                if to.len() <= k.index() {
+                    to.resize(k.index() + 1, NONE);
+                }
+                match t.get(v) {
+                    Some(c) => {
+                        to[k.index()] = c.0;
+                        if from.len() <= c.index() {
+                            from.resize(c.index() + 1, NONE);
+                        }
+                        from[c.index()] = k.0;
+                    }
+                    None => only_mine.push(k.0),
+                }
+            }
+            // `b`'s values that no value of `a` went to.
+            let only_theirs = (t.live_codes())
+                .filter(|&c| t.decode(c).is_some() && from.get(c.index()).is_none_or(|&k| k == NONE))
+                .map(|c| c.0)
+                .collect();
+            there.only_theirs.push(only_theirs);
+            there.translated.push(to);
+            back.only_theirs.push(only_mine);
+            back.translated.push(from);
+        }
+        (there, back)
+    }
+
     /// Checks every concrete tuple that `tuple` (of one side's codes)
     /// stands for against `theirs`, a summary of the other side: position
     /// by position, a value stays (as the other side's code, [`NONE`] where
