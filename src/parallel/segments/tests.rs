@@ -140,3 +140,35 @@ fn a_take_over_skims_where_the_sinces_read_older_events() {
     assert_eq!(events, trace.lines().count() as u64);
     assert_eq!(outcome.segments, Some((2, 0)));
 }
+
+#[test]
+fn compacted_warm_ups_of_many_values_reach_the_true_state() {
+    // 300 users and 200 files: the half before the second segment leaves
+    // hundreds of last logins, logouts, opens and closes of different
+    // values ([`super::compact`]); the state they reach must be the true
+    // one for the segment to be taken.
+    let mut trace = String::new();
+    for i in 0..20_000u64 {
+        let (u, f) = ((i * 7919) % 300, (i * 104_729 + i / 3) % 200);
+        let line = match i % 10 {
+            0 | 1 => format!("login,u{u}\n"),
+            2 => format!("logout,u{u}\n"),
+            3 | 4 => format!("open,f{f}\n"),
+            5 => format!("close,f{f}\n"),
+            _ => format!("access,u{u},f{f}\n"),
+        };
+        trace.push_str(&line);
+    }
+    let expected = sequential(ACCESS, &trace);
+    assert!(expected.len() > 1000, "{}", expected.len());
+    let file = TempFile::new("compact-sets", &trace);
+    let size = trace.len() as u64;
+    let mut cursor = std::io::Cursor::new(trace.as_bytes());
+    let compacted = layout_compact(&mut cursor, &[0, size / 2, size]).expect("read").expect("a layout");
+    let (found, events, outcome) = held_run(ACCESS, &file, compacted);
+    assert_eq!(found, expected);
+    assert_eq!(events, 20_000);
+    // The second segment, and its end taken over (a warm-up from the true
+    // state, compacted too): none stepped again.
+    assert_eq!(outcome.segments, Some((2, 0)));
+}
