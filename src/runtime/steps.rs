@@ -45,15 +45,7 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
-        self.set_events.clear();
-        for (name, args) in events {
-            let known = self.arity.get(name).copied();
-            if let Some((_, expected)) = known {
-                check_arity(expected, name, args)?;
-            }
-            self.set_events.push(known.map_or(u32::MAX, |(i, _)| i));
-        }
-        self.step_set_at(events, time)
+        self.step_set_at(events, time, true)
     }
 
     /// [`step_set`](Self::step_set) of events whose arities are known to be
@@ -64,21 +56,26 @@ impl Monitor {
         events: &[(&[u8], &[&[u8]])],
         time: u64,
     ) -> Result<&[usize], StepError> {
-        self.set_events.clear();
-        for (name, _) in events {
-            let known = self.arity.get(name);
-            self.set_events.push(known.map_or(u32::MAX, |&(i, _)| i));
-        }
-        self.step_set_at(events, time)
+        self.step_set_at(events, time, false)
     }
 
-    /// The step of a time-point whose events' names were looked up once
-    /// for every property, into `set_events`.
+    /// The step of a time-point: its events' names looked up once for
+    /// every property (into `set_events`), their arities checked when
+    /// `check`.
     fn step_set_at(
         &mut self,
         events: &[(&[u8], &[&[u8]])],
         time: u64,
+        check: bool,
     ) -> Result<&[usize], StepError> {
+        self.set_events.clear();
+        for (name, args) in events {
+            let known = self.arity.get(name).copied();
+            if let Some((_, expected)) = known.filter(|_| check) {
+                check_arity(expected, name, args)?;
+            }
+            self.set_events.push(known.map_or(u32::MAX, |(i, _)| i));
+        }
         if let Some(e) = self.failure() {
             return Err(e);
         }
