@@ -212,6 +212,13 @@ fn cube_conjoined<S: BddSpace>() {
             let small = s.cofactor_walk(f, lits, 0);
             assert!(small.is_none_or(|r| r == cofactor), "{lits:?}");
         }
+        // Added and removed by a walk: the disjunction and difference
+        // with the cube (false when the literals conflict), or nothing.
+        let cube = s.cube(lits);
+        for (add, built) in [(true, s.or(f, cube)), (false, s.and_not(f, cube))] {
+            let walked = s.edit_cube(f, lits, add);
+            assert!(walked.is_none_or(|r| r == built), "{lits:?} {add}");
+        }
         // Within g: the product, more, less, other variables, constants.
         let x4 = s.lit(v(4), true);
         let (more, less) = (s.or(want, x4), s.and(want, x4));
@@ -233,6 +240,15 @@ fn cube_conjoined<S: BddSpace>() {
     let want = s.cube(&[(v(1), true), (v(4), false)]);
     assert_eq!(s.and_cube(tt, &[(v(4), false), (v(1), true)], all), Some(want));
     assert!(s.and_cube(tt, &[], all).is_some_and(|r| r.is_true()));
+    // Edits of the constants, and by the empty cube (true).
+    let lits = [(v(4), false), (v(1), true)];
+    assert_eq!(s.edit_cube(ff, &lits, true), Some(want));
+    let not_want = s.not(want);
+    assert_eq!(s.edit_cube(tt, &lits, false), Some(not_want));
+    assert_eq!(s.edit_cube(tt, &lits, true), Some(tt));
+    assert_eq!(s.edit_cube(ff, &lits, false), Some(ff));
+    assert_eq!(s.edit_cube(f, &[], true), Some(tt));
+    assert_eq!(s.edit_cube(f, &[], false), Some(ff));
     // A cofactor's walk over a node both ways, reached twice; conflicting
     // literals are left to `restrict` or restricted by the first.
     let x1 = s.lit(v(1), true);

@@ -123,6 +123,7 @@ impl BddSpace for Space {
         fn or_cofactor(&mut self, g: Bdd, f: Bdd, lits: &[(BddVar, bool)], cube: &[(BddVar, bool)]) -> Bdd;
         fn and_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd>;
         fn and_cube_within(&mut self, f: Bdd, lits: &[(BddVar, bool)], g: Bdd, budget: usize) -> Option<bool>;
+        fn edit_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], add: bool) -> Option<Bdd>;
         fn cofactor_walk(&mut self, f: Bdd, lits: &[(BddVar, bool)], budget: usize) -> Option<Bdd>;
         fn rename(&mut self, f: Bdd, pairs: &[(BddVar, BddVar)]) -> Bdd;
         fn rename_by(&mut self, f: Bdd, renaming: Renaming) -> Bdd;

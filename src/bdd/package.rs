@@ -154,6 +154,21 @@ pub trait BddSpace: fmt::Debug + Sized {
         Some(self.and(f, cube))
     }
 
+    /// `f ∨ cube(lits)` when `add`, else `f ∧ ¬cube(lits)`: `f` with the
+    /// assignments of the cube added or removed (`f` itself if `lits`
+    /// conflict). A package may do it in one walk down `f` along the
+    /// literals, without building the cube; `None` when `f` tests, above
+    /// the last literal, a variable that no literal fixes (the caller then
+    /// builds the cube and the connective).
+    fn edit_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], add: bool) -> Option<Bdd> {
+        let cube = self.cube(lits);
+        Some(if add {
+            self.or(f, cube)
+        } else {
+            self.and_not(f, cube)
+        })
+    }
+
     /// [`restrict`](Self::restrict) by `lits`. A package may do it in one
     /// walk down `f` along the literals, without building their cube or
     /// consulting its cache; `None` when such a walk meets more than

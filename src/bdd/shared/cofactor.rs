@@ -68,13 +68,13 @@ impl Memo {
     }
 
     #[inline]
-    fn get(&self, g: Id, f: Id, k: Id) -> Option<Id> {
+    pub(super) fn get(&self, g: Id, f: Id, k: Id) -> Option<Id> {
         let s = &self.slots[self.slot(g, f, k)];
         (s.stamp == self.stamp && s.g == g && s.f == f && s.k == k).then_some(s.r)
     }
 
     #[inline]
-    fn put(&mut self, g: Id, f: Id, k: Id, r: Id) {
+    pub(super) fn put(&mut self, g: Id, f: Id, k: Id, r: Id) {
         let i = self.slot(g, f, k);
         let stamp = self.stamp;
         self.slots[i] = Slot { g, f, k, r, stamp };
@@ -357,16 +357,16 @@ impl Manager {
 }
 
 /// The literals, budget and memo of one walk along a cube
-/// ([`Manager::and_cube`], [`Manager::cofactor_walk`]).
-struct CubeWalk<'a> {
-    lits: &'a [(u16, bool)],
-    budget: usize,
-    memo: &'a mut Memo,
+/// ([`Manager::and_cube`], [`Manager::cofactor_walk`], [`Manager::edit_cube`]).
+pub(super) struct CubeWalk<'a> {
+    pub(super) lits: &'a [(u16, bool)],
+    pub(super) budget: usize,
+    pub(super) memo: &'a mut Memo,
 }
 
 impl<'a> CubeWalk<'a> {
     /// Starts a walk: the memo's entries of earlier ones no longer count.
-    fn start(lits: &'a [(u16, bool)], budget: usize, memo: &'a mut Memo) -> CubeWalk<'a> {
+    pub(super) fn start(lits: &'a [(u16, bool)], budget: usize, memo: &'a mut Memo) -> CubeWalk<'a> {
         memo.start();
         CubeWalk { lits, budget, memo }
     }

@@ -22,6 +22,7 @@
 //! `unique` (the unique table), `table` (nodes, collection), `apply`
 //! (connectives, if-then-else, cubes), `quantify` (quantification,
 //! restriction, renaming), `cofactor` (a cofactor times a cube added to a
+//! function, in one walk), `edit` (a cube added to or removed from a
 //! function, in one walk),
 //! `query` (walks that build nothing), `disjoint` (whether a conjunction
 //! is empty, a walk that builds nothing) and `space` (the package's
@@ -31,6 +32,7 @@ mod apply;
 mod cache;
 mod cofactor;
 mod disjoint;
+mod edit;
 mod node;
 mod quantify;
 mod query;

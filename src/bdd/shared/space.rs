@@ -26,6 +26,8 @@ pub struct Space {
     cofactor_memo: Memo,
     /// Scratch of [`BddSpace::and_cube`]: its literals, the top one first.
     top_first: Vec<(u16, bool)>,
+    /// Scratch of [`BddSpace::edit_cube`]: the walk's path.
+    edit_path: Vec<(u16, bool, Id)>,
 }
 
 impl fmt::Debug for Space {
@@ -86,6 +88,7 @@ impl BddSpace for Space {
             stamp: Stamp::new(),
             cofactor_memo: Memo::default(),
             top_first: Vec::new(),
+            edit_path: Vec::new(),
         }
     }
 
@@ -254,6 +257,31 @@ impl BddSpace for Space {
             self.m.and_cube(f, &top, budget, &mut self.cofactor_memo)
         };
         self.top_first = top;
+        r.map(|r| self.bdd(r))
+    }
+
+    fn edit_cube(&mut self, f: Bdd, lits: &[(BddVar, bool)], add: bool) -> Option<Bdd> {
+        let id = self.id(f);
+        let mut path = std::mem::take(&mut self.edit_path);
+        // Codes come bit by bit in one direction: walked as they are.
+        let r = if lits.windows(2).all(|w| w[0].0 > w[1].0) {
+            let top_first = lits.iter().rev().map(|&(v, b)| (v.0, b));
+            self.m.edit_cube(id, top_first, add, &mut path)
+        } else if lits.windows(2).all(|w| w[0].0 < w[1].0) {
+            let top_first = lits.iter().map(|&(v, b)| (v.0, b));
+            self.m.edit_cube(id, top_first, add, &mut path)
+        } else {
+            let (top, conflict) = self.top_first(lits);
+            // Conflicting literals: the cube is false, `f` stays.
+            let r = if conflict {
+                Some(id)
+            } else {
+                self.m.edit_cube(id, top.iter().copied(), add, &mut path)
+            };
+            self.top_first = top;
+            r
+        };
+        self.edit_path = path;
         r.map(|r| self.bdd(r))
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use hashbrown::HashMap;
 
-use super::{absorb, fuse, fuse_and, fuse_atom, point, restrict, twins};
+use super::{absorb, fuse, fuse_and, fuse_atom, fuse_since, point, restrict, twins};
 use crate::bdd::BddVar;
 use crate::plan::{Arg, NodeIx, Op, PropPlan, VarIx};
 use crate::runtime::names::NameMap;
@@ -78,8 +78,11 @@ pub struct CompiledProp {
     /// an `@` of a twin read at the atom's matches only (see
     /// [`twins::defer`]).
     pub(super) at_match: Vec<Option<twins::AtMatch>>,
-    /// Per node: whether it is an atom fused into the conjunction that
-    /// reads it (with point evaluation on: not built at an event).
+    /// Per since with fused atoms: which (see [`fuse_since`]).
+    pub(super) since_atoms: Vec<Option<fuse_since::SinceAtoms>>,
+    /// Per node: whether it is an atom fused into the conjunction or the
+    /// since that reads it (with point evaluation on: not built at an
+    /// event).
     pub(super) atom_fused: Vec<bool>,
     /// Per conjunction with a fused atom: the `P` that alone reads it
     /// (see [`fuse_atom::once_readers`]).
@@ -138,6 +141,10 @@ pub(super) enum Step {
     /// `a S b`, `(node, a, b)` (with point evaluation on, either may be a
     /// fused negation: see [`CompiledProp::fused_operand`]).
     Since(NodeIx, NodeIx, NodeIx),
+    /// A since with fused atoms (in [`CompiledProp::since_atoms`]; see
+    /// [`fuse_since`]): their matches added to or removed from its
+    /// previous value by walks.
+    SinceAtoms(NodeIx),
 }
 
 impl CompiledProp {
@@ -241,6 +248,19 @@ impl CompiledProp {
         for &(_, a) in and_atom.iter().flatten() {
             atom_fused[a] = true;
         }
+        let since_atoms = fuse_since::analyse(
+            &plan,
+            &point,
+            &keeps_pre,
+            (&bypass, &twins, &absorbed),
+            &exists_and,
+            (&fused, &atom_fused),
+        );
+        for f in since_atoms.iter().flatten() {
+            for &a in f.neg.iter().chain(&f.pos) {
+                atom_fused[a] = true;
+            }
+        }
         // A dropped atom still binds the values seen for its variables.
         let seen = |a: NodeIx| plan.nodes[a].free.iter().any(|&v| plan.vars[v].needs_seen);
         for atoms in atoms_by_event.values_mut() {
@@ -259,6 +279,7 @@ impl CompiledProp {
             .map(|&i| match (fused_operand[i], &twins.of[i]) {
                 _ if exists_and[i].is_some() => Step::ExistsAnd(i),
                 _ if and_atom[i].is_some() => Step::AndAtom(i),
+                _ if since_atoms[i].is_some() => Step::SinceAtoms(i),
                 (Some(a), _) => Step::Fused(i, a),
                 (None, Some((source, _))) if twins.aliased[i] => Step::Twin(i, *source),
                 _ => Step::of(&plan, i),
@@ -289,6 +310,7 @@ impl CompiledProp {
                 .collect(),
             and_atom,
             and_atom_once,
+            since_atoms,
             at_match,
             atom_fused,
             absorbed,
@@ -333,6 +355,7 @@ impl Step {
             | Step::Twin(n, _)
             | Step::ExistsAnd(n)
             | Step::AndAtom(n)
+            | Step::SinceAtoms(n)
             | Step::Prev(n, _)
             | Step::Since(n, ..) => n,
         }

@@ -279,6 +279,10 @@ impl PropMonitor {
                     self.and_atom(space, n, all);
                     continue;
                 }
+                Step::SinceAtoms(n) => {
+                    self.since_atoms(space, n, all);
+                    continue;
+                }
                 Step::Prev(n, a) => {
                     let s = &mut self.state;
                     if all || s.pre_changed[a] {

@@ -41,18 +41,11 @@ pub(super) fn analyse(
     rewritten: (&Bypass, &Twins, &Absorbed),
     exists_and: &[Option<(NodeIx, NodeIx)>],
 ) -> Vec<Option<(NodeIx, NodeIx)>> {
-    let (bypass, twins, _) = rewritten;
+    let (_, twins, _) = rewritten;
     let n = plan.nodes.len();
-    // A twin computed by renaming reads its source's value.
-    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false, exists_and);
     let plain = |i: NodeIx| super::fuse_and::plain(point, rewritten, i);
-    let fusable = |a: NodeIx| {
-        matches!(plan.nodes[a].op, Op::Atom { .. })
-            && plain(a)
-            && free[a]
-            && readers[a] == 1
-            && !keeps_pre[a]
-    };
+    let lone = lone_atoms(plan, point, keeps_pre, rewritten, exists_and);
+    let fusable = |a: NodeIx| lone[a];
     (0..n)
         .map(|q| {
             let Op::And(x, y) = plan.nodes[q].op else {
@@ -68,6 +61,31 @@ pub(super) fn analyse(
             } else {
                 None
             }
+        })
+        .collect()
+}
+
+/// Per node: whether it is an atom computed as it is (no other rewriting)
+/// that one node computed as a set reads at an event, and nothing else
+/// (see [`fuse_and::reads`](super::fuse_and::reads)): one that the node
+/// reading it may take in.
+pub(super) fn lone_atoms(
+    plan: &PropPlan,
+    point: &Analysis,
+    keeps_pre: &[bool],
+    rewritten: (&Bypass, &Twins, &Absorbed),
+    exists_and: &[Option<(NodeIx, NodeIx)>],
+) -> Vec<bool> {
+    let (bypass, twins, _) = rewritten;
+    // A twin computed by renaming reads its source's value.
+    let (readers, free) = super::fuse_and::reads(plan, point, bypass, twins, false, exists_and);
+    (0..plan.nodes.len())
+        .map(|a| {
+            matches!(plan.nodes[a].op, Op::Atom { .. })
+                && super::fuse_and::plain(point, rewritten, a)
+                && free[a]
+                && readers[a] == 1
+                && !keeps_pre[a]
         })
         .collect()
 }

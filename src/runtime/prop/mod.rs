@@ -38,6 +38,7 @@ mod explain;
 mod fuse;
 mod fuse_and;
 mod fuse_atom;
+mod fuse_since;
 pub mod future;
 mod gc;
 mod point;
