@@ -10,7 +10,8 @@
 //!   of the statement, and [`restrict`], quantifiers over a conjunction with
 //!   an event evaluated by restriction ([`absorb`]: in one walk with the
 //!   disjunction that reads them), and [`twins`], subformulas computed
-//!   as the renaming of their twin;
+//!   as the renaming of their twin; [`fuse`], [`fuse_and`], [`fuse_atom`]
+//!   and [`fuse_since`], nodes taken in by the one node that reads them;
 //! - [`gc`]: garbage collection of value codes;
 //! - [`explain`]: witnesses, tuples and profile introspection.
 //!
