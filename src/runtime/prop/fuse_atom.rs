@@ -45,7 +45,6 @@ pub(super) fn analyse(
     let n = plan.nodes.len();
     let plain = |i: NodeIx| super::fuse_and::plain(point, rewritten, i);
     let lone = lone_atoms(plan, point, keeps_pre, rewritten, exists_and);
-    let fusable = |a: NodeIx| lone[a];
     (0..n)
         .map(|q| {
             let Op::And(x, y) = plan.nodes[q].op else {
@@ -54,9 +53,9 @@ pub(super) fn analyse(
             if !plain(q) || twins.aliased[q] || x == y {
                 return None;
             }
-            if fusable(y) && plain(x) {
+            if lone[y] && plain(x) {
                 Some((x, y))
-            } else if fusable(x) && plain(y) {
+            } else if lone[x] && plain(y) {
                 Some((y, x))
             } else {
                 None
