@@ -16,13 +16,18 @@ use std::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::ids::Code;
+use super::packed::pack;
 
 /// The value table of one enumeration class.
 ///
 /// The values' bytes live in one buffer (no allocation per value), and the
-/// hash table holds codes only: a value costs its bytes and about 16 bytes.
+/// hash table holds codes only: a value costs its bytes and about 32 bytes.
 /// The bytes of released values are reclaimed by compacting the buffer once
-/// they make up half of it.
+/// they make up half of it. A value of at most
+/// [`SHORT`](super::packed::SHORT) bytes (most values of a log: numbers,
+/// names, addresses) is also kept packed in one `u128`
+/// ([`super::packed`]), and is hashed and compared as that integer, where
+/// a longer one is hashed as bytes and compared with `memcmp`.
 #[derive(Clone, Debug)]
 pub struct Enumeration {
     /// The codes in use, hashed by their values.
@@ -32,6 +37,9 @@ pub struct Enumeration {
     bytes: Vec<u8>,
     /// Per code handed out: where its value lies in `bytes`; `None` for a released code.
     spans: Vec<Option<(usize, u32)>>,
+    /// Per code handed out: its value packed ([`pack`]), or [`NO_KEY`] for
+    /// a longer value or a released code.
+    keys: Vec<u128>,
     /// Bytes of released values still in `bytes`.
     dead_bytes: usize,
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
@@ -58,6 +66,34 @@ fn slice(bytes: &[u8], span: Option<(usize, u32)>) -> Option<&[u8]> {
     span.map(|(start, len)| &bytes[start..start + len as usize])
 }
 
+/// The key of a code whose value is not packed: its highest byte is no
+/// packed value's length, so it equals no packed value.
+const NO_KEY: u128 = u128::MAX;
+
+/// How a value is looked for: its packed key, or its bytes when longer.
+#[derive(Clone, Copy)]
+enum Probe<'v> {
+    Short(u128),
+    Long(&'v [u8]),
+}
+
+impl<'v> Probe<'v> {
+    #[inline(always)]
+    fn of(value: &'v [u8]) -> Probe<'v> {
+        pack(value).map_or(Probe::Long(value), Probe::Short)
+    }
+
+    /// Its hash: the key's, or the bytes' (a value's length decides which,
+    /// so equal values hash alike).
+    #[inline(always)]
+    fn hash(self, hasher: &DefaultHashBuilder) -> u64 {
+        match self {
+            Probe::Short(key) => hasher.hash_one(key),
+            Probe::Long(value) => hasher.hash_one(value),
+        }
+    }
+}
+
 impl Enumeration {
     /// An empty table whose codes start with `width` bits.
     pub fn new(width: usize) -> Enumeration {
@@ -66,6 +102,7 @@ impl Enumeration {
             hasher: DefaultHashBuilder::default(),
             bytes: Vec::new(),
             spans: Vec::new(),
+            keys: Vec::new(),
             dead_bytes: 0,
             free: std::collections::BinaryHeap::new(),
             width: width.max(1),
@@ -103,10 +140,11 @@ impl Enumeration {
             return;
         };
         let value = &self.bytes[span.0..span.0 + span.1 as usize];
-        let hash = self.hasher.hash_one(value);
+        let hash = Probe::of(value).hash(&self.hasher);
         if let Ok(entry) = self.table.find_entry(hash, |&c| c == code.0) {
             entry.remove();
         }
+        self.keys[code.index()] = NO_KEY;
         self.dead_bytes += span.1 as usize;
         self.free.push(std::cmp::Reverse(code.0));
         if self.dead_bytes > 4096 && 2 * self.dead_bytes > self.bytes.len() {
@@ -128,11 +166,24 @@ impl Enumeration {
 
     /// The code of `value`, if it has one.
     pub fn get(&self, value: &[u8]) -> Option<Code> {
-        let hash = self.hasher.hash_one(value);
-        let (bytes, spans) = (&self.bytes, &self.spans);
-        self.table
-            .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value))
-            .map(|&c| Code(c))
+        let probe = Probe::of(value);
+        self.find(probe, probe.hash(&self.hasher)).map(Code)
+    }
+
+    /// The code whose value is `probe`'s, whose hash is `hash`.
+    #[inline(always)]
+    fn find(&self, probe: Probe<'_>, hash: u64) -> Option<u32> {
+        match probe {
+            Probe::Short(key) => (self.table.find(hash, |&c| self.keys[c as usize] == key)).copied(),
+            Probe::Long(value) => self.table.find(hash, |&c| self.holds(c, value)).copied(),
+        }
+    }
+
+    /// Whether `code`'s value is `value` (compared as bytes: a value of
+    /// more than [`SHORT`](super::packed::SHORT) bytes).
+    #[inline(always)]
+    fn holds(&self, code: u32, value: &[u8]) -> bool {
+        slice(&self.bytes, self.spans[code as usize]) == Some(value)
     }
 
     /// The value with code `code` (empty for a code not in use).
@@ -149,19 +200,17 @@ impl Enumeration {
     /// The code of `value`, enumerating it if it is new. Fails when `max_width`
     /// bits cannot hold another code.
     pub fn get_or_insert(&mut self, value: &[u8], max_width: usize) -> Result<Lookup, usize> {
-        let (bytes, spans) = (&self.bytes, &self.spans);
+        let probe = Probe::of(value);
         // A released or undone code has no value: it never matches.
-        let last = self
-            .last
-            .filter(|&c| slice(bytes, spans.get(c as usize).copied().flatten()) == Some(value));
+        let last = self.last.filter(|&c| match probe {
+            Probe::Short(key) => self.keys.get(c as usize) == Some(&key),
+            Probe::Long(value) => self.spans.get(c as usize).is_some() && self.holds(c, value),
+        });
         let (found, hash) = match last {
             Some(c) => (Some(c), 0),
             None => {
-                let hash = self.hasher.hash_one(value);
-                let found = self
-                    .table
-                    .find(hash, |&c| slice(bytes, spans[c as usize]) == Some(value));
-                (found.copied(), hash)
+                let hash = probe.hash(&self.hasher);
+                (self.find(probe, hash), hash)
             }
         };
         if let Some(code) = found {
@@ -186,15 +235,20 @@ impl Enumeration {
                     grew = true;
                 }
                 self.spans.push(None);
+                self.keys.push(NO_KEY);
                 (code as u32, grew, false)
             }
         };
         let span = (self.bytes.len(), value.len() as u32);
         self.bytes.extend_from_slice(value);
         self.spans[code as usize] = Some(span);
+        self.keys[code as usize] = match probe {
+            Probe::Short(key) => key,
+            Probe::Long(_) => NO_KEY,
+        };
         let (bytes, spans, hasher) = (&self.bytes, &self.spans, &self.hasher);
         self.table.insert_unique(hash, code, |&c| {
-            hasher.hash_one(slice(bytes, spans[c as usize]).unwrap_or(&[]))
+            Probe::of(slice(bytes, spans[c as usize]).unwrap_or(&[])).hash(hasher)
         });
         self.last = Some(code);
         Ok(Lookup {
@@ -216,18 +270,18 @@ impl Enumeration {
         let Some(Some((start, len))) = self.spans.get(code.index()).copied() else {
             return;
         };
-        let hash = self
-            .hasher
-            .hash_one(&self.bytes[start..start + len as usize]);
+        let hash = Probe::of(&self.bytes[start..start + len as usize]).hash(&self.hasher);
         if let Ok(entry) = self.table.find_entry(hash, |&c| c == code.0) {
             entry.remove();
         }
         self.bytes.truncate(start);
         if lookup.reused {
             self.spans[code.index()] = None;
+            self.keys[code.index()] = NO_KEY;
             self.free.push(std::cmp::Reverse(code.0));
         } else {
             self.spans.pop();
+            self.keys.pop();
         }
         if lookup.grew {
             self.width -= 1;
@@ -257,6 +311,39 @@ mod tests {
         assert_eq!((a3.code, a3.fresh), (a2.code, true));
         assert_eq!(e.get_or_insert(b"b", 32).expect("room").code, b.code);
         assert_eq!(e.get(b"a"), Some(a3.code));
+    }
+
+    #[test]
+    fn short_and_long_values_are_told_apart() {
+        let mut e = Enumeration::new(1);
+        // Values that pack alike but for their length, the longest packed
+        // value and the shortest that is not, and the empty value.
+        let values: [&[u8]; 7] = [
+            b"a",
+            b"a\0",
+            b"\0",
+            b"",
+            b"fifteen-bytes-x",
+            b"sixteen-bytes-xy",
+            b"sixteen-bytes-xz",
+        ];
+        let codes: Vec<Code> = (values.iter())
+            .map(|v| e.get_or_insert(v, 32).expect("room").code)
+            .collect();
+        for (v, &c) in values.iter().zip(&codes) {
+            assert_eq!(e.get(v), Some(c), "{v:?}");
+            assert_eq!(e.get_or_insert(v, 32).expect("room").code, c);
+            assert_eq!(e.decode(c), Some(*v));
+        }
+        let distinct: std::collections::BTreeSet<_> = codes.iter().collect();
+        assert_eq!(distinct.len(), values.len());
+        // Released, neither kind is found, nor matched as the last code.
+        e.release(codes[4]);
+        e.release(codes[5]);
+        assert_eq!((e.get(values[4]), e.get(values[5])), (None, None));
+        let again = e.get_or_insert(values[5], 32).expect("room");
+        assert!(again.fresh && again.reused);
+        assert_eq!(e.get(values[6]), Some(codes[6]));
     }
 
     #[test]
