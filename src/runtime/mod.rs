@@ -20,7 +20,7 @@ mod evaluate;
 pub mod ids;
 pub mod kept;
 pub mod names;
-mod packed;
+pub(crate) mod packed;
 mod prop;
 mod steps;
 pub mod time;

@@ -38,6 +38,7 @@ use crate::parallel::block::{Block, Ev};
 use crate::parallel::read::Names;
 use crate::parallel::worker::Worker;
 use crate::plan::{NodeIx, Op, Plan, PropPlan};
+use crate::runtime::packed::{SHORT, pack};
 use crate::syntax::Quant;
 
 /// The distinct records a compacted warm-up holds before it steps them
@@ -190,8 +191,40 @@ struct Place {
     line: u64,
 }
 
-/// Per distinct state record: its last occurrence.
-type Last = HashMap<Box<[u8]>, Place>;
+/// Per distinct state record: its last occurrence. A record of at most
+/// [`SHORT`] bytes (`login,41352`) is kept packed in its word, in the table
+/// itself: no allocation, and one look in memory, where a record kept as
+/// bytes is a pointer to follow.
+#[derive(Default)]
+struct Last {
+    short: HashMap<u128, Place>,
+    long: HashMap<Box<[u8]>, Place>,
+}
+
+impl Last {
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    /// Notes that `record` occurs at `place`; false where it is new and
+    /// `full`.
+    fn note(&mut self, record: &[u8], place: Place, full: bool) -> bool {
+        let at = match pack(record) {
+            Some(key) => match self.short.get_mut(&key) {
+                Some(at) => at,
+                None if full => return false,
+                None => self.short.entry(key).or_insert(place),
+            },
+            None => match self.long.get_mut(record) {
+                Some(at) => at,
+                None if full => return false,
+                None => self.long.entry(record.into()).or_insert(place),
+            },
+        };
+        *at = place;
+        true
+    }
+}
 
 /// Steps `worker` through the compacted state records of `input` (a plain
 /// CSV stretch of the file without quotes, as [`super::skim`] reads one),
@@ -213,7 +246,7 @@ pub(super) fn warm_up(
         steps,
         touches,
         place: Place { number: 0, line: 0 },
-        last: HashMap::new(),
+        last: Last::default(),
         end: None,
         end_bytes: Vec::new(),
         out: Vec::new(),
@@ -287,14 +320,9 @@ impl Compact<'_> {
             return Some(());
         }
         self.end = None;
-        match self.last.get_mut(record) {
-            Some(at) => *at = place,
-            None => {
-                if self.last.len() >= MAX_RECORDS {
-                    self.flush(worker)?;
-                }
-                self.last.insert(record.into(), place);
-            }
+        if !self.last.note(record, place, self.last.len() >= MAX_RECORDS) {
+            self.flush(worker)?;
+            self.last.note(record, place, false);
         }
         Some(())
     }
@@ -304,7 +332,12 @@ impl Compact<'_> {
     /// Those that later ones override are not stepped ([`Touches`]).
     fn flush(&mut self, worker: &mut Worker) -> Option<()> {
         let last = std::mem::take(&mut self.last);
-        let kept: Vec<(&[u8], Place)> = last.iter().map(|(r, &at)| (&**r, at)).collect();
+        let words: Vec<([u8; 16], Place)> =
+            (last.short.iter()).map(|(&k, &at)| (k.to_le_bytes(), at)).collect();
+        let kept: Vec<(&[u8], Place)> = (words.iter())
+            .map(|(w, at)| (&w[..w[SHORT] as usize], *at))
+            .chain(last.long.iter().map(|(r, &at)| (&**r, at)))
+            .collect();
         // In the order they came: their numbers, sorted with their places
         // in `kept` (lighter to move than the records).
         let mut order: Vec<(u64, u32)> = (kept.iter().enumerate())
