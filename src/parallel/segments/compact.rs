@@ -30,6 +30,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use hashbrown::hash_map::Entry;
 use hashbrown::{HashMap, HashSet};
 
 use super::skim::{each_line, trim};
@@ -210,10 +211,10 @@ impl Last {
     /// `full`.
     fn note(&mut self, record: &[u8], place: Place, full: bool) -> bool {
         let at = match pack(record) {
-            Some(key) => match self.short.get_mut(&key) {
-                Some(at) => at,
-                None if full => return false,
-                None => self.short.entry(key).or_insert(place),
+            Some(key) => match self.short.entry(key) {
+                Entry::Occupied(at) => at.into_mut(),
+                Entry::Vacant(_) if full => return false,
+                Entry::Vacant(new) => new.insert(place),
             },
             None => match self.long.get_mut(record) {
                 Some(at) => at,
