@@ -21,7 +21,7 @@
 //! given so far reaches.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Lines a worker steps on one leave.
 const GRANT: u64 = 8192;
@@ -43,6 +43,20 @@ struct State {
     /// (Tests) the worker waits for the merger's decision before its
     /// first leave.
     held: bool,
+    /// When the worker asked for its first leave past its first line,
+    /// and for its last, with the line it was at: its pace.
+    first: Option<(Instant, u64)>,
+    last: Option<(Instant, u64)>,
+}
+
+/// How a segment's worker goes, from its leaves: the lines it steps a
+/// second, the line it is at now (estimated), and the lines the leaves
+/// given so far reach.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Pace {
+    pub(super) rate: f64,
+    pub(super) at: f64,
+    pub(super) granted: u64,
 }
 
 /// A segment's end, shared by its worker and the merger.
@@ -99,6 +113,13 @@ impl Cut {
             };
         }
         s.granted = s.granted.max(line.saturating_add(GRANT));
+        // The first leave comes before the first step, after the warm-up:
+        // the pace is measured from the second.
+        if line > 1 {
+            let now = (Instant::now(), line);
+            s.first.get_or_insert(now);
+            s.last = Some(now);
+        }
         Leave {
             until: s.granted,
             last: false,
@@ -108,6 +129,29 @@ impl Cut {
     /// The lines leaves reach so far.
     pub(super) fn granted(&self) -> u64 {
         self.lock().granted
+    }
+
+    /// The worker's pace at `now`; `None` before two leaves past its
+    /// first line, or once cut.
+    pub(super) fn pace(&self, now: Instant) -> Option<Pace> {
+        let s = self.lock();
+        let ((t0, l0), (t1, l1)) = (s.first?, s.last?);
+        let secs = t1.saturating_duration_since(t0).as_secs_f64();
+        if s.cut.is_some() || l1 <= l0 || secs <= 0.0 {
+            return None;
+        }
+        let rate = (l1 - l0) as f64 / secs;
+        let at = l1 as f64 + rate * now.saturating_duration_since(t1).as_secs_f64();
+        Some(Pace {
+            rate,
+            at,
+            granted: s.granted,
+        })
+    }
+
+    /// Whether the segment was cut.
+    pub(super) fn is_cut(&self) -> bool {
+        self.lock().cut.is_some()
     }
 
     /// Cuts at `line` (1-based in the segment) if no leave reaches it and
@@ -143,8 +187,31 @@ pub(super) fn take_over_line(granted: u64, lines: u64, share: f64) -> Option<u64
     // `cut - granted = share * cut + (lines - cut)`.
     let cut = ((lines + granted) as f64 / (2.0 - share)).ceil() as u64;
     let cut = cut.max(granted.max(1));
+    spares(cut, lines).then_some(cut)
+}
+
+/// The line (1-based in a segment of `lines` lines) at which to cut the
+/// segment whose worker goes at `pace`, for a fresh worker (one whose
+/// thread is free: a later segment's ended) whose warm-up up to the cut
+/// (a compacted one, from the empty state: [`super::compact`]) takes
+/// `before + per_line * cut` seconds (`warm`: the file before the
+/// segment, and each line of it read): both end together, `(cut - at) /
+/// rate = before + per_line * cut + (lines - cut) / rate` (the fresh
+/// worker steps as fast). `None` when that spares the worker too little.
+pub(super) fn relief_line(pace: &Pace, lines: u64, (before, per_line): (f64, f64)) -> Option<u64> {
+    let share = per_line * pace.rate;
+    if !(pace.rate > 0.0 && before >= 0.0 && (0.0..1.0).contains(&share) && pace.at.is_finite()) {
+        return None;
+    }
+    let cut = ((lines as f64 + pace.at.max(0.0) + before * pace.rate) / (2.0 - share)).ceil();
+    let cut = (cut.min(lines as f64) as u64).max(pace.granted.max(1));
+    spares(cut, lines).then_some(cut)
+}
+
+/// Whether a cut at `cut` spares enough of a segment of `lines` lines.
+fn spares(cut: u64, lines: u64) -> bool {
     let spared = lines.saturating_sub(cut);
-    (spared >= MIN_SPARED && spared as f64 >= MIN_SPARED_SHARE * lines as f64).then_some(cut)
+    spared >= MIN_SPARED && spared as f64 >= MIN_SPARED_SHARE * lines as f64
 }
 
 #[cfg(test)]
@@ -166,6 +233,50 @@ mod tests {
         assert_eq!(take_over_line(0, 6_000, 0.0), None);
         assert_eq!(take_over_line(0, 100_000, 1.0), None);
         assert_eq!(take_over_line(100_000, 100_000, 0.0), None);
+    }
+
+    #[test]
+    fn a_relief_cut_falls_where_both_workers_end_together() {
+        // A worker at line 20,000 of 200,000, 100,000 lines a second; a
+        // fresh worker whose warm-up takes 0.4 s: both take 1.1 s more.
+        let pace = Pace { rate: 100_000.0, at: 20_000.0, granted: 24_577 };
+        assert_eq!(relief_line(&pace, 200_000, (0.4, 0.0)), Some(130_000));
+        // 0.2 s for the file before the segment, and a tenth of a step
+        // for each line of it up to the cut: both take 1.063 s more.
+        let cut = relief_line(&pace, 200_000, (0.2, 1e-6)).expect("a cut");
+        assert_eq!(cut, 126_316);
+        let (worker, fresh) = ((cut - 20_000) as f64 / 1e5, 0.2 + 1e-6 * cut as f64 + (200_000 - cut) as f64 / 1e5);
+        assert!((worker - fresh).abs() < 1e-4, "{worker} {fresh}");
+        // A warm-up about as long as the rest, or reading slower than
+        // stepping: too little spared, or never.
+        assert_eq!(relief_line(&pace, 200_000, (1.7, 0.0)), None);
+        assert_eq!(relief_line(&pace, 200_000, (0.0, 1e-5)), None);
+        // Not within the leaves given: at their end.
+        let ahead = Pace { rate: 1e9, at: 100.0, granted: 150_000 };
+        assert_eq!(relief_line(&ahead, 200_000, (0.0, 0.0)), Some(150_000));
+        // No pace measured.
+        let still = Pace { rate: 0.0, at: 0.0, granted: 0 };
+        assert_eq!(relief_line(&still, 200_000, (0.0, 0.0)), None);
+    }
+
+    #[test]
+    fn a_pace_is_measured_from_the_leaves_after_the_first() {
+        let never = || false;
+        let cut = Cut::default();
+        cut.leave(1, &never);
+        assert_eq!(cut.pace(Instant::now()), None, "no step yet");
+        cut.leave(1 + GRANT, &never);
+        assert_eq!(cut.pace(Instant::now()), None, "one leave timed");
+        std::thread::sleep(Duration::from_millis(20));
+        cut.leave(1 + 2 * GRANT, &never);
+        let pace = cut.pace(Instant::now()).expect("two leaves timed");
+        // GRANT lines in 20 ms or more (and not much more).
+        assert!(pace.rate <= GRANT as f64 / 0.02 && pace.rate > 0.0, "{pace:?}");
+        assert!(pace.at >= (1 + 2 * GRANT) as f64, "{pace:?}");
+        assert_eq!(pace.granted, 1 + 3 * GRANT);
+        assert!(cut.cut_at(10 * GRANT));
+        assert!(cut.is_cut());
+        assert_eq!(cut.pace(Instant::now()), None, "cut");
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct Layout {
     /// taking over its end before it steps.
     #[cfg(test)]
     pub held: bool,
+    /// (Tests) the first segment's end is taken over by a fresh worker
+    /// once a later segment's has ended ([`super::run`]'s relief).
+    #[cfg(test)]
+    pub relieve: bool,
 }
 
 /// What a compacted warm-up from the true state ([`super::cut`]) costs
@@ -84,6 +88,8 @@ pub fn layout_warm(
         take_over: cost,
         #[cfg(test)]
         held: false,
+        #[cfg(test)]
+        relieve: false,
     };
     out.bounds[n] = size;
     for s in 1..n {
@@ -110,6 +116,8 @@ pub fn layout_compact(file: &mut (impl Read + Seek), bounds: &[u64]) -> io::Resu
         take_over: COMPACT_TAKE_OVER,
         #[cfg(test)]
         held: false,
+        #[cfg(test)]
+        relieve: false,
     };
     for (s, &at) in bounds.iter().enumerate().take(n).skip(1) {
         let Some(b) = line_start(file, at)? else {

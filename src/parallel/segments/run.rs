@@ -2,20 +2,24 @@
 //! segment), and the merger, which takes each segment's verdicts once the
 //! states agree at its start, steps it again otherwise, and has a free
 //! monitor take over the end of a segment whose worker is far from it
-//! ([`super::cut`]).
+//! ([`super::cut`]): the monitor at its start, once it is taken, or, once
+//! a later segment's worker has ended, a fresh one (a *relief*).
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::thread::Scope;
+use std::time::{Duration, Instant};
 
 use memchr::memchr_iter;
 
-use super::cut::{Cut, take_over_line};
+#[cfg(test)]
+use super::cut::Pace;
+use super::cut::{Cut, relief_line, take_over_line};
 use super::pieces::{Merge, Piece, done as work_done};
 use super::touch::Touches;
 use super::{BUNCH, Layout, MakeReader, compact, direct, range, scan, skim, warm_steps};
@@ -25,8 +29,14 @@ use crate::parallel::{Outcome, Sink, Stop, assign, for_monitors};
 use crate::plan::Plan;
 use crate::runtime::{MonitorOptions, Snapshot};
 
+/// How often the merger, waiting for a segment's pieces, looks for a
+/// free thread to relieve its worker.
+const POLL: Duration = Duration::from_millis(10);
+
 /// What every segment's worker shares.
 struct Shared<'a> {
+    plan: &'a Plan,
+    options: &'a MonitorOptions,
     path: &'a Path,
     reader: &'a MakeReader<'a>,
     names: Names,
@@ -35,9 +45,36 @@ struct Shared<'a> {
     touches: Touches,
     compact: bool,
     stop: &'a (dyn Fn() -> bool + Sync),
+    /// The threads at work, and the most there may be (the jobs).
+    busy: AtomicUsize,
+    jobs: usize,
+    /// The last compacted warm-up from the empty state: the bytes it read
+    /// and the seconds it took.
+    warmed: Mutex<Option<(u64, f64)>>,
     /// (Tests) every cut is held ([`Cut::held`]).
     #[cfg(test)]
     held: bool,
+    /// (Tests) the first segment is relieved at its middle once a thread
+    /// is free ([`relieve`]); the others' first cuts are released.
+    #[cfg(test)]
+    relieve: bool,
+}
+
+/// A worker's thread, counted busy while it lives.
+struct Busy<'a>(&'a AtomicUsize);
+
+impl<'a> Busy<'a> {
+    /// Counts one more (before its thread is spawned).
+    fn start(busy: &'a AtomicUsize) -> Busy<'a> {
+        busy.fetch_add(1, Ordering::Relaxed);
+        Busy(busy)
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Shared<'_> {
@@ -90,6 +127,8 @@ pub fn run(
     let done = AtomicBool::new(false);
     let stop = &|| stop() || done.load(Ordering::Relaxed);
     let shared = &Shared {
+        plan,
+        options,
         path,
         reader,
         names: names(plan),
@@ -97,8 +136,13 @@ pub fn run(
         touches: Touches::of(plan),
         compact: layout.compact,
         stop,
+        busy: AtomicUsize::new(0),
+        jobs: n,
+        warmed: Mutex::new(None),
         #[cfg(test)]
         held: layout.held,
+        #[cfg(test)]
+        relieve: layout.relieve,
     };
     std::thread::scope(|scope| {
         let mut started = Vec::with_capacity(n);
@@ -112,16 +156,24 @@ pub fn run(
                 from_empty: true,
             });
             let worker_cut = cut.clone();
-            scope.spawn(move || match new_worker(plan, options) {
-                Ok(worker) => work(shared, worker, warm, range, &worker_cut, tx),
-                Err(stopped) => {
-                    let end = Piece::End {
-                        stopped: Some(stopped),
-                        worker: Box::new(None),
-                    };
-                    let _ = tx.send(vec![end]);
+            let busy = Busy::start(&shared.busy);
+            scope.spawn(move || {
+                let _busy = busy;
+                match new_worker(plan, options) {
+                    Ok(worker) => work(shared, worker, warm, range, &worker_cut, tx),
+                    Err(stopped) => {
+                        let end = Piece::End {
+                            stopped: Some(stopped),
+                            worker: Box::new(None),
+                        };
+                        let _ = tx.send(vec![end]);
+                    }
                 }
             });
+            #[cfg(test)]
+            if layout.relieve && s > 0 {
+                cut.release();
+            }
             started.push((range, inbox, cut));
         }
         // The file is scanned for its lines (and quotes) while the workers
@@ -181,8 +233,32 @@ pub fn run(
                 {
                     segments.push_front(next);
                 }
+                #[cfg(test)]
+                if shared.relieve
+                    && first_segment(&segment)
+                    && let Some(next) = relieve(scope, shared, &segment)
+                {
+                    segments.push_front(next);
+                }
                 segment.cut.release();
-                'pieces: for bunch in segment.inbox.iter() {
+                // While its worker steps, a thread freed meanwhile may
+                // relieve it of its end.
+                let mut relieved = !shared.compact || segment.cut.is_cut();
+                let mut looked = Instant::now();
+                'pieces: loop {
+                    let got = segment.inbox.recv_timeout(POLL);
+                    if !relieved && looked.elapsed() >= POLL {
+                        looked = Instant::now();
+                        if let Some(next) = relieve(scope, shared, &segment) {
+                            segments.push_front(next);
+                            relieved = true;
+                        }
+                    }
+                    let bunch = match got {
+                        Ok(bunch) => bunch,
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    };
                     for piece in bunch {
                         if !merger.piece(piece, lines, &mut truth, sink) {
                             go_on = false;
@@ -231,6 +307,7 @@ fn work(
 ) {
     let stop = shared.stop;
     if let Some(w) = warm {
+        let began = Instant::now();
         let before = work_done(&worker);
         let names = &shared.names;
         let state = (self::range(shared.path, w.start, w.end - w.start).ok())
@@ -243,6 +320,10 @@ fn work(
                 None => direct::warm_up(&mut worker, (shared.reader)(r), names, stop),
             })
             .and_then(|()| worker.snapshot());
+        if w.from_empty && shared.compact && state.is_some() {
+            let took = (w.end - w.start, began.elapsed().as_secs_f64());
+            *shared.warmed.lock().unwrap_or_else(|e| e.into_inner()) = Some(took);
+        }
         if tx.send(vec![Piece::Start { state, before }]).is_err() {
             return;
         }
@@ -277,6 +358,71 @@ fn take_over<'scope>(
     shared.steps.as_ref()?;
     let (before, after) = segment.lines;
     let line = take_over_line(segment.cut.granted(), after - before, share)?;
+    cut_for(scope, shared, (free, false), segment, line)
+}
+
+/// Where the segment `segment` (taken, its worker stepping) is cut for a
+/// fresh worker (a *relief*), when fewer threads than the jobs are busy
+/// (a later segment's worker has ended) and the warm-ups are compacted:
+/// where both would end together ([`relief_line`]), the warm-up's time
+/// estimated from the last one measured ([`Shared::warmed`]), in
+/// proportion to the bytes it reads. `None` when no cut pays, as
+/// [`take_over`].
+fn relieve<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    shared: &'scope Shared<'scope>,
+    segment: &Segment,
+) -> Option<Segment> {
+    if !shared.compact || segment.cut.is_cut() {
+        return None;
+    }
+    let lines = segment.lines.1 - segment.lines.0;
+    #[cfg(test)]
+    if shared.relieve {
+        // Once a thread is free: at the middle.
+        while shared.busy.load(Ordering::Relaxed) >= shared.jobs {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let middle = Pace {
+            rate: 1.0,
+            at: 0.0,
+            granted: 0,
+        };
+        let line = relief_line(&middle, lines, (0.0, 0.0))?;
+        let fresh = new_worker(shared.plan, shared.options).ok()?;
+        return cut_for(scope, shared, (fresh, true), segment, line);
+    }
+    if shared.busy.load(Ordering::Relaxed) >= shared.jobs {
+        return None;
+    }
+    let pace = segment.cut.pace(Instant::now())?;
+    let (bytes, secs) = (*shared.warmed.lock().unwrap_or_else(|e| e.into_inner()))?;
+    let per_byte = secs / bytes.max(1) as f64;
+    let line_bytes = (segment.end - segment.start) as f64 / lines.max(1) as f64;
+    let warm = (per_byte * segment.start as f64, per_byte * line_bytes);
+    let line = relief_line(&pace, lines, warm)?;
+    let fresh = new_worker(shared.plan, shared.options).ok()?;
+    cut_for(scope, shared, (fresh, true), segment, line)
+}
+
+/// (Tests) Whether `segment` is the file's first.
+#[cfg(test)]
+fn first_segment(segment: &Segment) -> bool {
+    segment.start == 0
+}
+
+/// Cuts `segment` at `line` (1-based in it) for `worker` (the monitor at
+/// its start, or, `from_empty`, a fresh one, whose warm-up reads the file
+/// from its start), and starts it on the rest: the new segment after the
+/// cut. `None` (and `worker` dropped) when the worker got past the cut.
+fn cut_for<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    shared: &'scope Shared<'scope>,
+    (worker, from_empty): (Worker, bool),
+    segment: &Segment,
+    line: u64,
+) -> Option<Segment> {
+    let (before, after) = segment.lines;
     // The cut's place: the start of its line.
     let at = line_offset(shared.path, segment.start, segment.end, line - 1).ok()??;
     if !segment.cut.cut_at(line) {
@@ -285,12 +431,16 @@ fn take_over<'scope>(
     let (tx, inbox) = channel();
     let cut = shared.new_cut();
     let warm = Warm {
-        start: segment.start,
+        start: if from_empty { 0 } else { segment.start },
         end: at,
-        from_empty: false,
+        from_empty,
     };
     let (range, worker_cut) = ((at, segment.end), cut.clone());
-    scope.spawn(move || work(shared, free, Some(warm), range, &worker_cut, tx));
+    let busy = Busy::start(&shared.busy);
+    scope.spawn(move || {
+        let _busy = busy;
+        work(shared, worker, Some(warm), range, &worker_cut, tx)
+    });
     Some(Segment {
         start: at,
         end: segment.end,

@@ -80,6 +80,35 @@ fn the_end_of_a_segment_is_taken_over_by_the_monitor_before_it() {
 }
 
 #[test]
+fn the_end_of_a_segment_is_taken_over_by_a_fresh_worker_once_a_later_one_ended() {
+    // `fz` is opened in the first quarter and closed after the middle of
+    // the first segment, where a fresh worker relieves its worker: its
+    // warm-up, from the empty state over the file before the cut, must
+    // find `fz` open there.
+    let busy = busy(10_000);
+    let mut lines: Vec<&str> = busy.lines().collect();
+    let quarter = lines.len() / 4;
+    lines.insert(quarter + 300, "close,fz");
+    lines.insert(quarter / 2, "open,fz");
+    lines.insert(quarter + 100, "access,u1,fz");
+    let trace = lines.join("\n") + "\n";
+    let lines = trace.lines().count() as u64;
+    let expected = sequential(ACCESS, &trace);
+    assert!(expected.len() > 100, "{}", expected.len());
+    let file = TempFile::new("relief", &trace);
+    let mut compacted = layouts(&trace, 2).pop().expect("compacted");
+    compacted.relieve = true;
+    let (found, events, outcome) = held_run(ACCESS, &file, compacted);
+    assert_eq!(found, expected);
+    assert_eq!(events, lines);
+    assert!(outcome.stopped.is_none(), "{:?}", outcome.stopped);
+    // The relief (the first segment's second half), its end taken over
+    // by the first segment's worker once it is taken (12,500 lines cut at
+    // about 7,150), and the second segment: all taken.
+    assert_eq!(outcome.segments, Some((3, 0)));
+}
+
+#[test]
 fn a_worker_stopped_at_the_cut_reports_the_error_after_it_where_it_is() {
     // A record of the wrong arity in the last twentieth: after the cut.
     let mut trace = busy(10_000);
