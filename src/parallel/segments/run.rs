@@ -235,7 +235,6 @@ pub fn run(
                 }
                 #[cfg(test)]
                 if shared.relieve
-                    && first_segment(&segment)
                     && let Some(next) = relieve(scope, shared, &segment)
                 {
                     segments.push_front(next);
@@ -379,7 +378,10 @@ fn relieve<'scope>(
     let lines = segment.lines.1 - segment.lines.0;
     #[cfg(test)]
     if shared.relieve {
-        // Once a thread is free: at the middle.
+        // The first segment only, once a thread is free: at its middle.
+        if segment.start > 0 {
+            return None;
+        }
         while shared.busy.load(Ordering::Relaxed) >= shared.jobs {
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -403,12 +405,6 @@ fn relieve<'scope>(
     let line = relief_line(&pace, lines, warm)?;
     let fresh = new_worker(shared.plan, shared.options).ok()?;
     cut_for(scope, shared, (fresh, true), segment, line)
-}
-
-/// (Tests) Whether `segment` is the file's first.
-#[cfg(test)]
-fn first_segment(segment: &Segment) -> bool {
-    segment.start == 0
 }
 
 /// Cuts `segment` at `line` (1-based in it) for `worker` (the monitor at
