@@ -47,20 +47,35 @@ fn layouts(trace: &str, jobs: usize) -> Vec<Layout> {
     vec![skimmed, compacted]
 }
 
+/// The `busy` trace of `rounds` rounds with lines inserted (`inserts`,
+/// given its number of lines: each before the line of that index in it),
+/// its lines, and its violations in a sequential run (more than 100).
+fn busy_with(
+    rounds: usize,
+    inserts: impl FnOnce(usize) -> Vec<(usize, &'static str)>,
+) -> (String, u64, Vec<(u64, usize)>) {
+    let busy = busy(rounds);
+    let mut lines: Vec<&str> = busy.lines().collect();
+    let mut inserts = inserts(lines.len());
+    // From the last: each index is one of the trace without them.
+    inserts.sort_by(|a, b| b.0.cmp(&a.0));
+    for (at, line) in inserts {
+        lines.insert(at, line);
+    }
+    let trace = lines.join("\n") + "\n";
+    let lines = trace.lines().count() as u64;
+    let expected = sequential(ACCESS, &trace);
+    assert!(expected.len() > 100, "{}", expected.len());
+    (trace, lines, expected)
+}
+
 #[test]
 fn the_end_of_a_segment_is_taken_over_by_the_monitor_before_it() {
     // `fz` is open at the middle (the second segment's start) and closed
     // soon after, before the cut: a take-over's warm-up, which starts from
     // the true state, must step that close.
-    let busy = busy(10_000);
-    let mut lines: Vec<&str> = busy.lines().collect();
-    let middle = lines.len() / 2;
-    lines.insert(middle + 500, "close,fz");
-    lines.insert(middle - 100, "open,fz");
-    let trace = lines.join("\n") + "\n";
-    let lines = trace.lines().count() as u64;
-    let expected = sequential(ACCESS, &trace);
-    assert!(expected.len() > 100, "{}", expected.len());
+    let (trace, lines, expected) =
+        busy_with(10_000, |n| vec![(n / 2 + 500, "close,fz"), (n / 2 - 100, "open,fz")]);
     let file = TempFile::new("take-over", &trace);
     for layout in layouts(&trace, 2) {
         let compact = layout.compact;
@@ -85,16 +100,10 @@ fn the_end_of_a_segment_is_taken_over_by_a_fresh_worker_once_a_later_one_ended()
     // the first segment, where a fresh worker relieves its worker: its
     // warm-up, from the empty state over the file before the cut, must
     // find `fz` open there.
-    let busy = busy(10_000);
-    let mut lines: Vec<&str> = busy.lines().collect();
-    let quarter = lines.len() / 4;
-    lines.insert(quarter + 300, "close,fz");
-    lines.insert(quarter / 2, "open,fz");
-    lines.insert(quarter + 100, "access,u1,fz");
-    let trace = lines.join("\n") + "\n";
-    let lines = trace.lines().count() as u64;
-    let expected = sequential(ACCESS, &trace);
-    assert!(expected.len() > 100, "{}", expected.len());
+    let (trace, lines, expected) = busy_with(10_000, |n| {
+        let quarter = n / 4;
+        vec![(quarter + 300, "close,fz"), (quarter / 2, "open,fz"), (quarter + 100, "access,u1,fz")]
+    });
     let file = TempFile::new("relief", &trace);
     let mut compacted = layouts(&trace, 2).pop().expect("compacted");
     compacted.relieve = true;
