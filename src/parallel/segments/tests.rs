@@ -58,7 +58,7 @@ fn busy_with(
     let mut lines: Vec<&str> = busy.lines().collect();
     let mut inserts = inserts(lines.len());
     // From the last: each index is one of the trace without them.
-    inserts.sort_by(|a, b| b.0.cmp(&a.0));
+    inserts.sort_by_key(|i| std::cmp::Reverse(i.0));
     for (at, line) in inserts {
         lines.insert(at, line);
     }
