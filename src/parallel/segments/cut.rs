@@ -15,6 +15,13 @@
 //! its verdicts are taken, or that worker steps it itself. A take-over
 //! segment may in turn be taken over.
 //!
+//! A later segment's worker may end first instead: its thread is then
+//! free, but no monitor holds a true state near the segment at hand. A
+//! fresh monitor *relieves* that segment's worker: it warms up from the
+//! empty state over the whole file before the cut (compacted), at a line
+//! placed by the worker's measured [`Pace`] and the measured time of a
+//! warm-up ([`relief_line`]).
+//!
 //! A worker and the merger agree on the cut through a [`Cut`]: the worker
 //! asks, every [`GRANT`] lines, for leave to go on (a lock taken once in
 //! thousands of events); the merger cuts only at a line that no leave
