@@ -242,15 +242,14 @@ pub fn run(
                 segment.cut.release();
                 // While its worker steps, a thread freed meanwhile may
                 // relieve it of its end.
-                let mut relieved = !shared.compact || segment.cut.is_cut();
+                // (Once cut, it is not relieved: `relieve` returns at once.)
                 let mut looked = Instant::now();
                 'pieces: loop {
                     let got = segment.inbox.recv_timeout(POLL);
-                    if !relieved && looked.elapsed() >= POLL {
+                    if looked.elapsed() >= POLL {
                         looked = Instant::now();
                         if let Some(next) = relieve(scope, shared, &segment) {
                             segments.push_front(next);
-                            relieved = true;
                         }
                     }
                     let bunch = match got {
@@ -376,6 +375,14 @@ fn relieve<'scope>(
         return None;
     }
     let lines = segment.lines.1 - segment.lines.0;
+    let line = relief_at(shared, segment, lines)?;
+    let fresh = new_worker(shared.plan, shared.options).ok()?;
+    cut_for(scope, shared, (fresh, true), segment, line)
+}
+
+/// Where [`relieve`] cuts `segment` (of `lines` lines), if a thread is
+/// free and the cut pays.
+fn relief_at(shared: &Shared<'_>, segment: &Segment, lines: u64) -> Option<u64> {
     #[cfg(test)]
     if shared.relieve {
         // The first segment only, once a thread is free: at its middle.
@@ -390,9 +397,7 @@ fn relieve<'scope>(
             at: 0.0,
             granted: 0,
         };
-        let line = relief_line(&middle, lines, (0.0, 0.0))?;
-        let fresh = new_worker(shared.plan, shared.options).ok()?;
-        return cut_for(scope, shared, (fresh, true), segment, line);
+        return relief_line(&middle, lines, (0.0, 0.0));
     }
     if shared.busy.load(Ordering::Relaxed) >= shared.jobs {
         return None;
@@ -402,9 +407,7 @@ fn relieve<'scope>(
     let per_byte = secs / bytes.max(1) as f64;
     let line_bytes = (segment.end - segment.start) as f64 / lines.max(1) as f64;
     let warm = (per_byte * segment.start as f64, per_byte * line_bytes);
-    let line = relief_line(&pace, lines, warm)?;
-    let fresh = new_worker(shared.plan, shared.options).ok()?;
-    cut_for(scope, shared, (fresh, true), segment, line)
+    relief_line(&pace, lines, warm)
 }
 
 /// Cuts `segment` at `line` (1-based in it) for `worker` (the monitor at
