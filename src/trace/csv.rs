@@ -17,6 +17,7 @@ use super::event::{Batch, trim_blanks};
 use super::fields::time_kind;
 use super::input::Input;
 use super::{TraceError, TraceErrorKind as K};
+use crate::runtime::names::same_bytes;
 
 /// The high bit of every byte of a word.
 const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
@@ -167,7 +168,7 @@ impl Csv {
         while n < max
             && buf
                 .get(at..at + len)
-                .is_some_and(|next| same_record(next, record))
+                .is_some_and(|next| same_bytes(next, record))
         {
             at += len;
             n += 1;
@@ -573,23 +574,4 @@ pub(super) fn is_crv_header(head: &[u8], eof: bool) -> Option<bool> {
         }
         return Some(first.eq_ignore_ascii_case(b"event"));
     }
-}
-
-/// `a == b` for two records of the same length, without a call to
-/// `memcmp` for the short ones (8 to 16 bytes: two overlapping words).
-#[inline(always)]
-fn same_record(a: &[u8], b: &[u8]) -> bool {
-    let len = a.len();
-    if len != b.len() {
-        return false;
-    }
-    if (8..=16).contains(&len) {
-        let word = |s: &[u8], at: usize| {
-            s.get(at..at + 8)
-                .and_then(|w| <[u8; 8]>::try_from(w).ok())
-                .map(u64::from_ne_bytes)
-        };
-        return word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8);
-    }
-    a == b
 }
