@@ -86,7 +86,7 @@ impl Probe {
             (word4(name), word4(&name[len - 4..]))
         } else if len > 0 {
             let bytes = [name[0], name[len / 2], name[len - 1]];
-            (u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], 0])), 0)
+            (bytes.iter().fold(0, |w, &b| w << 8 | u64::from(b)), 0)
         } else {
             (0, 0)
         };
