@@ -465,6 +465,14 @@ fn line_offset(path: &Path, start: u64, end: u64, lines: u64) -> io::Result<Opti
         if got == 0 {
             return Ok(None);
         }
+        // A buffer without the line sought is only counted (vector
+        // instructions), not searched line by line.
+        let ends = super::layout::line_ends(&buf[..got]);
+        if ends < left {
+            left -= ends;
+            pos += got as u64;
+            continue;
+        }
         for i in memchr_iter(b'\n', &buf[..got]) {
             left -= 1;
             if left == 0 {
@@ -505,6 +513,34 @@ mod tests {
         // Past the stretch, or its last line without an end.
         assert_eq!(at(0, 6, 3), None);
         assert_eq!(at(0, 12, 5), None);
+        std::fs::remove_file(&path).expect("remove");
+    }
+
+    #[test]
+    fn a_line_many_buffers_in_is_found() {
+        // Lines of 2 to 12 bytes over about 200 KiB: several of the
+        // search's 64 KiB buffers, skipped by their count.
+        let text: String = (0..30_000u32).map(|i| format!("{}\n", "x".repeat(1 + (i % 11) as usize))).collect();
+        let starts: Vec<u64> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i as u64 + 1))
+            .collect();
+        let path = std::env::temp_dir().join(format!("hindsight-line-offset-long-{}", std::process::id()));
+        std::fs::write(&path, &text).expect("write");
+        let size = text.len() as u64;
+        let at = |start, n| line_offset(&path, start, size, n).expect("read");
+        // Every line near each buffer's end, and far ones.
+        let near_ends = (1..4).flat_map(|k| {
+            let line = starts.partition_point(|&s| s < k * 65_536) as u64;
+            line.saturating_sub(2)..line + 2
+        });
+        for n in near_ends.chain([1, 5_000, 29_999]) {
+            assert_eq!(at(0, n), Some(starts[n as usize]), "line {n}");
+        }
+        // From a later start, counted from there.
+        let from = starts[10_000];
+        assert_eq!(at(from, 9_000), Some(starts[19_000]));
+        // The last line ends the file: no line starts after it.
+        assert_eq!(at(0, 30_000), None);
         std::fs::remove_file(&path).expect("remove");
     }
 }
